@@ -1,0 +1,99 @@
+# gpu-tracker build.  `make` builds everything; `make demo` and `make test`
+# are the two commands of README's quick start.  SAN=1 builds with
+# AddressSanitizer + UndefinedBehaviorSanitizer into build-san/.
+
+CC      ?= cc
+SAN     ?=
+BUILD   ?= $(if $(SAN),build-san,build)
+PREFIX  ?= /usr/local
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wformat=2 -Wcast-qual -Wvla
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -fvisibility=hidden \
+           -Iinclude -Isrc/lib -MMD -MP
+LDLIBS  := -lsqlite3 -lcjson -ldl -lpthread -lm
+ifneq ($(SAN),)
+CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+           -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRC  := $(shell find src/lib -name '*.c' | sort)
+CLI_SRC  := $(wildcard src/cli/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+STATIC   := $(BUILD)/libgputracker.a
+SHARED   := $(BUILD)/libgputracker.so
+BIN      := $(BUILD)/gpu-tracker
+
+TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
+FAKES     := $(patsubst tests/fakes/%.c,$(BUILD)/fakes/%.so,$(wildcard tests/fakes/*.c))
+EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+
+.PHONY: all deps demo test test-fast check-san install clean
+all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED): $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libgputracker.so.0 -o $@ $^ $(LDLIBS)
+
+$(BIN): $(CLI_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
+
+$(BUILD)/examples/%: examples/%.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS) -lcmocka
+
+# Workloads are ground-truth programs for end-to-end tests; built without
+# sanitizers so their memory figures are what the tests expect.
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ $< -lpthread -lm
+
+# Fake vendor libraries, loaded through the same dlopen path as the real ones.
+$(BUILD)/fakes/%.so: tests/fakes/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fPIC -shared -Itests -o $@ $< -lcjson
+
+deps:
+	@scripts/setup-deps.sh
+
+# Builds, then tracks the built-in demo workload (memory, threads, children).
+demo: deps
+	@$(MAKE) --no-print-directory all $(WORKLOADS)
+	$(BIN) --st=0.05 --ru=megabytes --tu=seconds -- $(BUILD)/workloads/demo
+
+test-fast: all $(TESTS) $(WORKLOADS) $(FAKES)
+	@BUILD=$(BUILD) tests/run.sh
+
+check-san:
+	@$(MAKE) --no-print-directory SAN=1 test-fast
+
+# Everything: the suite, then again under ASan+UBSan.
+test: deps
+	@$(MAKE) --no-print-directory test-fast
+	@$(MAKE) --no-print-directory check-san
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(STATIC) $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/gpu_tracker.h $(DESTDIR)$(PREFIX)/include/
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,173 @@
+/*
+ * gpu-tracker: measure the RAM, GPU RAM, CPU, GPU and wall time that a process
+ * tree really used.  This is the one public header of libgputracker.
+ *
+ * Conventions
+ *  - Every fallible function returns a gt_status.  On failure a one-line,
+ *    human-readable message is kept on the handle (gt_tracker_error()) or, for
+ *    functions without a handle, written into a caller-supplied gt_error.
+ *  - The library never prints to stdout, never exits, and never installs
+ *    signal handlers.  Warnings go through the log callback in gt_options.
+ *  - *_free(T **) functions accept NULL and set the pointer to NULL.
+ */
+#ifndef GPU_TRACKER_H
+#define GPU_TRACKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GT_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define GT_API __attribute__((visibility("default")))
+#else
+#define GT_API
+#endif
+
+typedef enum gt_status {
+    GT_OK = 0,
+    GT_ERR_INVALID,     /* an argument or option is not valid */
+    GT_ERR_STATE,       /* call not allowed in the tracker's current state */
+    GT_ERR_IO,          /* a file could not be read or written */
+    GT_ERR_EXISTS,      /* a file exists and overwrite was not requested */
+    GT_ERR_NOMEM,
+    GT_ERR_SYS,         /* a system call failed (message has errno text) */
+    GT_ERR_NOPROC,      /* the process to track does not exist */
+    GT_ERR_FORMAT,      /* input file content is malformed */
+    GT_ERR_GPU          /* GPU selection is invalid (e.g. unknown UUID) */
+} gt_status;
+
+/* Caller-owned error text for functions that have no handle. */
+typedef struct gt_error {
+    char msg[512];
+} gt_error;
+
+typedef enum gt_ram_unit {
+    GT_BYTES = 0, GT_KILOBYTES, GT_MEGABYTES, GT_GIGABYTES, GT_TERABYTES
+} gt_ram_unit;
+
+typedef enum gt_time_unit {
+    GT_SECONDS = 0, GT_MINUTES, GT_HOURS, GT_DAYS
+} gt_time_unit;
+
+typedef enum gt_gpu_brand {
+    GT_GPU_AUTO = 0, GT_GPU_NVIDIA, GT_GPU_AMD
+} gt_gpu_brand;
+
+typedef enum gt_format { GT_FORMAT_TEXT = 0, GT_FORMAT_JSON } gt_format;
+
+/* Unit names as the Python package spells them ("bytes" ... "terabytes",
+ * "seconds" ... "days").  Parsing returns GT_ERR_INVALID for anything else. */
+GT_API const char *gt_ram_unit_name(gt_ram_unit u);
+GT_API const char *gt_time_unit_name(gt_time_unit u);
+GT_API gt_status gt_ram_unit_parse(const char *s, gt_ram_unit *out);
+GT_API gt_status gt_time_unit_parse(const char *s, gt_time_unit *out);
+GT_API gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out);
+
+typedef void (*gt_log_fn)(void *ctx, const char *message);
+
+typedef struct gt_options {
+    double sleep_time;          /* seconds between samples; > 0; default 1.0 */
+    gt_ram_unit ram_unit;       /* default gigabytes */
+    gt_ram_unit gpu_ram_unit;   /* default gigabytes */
+    gt_time_unit time_unit;     /* default hours */
+    int n_expected_cores;       /* 0: all cores of the system */
+    const char *gpu_uuids;      /* comma-separated; NULL: all GPUs */
+    int disable_logs;           /* suppress warnings */
+    gt_gpu_brand gpu_brand;     /* default: detect, NVIDIA first */
+    const char *tracking_file;  /* .csv or .sqlite; NULL: none */
+    int overwrite;              /* allow replacing tracking_file */
+    pid_t process_id;           /* 0: the calling process */
+    gt_log_fn log;              /* warnings; NULL: written to stderr */
+    void *log_ctx;
+    /* Root of the process tree whose members count as descendants; 0: the
+     * tracked process.  A launcher that is a child subreaper sets it to its
+     * own PID so orphaned grandchildren stay tracked; the root itself and
+     * its threads are never counted. */
+    pid_t tree_root;
+} gt_options;
+
+/* Fills *opts with the Python package's defaults. */
+GT_API void gt_options_init(gt_options *opts);
+
+typedef struct gt_rss_values {
+    double total_rss, private_rss, shared_rss;
+} gt_rss_values;
+
+typedef struct gt_percentages {
+    double max_sum_percent, max_hardware_percent;
+    double mean_sum_percent, mean_hardware_percent;
+} gt_percentages;
+
+/* The tracking result, in the units chosen in gt_options.  Field names and
+ * meanings follow the Python package's ResourceUsage data classes; the
+ * peak_ram section is gpu-tracker's own. */
+typedef struct gt_usage {
+    struct {
+        const char *unit;
+        double system_capacity, system;
+        gt_rss_values main, descendants, combined;
+    } max_ram;
+    struct {
+        const char *unit;
+        double system_capacity, system, main, descendants, combined;
+    } max_gpu_ram;
+    struct {
+        int system_core_count, n_expected_cores;
+        gt_percentages system, main, descendants, combined;
+        int main_n_threads, descendants_n_threads, combined_n_threads;
+    } cpu_utilization;
+    struct {
+        int system_gpu_count, n_expected_gpus;
+        gt_percentages gpu_percentages;
+    } gpu_utilization;
+    struct {
+        const char *unit;
+        double time;
+    } compute_time;
+    /* Kernel high-water marks of resident memory (VmHWM / ru_maxrss), which
+     * no sampling interval can miss: the main process's peak and the peak of
+     * the largest single descendant.  Unit: max_ram.unit.  A value < 0 means
+     * unavailable. */
+    struct {
+        const char *unit;
+        double main, largest_descendant;
+    } peak_ram;
+    unsigned long n_samples;
+} gt_usage;
+
+typedef struct gt_tracker gt_tracker;
+
+/* Creates a tracker; validates the options (units, sleep time, GPU UUIDs,
+ * tracking file).  On failure *out is NULL and err (may be NULL) says why. */
+GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out,
+                                gt_error *err);
+/* Takes the first sample and starts the background sampling thread. */
+GT_API gt_status gt_tracker_start(gt_tracker *t);
+/* Takes the last sample, stops the thread, finalizes the tracking file. */
+GT_API gt_status gt_tracker_stop(gt_tracker *t);
+/* Usage so far (works while running too).  Fails before start. */
+GT_API gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out);
+/* Records the kernel's exact peak RSS of the main process (ru_maxrss of a
+ * reaped child, in bytes) for launchers that wait for it themselves.
+ * inherited_bytes is the launcher's own high-water mark at fork time: a
+ * child's ru_maxrss starts from it, so values not above it are ignored. */
+GT_API void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss_bytes,
+                                       uint64_t inherited_bytes);
+/* Message of the last failure, or of the first degraded measurement. */
+GT_API const char *gt_tracker_error(const gt_tracker *t);
+GT_API void gt_tracker_free(gt_tracker **t);
+
+/* Writes usage as the Python package prints it (text) or to_json() (JSON). */
+GT_API gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages gpu-tracker builds and tests with, if missing.
+# The only place the project installs anything; everything comes from Debian.
+set -eu
+PKGS="build-essential clang pkg-config libsqlite3-dev libcjson-dev libcmocka-dev sqlite3 valgrind"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "gpu-tracker: installing Debian packages:$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,38 @@
+/* One timepoint, in base units (bytes, percent of one core), as the sampler
+ * produces it and the stores and the aggregate consume it.  Converting to the
+ * user's units happens only when writing (store/, report/). */
+#ifndef GT_SAMPLER_SAMPLE_H
+#define GT_SAMPLER_SAMPLE_H
+#include <stdint.h>
+#include "gpu_tracker.h"
+
+typedef struct gt_rss {
+    uint64_t private_rss, shared_rss; /* total = private + shared */
+} gt_rss;
+
+typedef struct gt_sample {
+    double timestamp;               /* Unix seconds */
+    gt_rss main, descendants, combined;
+    uint64_t system_ram;            /* psutil's "used" */
+    uint64_t main_gpu_ram, descendants_gpu_ram, combined_gpu_ram, system_gpu_ram;
+    double gpu_sum_percent;         /* sum over the selected GPUs */
+    int main_n_threads, descendants_n_threads, combined_n_threads;
+    /* CPU percent of one core over the interval that ends at this sample;
+     * cpu_valid is 0 for the first sample, which closes no interval. */
+    int cpu_valid;
+    double cpu_system_sum, cpu_main_sum, cpu_descendants_sum, cpu_combined_sum;
+    /* Kernel high-water marks (VmHWM) seen so far, bytes. */
+    uint64_t main_hwm, descendants_max_hwm;
+} gt_sample;
+
+/* Constant for a session; written once at the head of a tracking file. */
+typedef struct gt_static_data {
+    gt_ram_unit ram_unit, gpu_ram_unit;
+    gt_time_unit time_unit;
+    uint64_t ram_system_capacity;     /* bytes */
+    uint64_t gpu_ram_system_capacity; /* bytes */
+    int system_core_count, n_expected_cores;
+    int system_gpu_count, n_expected_gpus;
+} gt_static_data;
+
+#endif

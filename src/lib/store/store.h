@@ -1,0 +1,28 @@
+/* Tracking files: every sample written as it is taken, in the Python
+ * package's layouts (CSV: static header+row, then timepoint header+rows;
+ * SQLite: tables static_data and data).  The format follows the extension. */
+#ifndef GT_STORE_STORE_H
+#define GT_STORE_STORE_H
+#include "gpu_tracker.h"
+#include "sampler/sample.h"
+
+typedef struct gt_store gt_store;
+
+/* Creates path (".csv" or ".sqlite", else GT_ERR_INVALID).  An existing file
+ * is GT_ERR_EXISTS unless overwrite; a planted symlink is never followed
+ * without overwrite.  Writes the static data immediately. */
+gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd,
+                        gt_store **out, gt_error *err);
+/* Appends one timepoint; the row is on disk (written, not fsynced) when this
+ * returns, so a killed tracker leaves every earlier sample readable. */
+gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err);
+/* Flushes and closes; NULL-safe; sets *s to NULL. */
+gt_status gt_store_close(gt_store **s, gt_error *err);
+
+/* Timepoint column names in file order (21 measurements + "timestamp"). */
+extern const char *const gt_store_columns[];
+extern const int gt_store_ncolumns;
+/* Static-data column names in file order. */
+extern const char *const gt_store_static_columns[];
+extern const int gt_store_nstatic_columns;
+#endif

@@ -1,0 +1,12 @@
+/* Error values with a message.  Internal code fills a gt_error and returns a
+ * gt_status; nothing below the CLI prints or exits. */
+#ifndef GT_UTIL_ERROR_H
+#define GT_UTIL_ERROR_H
+#include "gpu_tracker.h"
+
+/* Formats the message into err (if err is not NULL) and returns st, so a
+ * failing path reads: return gt_err(err, GT_ERR_IO, "cannot open '%s': %s", ...). */
+gt_status gt_err(gt_error *err, gt_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,89 @@
+#include "util/pyfloat.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t gt_pyfloat_repr(double x, char *buf, size_t size)
+{
+    if (isnan(x))
+        return (size_t)snprintf(buf, size, "nan");
+    if (isinf(x))
+        return (size_t)snprintf(buf, size, x < 0 ? "-inf" : "inf");
+    if (x == 0)
+        return (size_t)snprintf(buf, size, signbit(x) ? "-0.0" : "0.0");
+
+    /* Shortest precision whose %e form reads back as the same double. */
+    char e[40];
+    int prec;
+    for (prec = 0; prec < 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec, x);
+        if (strtod(e, NULL) == x)
+            break;
+    }
+    /* e is "[-]d.ddde[+-]XX": split into sign, digit string and exponent. */
+    const char *p = e;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    char digits[24];
+    size_t nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.')
+            digits[nd++] = *p;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = '\0';
+    int exp10 = atoi(p + 1);
+
+    char out[48];
+    size_t n = 0;
+    if (neg)
+        out[n++] = '-';
+    if (exp10 >= -4 && exp10 < 16) {
+        if (exp10 < 0) {
+            out[n++] = '0';
+            out[n++] = '.';
+            for (int i = -1; i > exp10; i--)
+                out[n++] = '0';
+            memcpy(out + n, digits, nd);
+            n += nd;
+        } else {
+            size_t intlen = (size_t)exp10 + 1;
+            for (size_t i = 0; i < intlen; i++)
+                out[n++] = i < nd ? digits[i] : '0';
+            out[n++] = '.';
+            if (nd > intlen) {
+                memcpy(out + n, digits + intlen, nd - intlen);
+                n += nd - intlen;
+            } else {
+                out[n++] = '0';
+            }
+        }
+        out[n] = '\0';
+    } else {
+        out[n++] = digits[0];
+        if (nd > 1) {
+            out[n++] = '.';
+            memcpy(out + n, digits + 1, nd - 1);
+            n += nd - 1;
+        }
+        snprintf(out + n, sizeof out - n, "e%c%02d", exp10 < 0 ? '-' : '+',
+                 exp10 < 0 ? -exp10 : exp10);
+    }
+    return (size_t)snprintf(buf, size, "%s", out);
+}
+
+double gt_pyround(double x, int ndigits)
+{
+    if (!isfinite(x))
+        return x;
+    /* glibc's printf rounds the exact binary value correctly, which is what
+     * Python's round() does too. */
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%.*f", ndigits, x);
+    return strtod(tmp, NULL);
+}

@@ -1,0 +1,64 @@
+#include "gpu_tracker.h"
+#include "util/units.h"
+
+#include <string.h>
+
+static const char *const ram_names[] = {"bytes", "kilobytes", "megabytes",
+                                        "gigabytes", "terabytes"};
+static const char *const time_names[] = {"seconds", "minutes", "hours", "days"};
+/* The Python package multiplies by a coefficient (1 / 1e6, ...) and sums
+ * converted parts (total = private + shared, each converted): doing the same
+ * keeps every last digit identical. */
+static const double ram_div[] = {1.0, 1e3, 1e6, 1e9, 1e12};
+static const double time_div[] = {1.0, 60.0, 3600.0, 86400.0};
+
+const char *gt_ram_unit_name(gt_ram_unit u)
+{
+    return (unsigned)u < 5 ? ram_names[u] : "?";
+}
+
+const char *gt_time_unit_name(gt_time_unit u)
+{
+    return (unsigned)u < 4 ? time_names[u] : "?";
+}
+
+gt_status gt_ram_unit_parse(const char *s, gt_ram_unit *out)
+{
+    for (int i = 0; s && i < 5; i++)
+        if (strcmp(s, ram_names[i]) == 0) {
+            *out = (gt_ram_unit)i;
+            return GT_OK;
+        }
+    return GT_ERR_INVALID;
+}
+
+gt_status gt_time_unit_parse(const char *s, gt_time_unit *out)
+{
+    for (int i = 0; s && i < 4; i++)
+        if (strcmp(s, time_names[i]) == 0) {
+            *out = (gt_time_unit)i;
+            return GT_OK;
+        }
+    return GT_ERR_INVALID;
+}
+
+gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out)
+{
+    if (s && strcmp(s, "nvidia") == 0)
+        *out = GT_GPU_NVIDIA;
+    else if (s && strcmp(s, "amd") == 0)
+        *out = GT_GPU_AMD;
+    else
+        return GT_ERR_INVALID;
+    return GT_OK;
+}
+
+double gt_ram_in_unit(double bytes, gt_ram_unit u)
+{
+    return bytes * (1.0 / ram_div[(unsigned)u < 5 ? u : 0]);
+}
+
+double gt_time_in_unit(double seconds, gt_time_unit u)
+{
+    return seconds * (1.0 / time_div[(unsigned)u < 4 ? u : 0]);
+}

@@ -1,0 +1,12 @@
+/* Unit conversion as the Python package does it: decimal multiples of bytes
+ * (1 kilobyte = 1000 bytes) and seconds/minutes/hours/days. */
+#ifndef GT_UTIL_UNITS_H
+#define GT_UTIL_UNITS_H
+#include "gpu_tracker.h"
+
+#define GT_RAM_UNITS_VALID "'bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes'"
+#define GT_TIME_UNITS_VALID "'seconds', 'minutes', 'hours', 'days'"
+
+double gt_ram_in_unit(double bytes, gt_ram_unit u);
+double gt_time_in_unit(double seconds, gt_time_unit u);
+#endif

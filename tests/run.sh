@@ -1,0 +1,29 @@
+#!/bin/bash
+# Runs every unit test program and end-to-end script once and prints one
+# closing line "N passed, N failed".  BUILD names the build folder to test.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+export GT_BUILD="$PWD/$BUILD" GT_BIN="$PWD/$BUILD/gpu-tracker" GT_REF="$PWD/tests/fixtures/reference"
+pass=0 fail=0 failed=()
+run() { # name, command...
+    local name=$1 log
+    shift
+    log=$(mktemp)
+    if "$@" >"$log" 2>&1; then
+        pass=$((pass + 1)); echo "ok   $name"
+    else
+        fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name"; sed 's/^/     | /' "$log" | tail -n 40
+    fi
+    rm -f "$log"
+}
+for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] && run "unit/$(basename "$t")" "$t"
+done
+for t in tests/e2e/*.sh; do
+    [ -f "$t" ] && run "e2e/$(basename "$t" .sh)" bash "$t"
+done
+echo
+[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
