@@ -1,0 +1,48 @@
+/* burn THREADS MS: THREADS threads each use MS milliseconds of CPU time
+ * (their own thread CPU clock, not wall time, so a loaded machine only makes
+ * it take longer), then exit.  The main thread only waits. */
+#include <pthread.h>
+
+#include "wl.h"
+
+#define USAGE "burn THREADS MS"
+
+/* Where the spinning goes, so the compiler keeps the loop. */
+static volatile unsigned long sink;
+
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        wl_die("clock_gettime");
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *spin(void *arg)
+{
+    double until = *(const double *)arg;
+    while (thread_cpu_seconds() < until)
+        for (int i = 0; i < 100000; i++)
+            sink += (unsigned long)i;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        wl_usage(USAGE);
+    long n = wl_long(argv[1], 1, 1024, USAGE);
+    double secs = (double)wl_long(argv[2], 0, 86400000L, USAGE) / 1000;
+    pthread_t *t = calloc((size_t)n, sizeof *t);
+    if (!t)
+        wl_die("calloc");
+    for (long i = 0; i < n; i++) {
+        errno = pthread_create(&t[i], NULL, spin, &secs);
+        if (errno)
+            wl_die("pthread_create");
+    }
+    for (long i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
+    free(t);
+    return 0;
+}
