@@ -432,9 +432,12 @@ static void wait_child(pid_t child, int sfd)
             waitpid(si.si_pid, NULL, 0);
         }
         struct signalfd_siginfo ssi;
-        ssize_t n = read(sfd, &ssi, sizeof ssi);
-        if (n != (ssize_t)sizeof ssi)
+        ssize_t n = sfd >= 0 ? read(sfd, &ssi, sizeof ssi) : -1;
+        if (n != (ssize_t)sizeof ssi) {
+            if (sfd < 0)
+                usleep(10000); /* no signalfd: poll for the child's exit */
             continue;
+        }
         if (ssi.ssi_signo == SIGCHLD)
             continue;
         /* A terminal's Ctrl-C already reached the child's process group;
@@ -523,10 +526,14 @@ int gt_cli_track(int argc, char **argv)
      * sampling thread created later inherits the blocked mask. */
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    sigaddset(&mask, SIGQUIT);
+    /* A signal that was ignored when we started (nohup's SIGHUP, SIGINT in
+     * a background job) stays ignored, for us and for the command. */
+    const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
+        struct sigaction sa;
+        if (sigaction(forwarded[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+            sigaddset(&mask, forwarded[i]);
+    }
     sigprocmask(SIG_BLOCK, &mask, &oldmask);
     sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 

@@ -1,6 +1,8 @@
 # SIGINT/SIGTERM to gpu-tracker reach the command; the report is printed
 # and the tracking file is complete.
 . "$(dirname "$0")/_lib.sh"
+# Job control, so the background job does not start with SIGINT ignored.
+set -m
 for sig in INT TERM; do
     "$GT_BIN" --st=0.02 --tf=t.csv --overwrite -- "$W/touch_mem" 10 30 >out.txt &
     pid=$!
