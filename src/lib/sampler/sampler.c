@@ -53,8 +53,7 @@ struct gt_sampler {
     size_t queue_cap, pids_cap, pids_main_cap;
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
-    uint32_t *touched;
-    size_t max_cap, touched_n;
+    size_t max_cap;
     /* Interval state. */
     struct timespec prev_mono;
     double prev_boot_ticks;
@@ -157,7 +156,6 @@ void gt_sampler_free(gt_sampler **sp)
     free(s->pids_desc);
     free(s->max_desc);
     free(s->max_comb);
-    free(s->touched);
     gt_paths_free(&s->paths);
     gt_procfs_close(&s->fs);
     free(s);
@@ -339,6 +337,8 @@ static int cmp_entry(const void *a, const void *b)
 
 static proc_entry *find_prev(gt_sampler *s, const proc_entry *e)
 {
+    if (s->prev.n == 0)
+        return NULL;
     proc_entry *p = bsearch(e, s->prev.v, s->prev.n, sizeof *e, cmp_entry);
     return p && p->starttime == e->starttime ? p : NULL;
 }
@@ -393,17 +393,15 @@ static int discover(gt_sampler *s)
 static int ensure_path_scratch(gt_sampler *s)
 {
     size_t need = gt_paths_count(s->paths);
-    size_t cap = s->max_cap;
+    size_t cap = s->max_cap, c2 = s->max_cap;
     if (need <= cap)
         return 0;
-    size_t c1 = cap, c2 = cap, c3 = cap;
-    if (grow((void **)&s->max_desc, &c1, need, sizeof *s->max_desc) != 0 ||
-        grow((void **)&s->max_comb, &c2, need, sizeof *s->max_comb) != 0 ||
-        grow((void **)&s->touched, &c3, need, sizeof *s->touched) != 0)
+    if (grow((void **)&s->max_desc, &cap, need, sizeof *s->max_desc) != 0 ||
+        grow((void **)&s->max_comb, &c2, need, sizeof *s->max_comb) != 0)
         return -1;
-    memset(s->max_desc + cap, 0, (c1 - cap) * sizeof *s->max_desc);
-    memset(s->max_comb + cap, 0, (c1 - cap) * sizeof *s->max_comb);
-    s->max_cap = c1;
+    memset(s->max_desc + s->max_cap, 0, (cap - s->max_cap) * sizeof *s->max_desc);
+    memset(s->max_comb + s->max_cap, 0, (cap - s->max_cap) * sizeof *s->max_comb);
+    s->max_cap = cap;
     return 0;
 }
 
@@ -412,23 +410,21 @@ static int ensure_path_scratch(gt_sampler *s)
  * Python package does. */
 static void dedup_shared(gt_sampler *s, uint64_t *desc_shared, uint64_t *comb_shared)
 {
-    s->touched_n = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
         proc_entry *e = &s->cur.v[i];
         for (uint32_t k = 0; k < e->npaths; k++) {
             uint32_t id = e->paths[k].id;
             uint64_t v = e->paths[k].shared;
-            if (s->max_comb[id] == 0 && s->max_desc[id] == 0)
-                s->touched[s->touched_n++] = id;
             if (v > s->max_comb[id])
                 s->max_comb[id] = v;
             if (!e->is_main && v > s->max_desc[id])
                 s->max_desc[id] = v;
         }
     }
+    /* Paths are few (hundreds) and stable: a pass over all is cheap. */
     uint64_t d = 0, c = 0;
-    for (size_t i = 0; i < s->touched_n; i++) {
-        uint32_t id = s->touched[i];
+    size_t n = gt_paths_count(s->paths);
+    for (size_t id = 0; id < n; id++) {
         d += s->max_desc[id];
         c += s->max_comb[id];
         s->max_desc[id] = s->max_comb[id] = 0;
@@ -591,7 +587,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
          * counted in earlier intervals. */
         for (size_t i = 0; i < s->prev.n; i++) {
             proc_entry *p = &s->prev.v[i];
-            proc_entry *e = bsearch(p, s->cur.v, s->cur.n, sizeof *p, cmp_entry);
+            proc_entry *e = s->cur.n ? bsearch(p, s->cur.v, s->cur.n, sizeof *p, cmp_entry) : NULL;
             if (e && e->starttime == p->starttime)
                 continue;
             if (p->is_main || still_alive(s, p))
