@@ -62,38 +62,51 @@ int gt_procfs_root(const gt_procfs *p) { return p->rootfd; }
 int gt_procfs_has_rollup(const gt_procfs *p) { return p->has_rollup; }
 int gt_procfs_has_children(const gt_procfs *p) { return p->has_children; }
 
-ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **data)
+/* Reads fd from offset 0 until EOF.  /proc files are seq_files, which fill
+ * the whole buffer unless the text ends: a short read is the end, and the
+ * extra read that would return 0 is saved. */
+static ssize_t read_all(gt_procfs *p, int fd)
 {
-    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
     size_t len = 0;
     for (;;) {
         if (len == p->cap) {
             /* smaps of a large process can be megabytes; grow rarely. */
             char *nb = realloc(p->buf, p->cap * 2);
             if (!nb) {
-                close(fd);
                 errno = ENOMEM;
                 return -1;
             }
             p->buf = nb;
             p->cap *= 2;
         }
-        ssize_t n = read(fd, p->buf + len, p->cap - len);
+        ssize_t n = pread(fd, p->buf + len, p->cap - len, (off_t)len);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            int e = errno;
-            close(fd);
-            errno = e;
             return -1;
         }
-        if (n == 0)
-            break;
         len += (size_t)n;
+        if (n == 0 || len < p->cap)
+            break;
     }
-    close(fd);
-    *data = p->buf;
     return (ssize_t)len;
+}
+
+ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **data)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read_all(p, fd);
+    int e = errno;
+    close(fd);
+    errno = e;
+    *data = p->buf;
+    return n;
+}
+
+ssize_t gt_procfs_pread(gt_procfs *p, int fd, const char **data)
+{
+    *data = p->buf;
+    return read_all(p, fd);
 }

@@ -22,6 +22,12 @@ int gt_procfs_root(const gt_procfs *p);
  * process may have exited between open and read: a normal event). */
 ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **data);
 
+/* Re-reads an fd kept open across samples (the kernel regenerates /proc
+ * text on each read from offset 0), saving an open and a close per file.
+ * An fd of an exited process fails with ESRCH and never shows another
+ * process that reused the PID. */
+ssize_t gt_procfs_pread(gt_procfs *p, int fd, const char **data);
+
 /* Whether this kernel has /proc/PID/smaps_rollup (4.14+) and
  * /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN); checked once. */
 int gt_procfs_has_rollup(const gt_procfs *p);

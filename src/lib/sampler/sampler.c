@@ -15,6 +15,10 @@
 #include "util/error.h"
 
 #define MAX_CORES 4096
+/* fds kept open across samples (two per process); beyond this a process's
+ * files are opened and closed each sample, so a huge tree cannot exhaust
+ * the fd limit. */
+#define MAX_KEPT_FDS 512
 
 /* Shared memory of one mapping path within one process. */
 typedef struct path_use {
@@ -25,14 +29,17 @@ typedef struct path_use {
 typedef struct proc_entry {
     pid_t pid;
     int is_main;
+    int stat_fd, children_fd;  /* kept open across samples, or -1 */
     uint64_t starttime;        /* ticks since boot: tells a reused PID apart */
     double cpu, ccpu;          /* seconds: own utime+stime, reaped children's */
     int threads;
+    char state;
+    /* Unchanged CPU time, faults and RSS mean unchanged memory figures. */
+    uint64_t activity[3];
     uint64_t private_rss, shared_rss, hwm;
     /* Per-path shared memory, re-read only when the total changes. */
     path_use *paths;
     uint32_t npaths, cap;
-    uint64_t paths_total;
     int paths_valid;
 } proc_entry;
 
@@ -58,7 +65,9 @@ struct gt_sampler {
     struct timespec prev_mono;
     double prev_boot_ticks;
     double prev_self_thread_cpu;
-    double prev_root_ccpu;
+    double prev_root_ccpu, root_ccpu_now;
+    int kept_fds;
+    int meminfo_fd, stat_fd;
     gt_cpu_times cores_prev[MAX_CORES];
     gt_cpu_times cores_cur[MAX_CORES];
     int ncores;
@@ -66,6 +75,8 @@ struct gt_sampler {
     uint64_t desc_hwm_max;
     /* Scratch while reading one process's smaps. */
     proc_entry *smaps_target;
+    uint64_t smaps_private, smaps_shared;
+    int need_paths;           /* several processes: shared memory per path */
 };
 
 static double ts_seconds(const struct timespec *t)
@@ -88,16 +99,23 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+static ssize_t read_kept(gt_sampler *s, int *fd, const char *name, const char **d)
+{
+    if (*fd < 0)
+        *fd = openat(gt_procfs_root(s->fs), name, O_RDONLY | O_CLOEXEC);
+    return *fd < 0 ? -1 : gt_procfs_pread(s->fs, *fd, d);
+}
+
 static int read_system(gt_sampler *s, uint64_t *used, int *ncores)
 {
     const char *d;
-    ssize_t n = gt_procfs_read(s->fs, gt_procfs_root(s->fs), "meminfo", &d);
+    ssize_t n = read_kept(s, &s->meminfo_fd, "meminfo", &d);
     gt_meminfo mi;
     if (n < 0 || gt_parse_meminfo(d, (size_t)n, &mi) != 0)
         return -1;
     *used = gt_meminfo_used(&mi);
     s->ram_capacity = mi.total;
-    n = gt_procfs_read(s->fs, gt_procfs_root(s->fs), "stat", &d);
+    n = read_kept(s, &s->stat_fd, "stat", &d);
     if (n < 0 || gt_parse_proc_stat(d, (size_t)n, s->cores_cur, MAX_CORES, ncores) != 0)
         return -1;
     if (*ncores > MAX_CORES)
@@ -115,6 +133,7 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->root = cfg->tree_root ? cfg->tree_root : cfg->main_pid;
     s->self_tracking = cfg->main_pid == getpid();
     s->gpu = cfg->gpu;
+    s->meminfo_fd = s->stat_fd = -1;
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
         s->hz = 100;
@@ -136,10 +155,26 @@ uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; 
 int gt_sampler_core_count(const gt_sampler *s) { return s->ncores; }
 int gt_sampler_main_alive(const gt_sampler *s) { return s->main_alive; }
 
-static void free_list(proc_list *l)
+static void release_entry(gt_sampler *s, proc_entry *e)
+{
+    free(e->paths);
+    e->paths = NULL;
+    e->npaths = e->cap = 0;
+    if (e->stat_fd >= 0) {
+        close(e->stat_fd);
+        s->kept_fds--;
+    }
+    if (e->children_fd >= 0) {
+        close(e->children_fd);
+        s->kept_fds--;
+    }
+    e->stat_fd = e->children_fd = -1;
+}
+
+static void free_list(gt_sampler *s, proc_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
-        free(l->v[i].paths);
+        release_entry(s, &l->v[i]);
     free(l->v);
     memset(l, 0, sizeof *l);
 }
@@ -149,8 +184,12 @@ void gt_sampler_free(gt_sampler **sp)
     if (!sp || !*sp)
         return;
     gt_sampler *s = *sp;
-    free_list(&s->prev);
-    free_list(&s->cur);
+    free_list(s, &s->prev);
+    free_list(s, &s->cur);
+    if (s->meminfo_fd >= 0)
+        close(s->meminfo_fd);
+    if (s->stat_fd >= 0)
+        close(s->stat_fd);
     free(s->queue);
     free(s->pids_main);
     free(s->pids_desc);
@@ -170,17 +209,65 @@ static int push_pid(gt_sampler *s, size_t *qn, pid_t pid)
     return 0;
 }
 
-/* Appends the children of every thread of the process at dirfd to the queue. */
-static int queue_children(gt_sampler *s, int dirfd, size_t *qn)
+static int queue_pid_text(gt_sampler *s, const char *d, ssize_t n, size_t *qn)
 {
-    int tfd = openat(dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    size_t start = 0;
+    for (size_t i = 0; n > 0 && i <= (size_t)n; i++) {
+        if (i == (size_t)n || d[i] == ' ' || d[i] == '\n') {
+            pid_t pid;
+            if (i > start && gt_parse_pid_list(d + start, i - start, &pid, 1) == 1 &&
+                push_pid(s, qn, pid) != 0)
+                return -1;
+            start = i + 1;
+        }
+    }
+    return 0;
+}
+
+/* Queues the PIDs listed in a children file (relative to dirfd). */
+static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t *qn)
+{
+    const char *d;
+    ssize_t n = gt_procfs_read(s->fs, dirfd, rel, &d);
+    return n > 0 ? queue_pid_text(s, d, n, qn) : 0; /* exited meanwhile, or none */
+}
+
+/* Opens a per-process file to keep, within the fd budget; -1 otherwise. */
+static int open_kept(gt_sampler *s, const char *rel)
+{
+    if (s->kept_fds >= MAX_KEPT_FDS)
+        return -1;
+    int fd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        s->kept_fds++;
+    return fd;
+}
+
+/* Appends the children of every thread of pid to the queue.  A child may be
+ * forked by any thread, but most processes have one. */
+static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
+{
+    char rel[64];
+    pid_t pid = e->pid;
+    if (e->threads <= 1) {
+        if (e->children_fd < 0) {
+            snprintf(rel, sizeof rel, "%d/task/%d/children", (int)pid, (int)pid);
+            if ((e->children_fd = open_kept(s, rel)) < 0)
+                return queue_children_file(s, gt_procfs_root(s->fs), rel, qn);
+        }
+        const char *d;
+        ssize_t n = gt_procfs_pread(s->fs, e->children_fd, &d);
+        return n > 0 ? queue_pid_text(s, d, n, qn) : 0;
+    }
+    snprintf(rel, sizeof rel, "%d/task", (int)pid);
+    int tfd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (tfd < 0)
-        return 0; /* exited meanwhile */
+        return 0;
     char dents[4096];
     long nread;
     int rc = 0;
     while (rc == 0 && (nread = syscall(SYS_getdents64, tfd, dents, sizeof dents)) > 0) {
-        for (long off = 0; off < nread;) {
+        for (long off = 0; rc == 0 && off < nread;) {
             /* struct linux_dirent64: ino(8) off(8) reclen(2) type(1) name */
             unsigned short reclen;
             memcpy(&reclen, dents + off + 16, sizeof reclen);
@@ -188,33 +275,8 @@ static int queue_children(gt_sampler *s, int dirfd, size_t *qn)
             off += reclen;
             if (name[0] < '0' || name[0] > '9')
                 continue;
-            char rel[48];
             snprintf(rel, sizeof rel, "%.20s/children", name);
-            int cfd = openat(tfd, rel, O_RDONLY | O_CLOEXEC);
-            if (cfd < 0)
-                continue;
-            char buf[4096];
-            ssize_t n;
-            /* Children lists are short; a partial token at a buffer boundary
-             * is carried over. */
-            size_t keep = 0;
-            while ((n = read(cfd, buf + keep, sizeof buf - keep)) > 0) {
-                size_t len = keep + (size_t)n, start = 0;
-                for (size_t i = 0; i < len; i++) {
-                    if (buf[i] == ' ' || buf[i] == '\n') {
-                        if (i > start) {
-                            pid_t pid;
-                            if (gt_parse_pid_list(buf + start, i - start, &pid, 1) == 1 &&
-                                push_pid(s, qn, pid) != 0)
-                                rc = -1;
-                        }
-                        start = i + 1;
-                    }
-                }
-                keep = len - start;
-                memmove(buf, buf + start, keep);
-            }
-            close(cfd);
+            rc = queue_children_file(s, tfd, rel, qn);
         }
     }
     close(tfd);
@@ -257,9 +319,10 @@ static void on_mapping(void *ctx, const char *path, size_t path_len, uint64_t pr
 {
     gt_sampler *s = ctx;
     proc_entry *e = s->smaps_target;
-    (void)priv;
     if (!e)
         return;
+    s->smaps_private += priv;
+    s->smaps_shared += shared;
     uint32_t id;
     if (gt_paths_intern(s->paths, path, path_len, &id) != 0) {
         s->smaps_target = NULL; /* out of memory: give up on this process */
@@ -282,29 +345,45 @@ static void on_mapping(void *ctx, const char *path, size_t path_len, uint64_t pr
     e->paths[e->npaths++] = (path_use){id, shared};
 }
 
+/* Per-path shared memory from smaps (also the totals on kernels without
+ * smaps_rollup). */
 static void read_paths(gt_sampler *s, int dirfd, proc_entry *e)
 {
-    if (e->paths_valid && e->paths_total == e->shared_rss)
-        return;
     const char *d;
     ssize_t n = gt_procfs_read(s->fs, dirfd, "smaps", &d);
     e->npaths = 0;
-    e->paths_valid = 0;
     if (n < 0)
         return;
     e->paths_valid = 1;
     s->smaps_target = e;
+    s->smaps_private = s->smaps_shared = 0;
     if (gt_parse_smaps(d, (size_t)n, on_mapping, s) != 0)
         e->paths_valid = 0;
     s->smaps_target = NULL;
-    e->paths_total = e->shared_rss;
+    if (!gt_procfs_has_rollup(s->fs)) {
+        e->private_rss = s->smaps_private;
+        e->shared_rss = s->smaps_shared;
+    }
 }
 
-/* Reads one process into e; returns -1 if it is gone. */
-static int read_proc(gt_sampler *s, int dirfd, proc_entry *e)
+/* Reads a process's stat into e (through its kept fd when it has one);
+ * returns -1 if it is gone. */
+static int read_stat(gt_sampler *s, proc_entry *e)
 {
+    char rel[32];
     const char *d;
-    ssize_t n = gt_procfs_read(s->fs, dirfd, "stat", &d);
+    ssize_t n = -1;
+    if (e->stat_fd >= 0)
+        n = gt_procfs_pread(s->fs, e->stat_fd, &d);
+    if (n <= 0) {
+        /* No kept fd yet, or the process it referred to has exited (the
+         * PID may now belong to a new process: open afresh). */
+        release_entry(s, e);
+        snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
+        e->stat_fd = open_kept(s, rel);
+        n = e->stat_fd >= 0 ? gt_procfs_pread(s->fs, e->stat_fd, &d)
+                            : gt_procfs_read(s->fs, gt_procfs_root(s->fs), rel, &d);
+    }
     gt_proc_stat ps;
     if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
         return -1;
@@ -312,27 +391,52 @@ static int read_proc(gt_sampler *s, int dirfd, proc_entry *e)
     e->cpu = (double)(ps.utime + ps.stime) / (double)s->hz;
     e->ccpu = (double)(ps.cutime + ps.cstime) / (double)s->hz;
     e->threads = ps.num_threads;
+    e->state = ps.state;
+    e->activity[0] = ps.utime + ps.stime;
+    e->activity[1] = ps.minflt + ps.majflt;
+    e->activity[2] = ps.rss_pages;
+    return 0;
+}
+
+/* Reads the memory figures of one process (the costly part of a sample). */
+static void read_memory(gt_sampler *s, proc_entry *e)
+{
     e->private_rss = e->shared_rss = e->hwm = 0;
-    if (ps.state == 'Z' || ps.state == 'X')
-        return 0; /* a zombie holds no memory, but its CPU times are final */
-    n = gt_procfs_read(s->fs, dirfd, "status", &d);
+    e->paths_valid = 0;
+    if (e->state == 'Z' || e->state == 'X')
+        return; /* a zombie holds no memory, but its CPU times are final */
+    int dirfd = gt_procfs_open_pid(s->fs, e->pid);
+    if (dirfd < 0)
+        return;
+    const char *d;
+    ssize_t n = gt_procfs_read(s->fs, dirfd, "status", &d);
     if (n > 0)
         gt_parse_status_hwm(d, (size_t)n, &e->hwm);
+    gt_mem_rollup r;
     if (gt_procfs_has_rollup(s->fs)) {
-        gt_mem_rollup r;
         n = gt_procfs_read(s->fs, dirfd, "smaps_rollup", &d);
         if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
             e->private_rss = r.private_clean + r.private_dirty;
             e->shared_rss = r.shared_clean + r.shared_dirty;
         }
     }
-    return 0;
+    if (s->need_paths || !gt_procfs_has_rollup(s->fs))
+        read_paths(s, dirfd, e);
+    close(dirfd);
 }
 
 static int cmp_entry(const void *a, const void *b)
 {
     const proc_entry *x = a, *y = b;
     return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static proc_entry *find_prev_pid(gt_sampler *s, pid_t pid)
+{
+    if (s->prev.n == 0)
+        return NULL;
+    proc_entry key = {.pid = pid};
+    return bsearch(&key, s->prev.v, s->prev.n, sizeof key, cmp_entry);
 }
 
 static proc_entry *find_prev(gt_sampler *s, const proc_entry *e)
@@ -343,7 +447,7 @@ static proc_entry *find_prev(gt_sampler *s, const proc_entry *e)
     return p && p->starttime == e->starttime ? p : NULL;
 }
 
-/* Walks the tree from the root, reading every member once. */
+/* Walks the tree from the root, reading every member's stat once. */
 static int discover(gt_sampler *s)
 {
     proc_list *cur = &s->cur;
@@ -353,41 +457,71 @@ static int discover(gt_sampler *s)
         return -1;
     for (size_t qi = 0; qi < qn; qi++) {
         pid_t pid = s->queue[qi];
-        int dirfd = gt_procfs_open_pid(s->fs, pid);
-        if (dirfd < 0)
-            continue;
-        int is_member = pid != s->root || s->root == s->main_pid;
-        if (is_member) {
-            if (grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v) != 0) {
-                close(dirfd);
-                return -1;
-            }
-            proc_entry *e = &cur->v[cur->n];
-            memset(e, 0, sizeof *e);
-            e->pid = pid;
-            e->is_main = pid == s->main_pid;
-            if (read_proc(s, dirfd, e) == 0) {
-                /* Carry the per-path cache over from the last sample. */
-                proc_entry *p = find_prev(s, e);
-                if (p) {
-                    e->paths = p->paths;
-                    e->npaths = p->npaths;
-                    e->cap = p->cap;
-                    e->paths_total = p->paths_total;
-                    e->paths_valid = p->paths_valid;
-                    p->paths = NULL;
-                    p->npaths = p->cap = 0;
-                }
-                cur->n++;
-            }
+        if (grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v) != 0)
+            return -1;
+        proc_entry *e = &cur->v[cur->n];
+        memset(e, 0, sizeof *e);
+        e->pid = pid;
+        e->is_main = pid == s->main_pid;
+        e->stat_fd = e->children_fd = -1;
+        proc_entry *p = find_prev_pid(s, pid);
+        if (p) { /* its open files move to this sample's entry */
+            e->stat_fd = p->stat_fd;
+            e->children_fd = p->children_fd;
+            p->stat_fd = p->children_fd = -1;
         }
-        int rc = gt_procfs_has_children(s->fs) ? queue_children(s, dirfd, &qn)
+        if (read_stat(s, e) != 0) {
+            release_entry(s, e);
+            continue; /* gone: its children were re-parented and show up elsewhere */
+        }
+        int is_root_only = pid == s->root && s->root != s->main_pid;
+        if (is_root_only)
+            s->root_ccpu_now = e->ccpu;
+        int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &qn)
                                                : queue_children_by_scan(s, pid, &qn);
-        close(dirfd);
+        if (is_root_only)
+            release_entry(s, e); /* the launcher itself is not tracked */
+        else
+            cur->n++;
         if (rc != 0)
             return -1;
     }
     return 0;
+}
+
+/* Fills in memory figures, reusing the last sample's for a process whose
+ * activity did not change while the tree's membership stayed the same (a
+ * change of membership can move pages between shared and private). */
+static void read_memories(gt_sampler *s)
+{
+    int same_members = s->cur.n == s->prev.n;
+    for (size_t i = 0; same_members && i < s->cur.n; i++)
+        same_members = s->cur.v[i].pid == s->prev.v[i].pid &&
+                       s->cur.v[i].starttime == s->prev.v[i].starttime;
+    for (size_t i = 0; i < s->cur.n; i++) {
+        proc_entry *e = &s->cur.v[i];
+        proc_entry *p = find_prev(s, e);
+        if (p && same_members && p->paths_valid == s->need_paths &&
+            !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state) {
+            e->private_rss = p->private_rss;
+            e->shared_rss = p->shared_rss;
+            e->hwm = p->hwm;
+            e->paths = p->paths;
+            e->npaths = p->npaths;
+            e->cap = p->cap;
+            e->paths_valid = p->paths_valid;
+            p->paths = NULL;
+            p->npaths = p->cap = 0;
+            continue;
+        }
+        if (p) { /* reuse the allocation */
+            e->paths = p->paths;
+            e->cap = p->cap;
+            p->paths = NULL;
+            p->npaths = p->cap = 0;
+        }
+        read_memory(s, e);
+    }
 }
 
 static int ensure_path_scratch(gt_sampler *s)
@@ -454,22 +588,6 @@ static int still_alive(gt_sampler *s, const proc_entry *p)
            ps.state != 'Z';
 }
 
-static double root_ccpu(gt_sampler *s)
-{
-    if (s->root == s->main_pid)
-        return 0;
-    int dirfd = gt_procfs_open_pid(s->fs, s->root);
-    if (dirfd < 0)
-        return s->prev_root_ccpu;
-    const char *d;
-    gt_proc_stat ps;
-    ssize_t n = gt_procfs_read(s->fs, dirfd, "stat", &d);
-    close(dirfd);
-    if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
-        return s->prev_root_ccpu;
-    return (double)(ps.cutime + ps.cstime) / (double)s->hz;
-}
-
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -490,7 +608,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     size_t w = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
         if (w > 0 && s->cur.v[w - 1].pid == s->cur.v[i].pid) {
-            free(s->cur.v[i].paths);
+            release_entry(s, &s->cur.v[i]);
             continue;
         }
         s->cur.v[w++] = s->cur.v[i];
@@ -508,21 +626,12 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     if (!main_e && !s->have_prev)
         return gt_err(err, GT_ERR_NOPROC, "process %d does not exist", (int)s->main_pid);
     s->main_alive = main_e != NULL;
-
     /* Per-path data is only needed when shared memory of several processes
      * must be combined. */
-    if (n_desc > 0) {
-        for (size_t i = 0; i < s->cur.n; i++) {
-            proc_entry *e = &s->cur.v[i];
-            int dirfd = gt_procfs_open_pid(s->fs, e->pid);
-            if (dirfd < 0)
-                continue;
-            read_paths(s, dirfd, e);
-            close(dirfd);
-        }
-        if (ensure_path_scratch(s) != 0)
-            return gt_err(err, GT_ERR_NOMEM, "out of memory");
-    }
+    s->need_paths = n_desc > 0;
+    read_memories(s);
+    if (s->need_paths && ensure_path_scratch(s) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
     uint64_t desc_priv = 0, desc_shared_sum = 0;
     int all_paths = 1;
@@ -558,7 +667,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     /* CPU over the interval since the last sample. */
     double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
     double thread_cpu = ts_seconds(&thr);
-    double rccpu = root_ccpu(s);
+    double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
     if (s->have_prev) {
         double wall = ts_seconds(&mono) - ts_seconds(&s->prev_mono);
         double main_cpu = 0, desc_cpu = 0;
@@ -646,10 +755,8 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     /* This sample becomes the baseline of the next interval; the lists swap
      * so their memory is reused.  Caches not carried over belonged to
      * processes that are gone. */
-    for (size_t i = 0; i < s->prev.n; i++) {
-        free(s->prev.v[i].paths);
-        s->prev.v[i].paths = NULL;
-    }
+    for (size_t i = 0; i < s->prev.n; i++)
+        release_entry(s, &s->prev.v[i]);
     proc_list tmp = s->prev;
     s->prev = s->cur;
     s->cur = tmp;
