@@ -83,6 +83,9 @@ static void test_stat_captured(void **state)
     assert_int_equal(st.state, 'S');
     assert_int_equal(st.num_threads, 1);
     assert_int_equal(st.starttime, 1009801);
+    assert_int_equal(st.minflt, 132);
+    assert_int_equal(st.majflt, 0);
+    assert_int_equal(st.rss_pages, 391);
     assert_int_equal(st.utime + st.stime + st.cutime + st.cstime, 0);
 
     st = stat_of("stat_busy");
