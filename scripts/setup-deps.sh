@@ -2,7 +2,7 @@
 # Installs the Debian packages gpu-tracker builds and tests with, if missing.
 # The only place the project installs anything; everything comes from Debian.
 set -eu
-PKGS="build-essential clang pkg-config libsqlite3-dev libcjson-dev libcmocka-dev sqlite3 valgrind"
+PKGS="build-essential clang libsqlite3-dev libcjson-dev libcmocka-dev sqlite3 jq valgrind"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

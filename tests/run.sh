@@ -21,6 +21,7 @@ for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] && run "unit/$(basename "$t")" "$t"
 done
 for t in tests/e2e/*.sh; do
+    case $(basename "$t") in _*) continue ;; esac # sourced helpers
     [ -f "$t" ] && run "e2e/$(basename "$t" .sh)" bash "$t"
 done
 echo

@@ -1,8 +1,12 @@
-#include <stdio.h>
-#include "gpu_tracker.h"
+/* gpu-tracker: dispatches to the subcommand; every command is a thin layer
+ * over libgputracker. */
+#include <string.h>
 
-int main(void)
+#include "commands.h"
+
+int main(int argc, char **argv)
 {
-    puts("gpu-tracker " GT_VERSION);
-    return 0;
+    if (argc > 1 && strcmp(argv[1], "sub-track") == 0)
+        return gt_cli_subtrack(argc - 1, argv + 1);
+    return gt_cli_track(argc, argv);
 }

@@ -83,6 +83,9 @@ static void test_stat_captured(void **state)
     assert_int_equal(st.state, 'S');
     assert_int_equal(st.num_threads, 1);
     assert_int_equal(st.starttime, 1009801);
+    assert_int_equal(st.minflt, 132);
+    assert_int_equal(st.majflt, 0);
+    assert_int_equal(st.rss_pages, 391);
     assert_int_equal(st.utime + st.stime + st.cutime + st.cstime, 0);
 
     st = stat_of("stat_busy");
@@ -136,7 +139,7 @@ static void test_stat_limits(void **state)
 static void test_stat_malformed(void **state)
 {
     (void)state;
-    const char *tail = " S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0\n";
+    const char *tail = " S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0 7\n";
     char ok[128];
     snprintf(ok, sizeof ok, "5 (x)%s", tail);
     assert_int_equal(stat_text(ok), 0);
@@ -145,23 +148,25 @@ static void test_stat_malformed(void **state)
     assert_int_equal(stat_text(ok), -1);
     assert_int_equal(stat_text(""), -1);
     assert_int_equal(stat_text("\n"), -1);
-    assert_int_equal(stat_text("5 (x S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0\n"), -1);
-    assert_int_equal(stat_text("0 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0\n"), -1);
-    assert_int_equal(stat_text("2147483648 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0\n"), -1);
-    assert_int_equal(stat_text("x5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0\n"), -1);
-    assert_int_equal(stat_text("5(x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0\n"), -1);
+    assert_int_equal(stat_text("5 (x S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0 7\n"), -1);
+    assert_int_equal(stat_text("0 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0 7\n"), -1);
+    assert_int_equal(stat_text("2147483648 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0 7\n"), -1);
+    assert_int_equal(stat_text("x5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0 7\n"), -1);
+    assert_int_equal(stat_text("5(x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0 7\n"), -1);
     /* A negative ppid, utime, thread count or start time is not a reading;
      * signed fields in between (tty, tpgid, nice) may be negative. */
-    assert_int_equal(stat_text("5 (x) S -1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0\n"), -1);
-    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 -1 2 3 4 20 0 1 0 99 0\n"), -1);
-    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 -1 0 99 0\n"), -1);
-    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 -99 0\n"), -1);
-    assert_int_equal(stat_text("5 (x) S 1 1 1 -5 -1 0 0 0 0 0 1 2 3 4 -2 -20 1 0 99 0\n"), 0);
-    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 2147483648 0 99 0\n"), -1);
+    assert_int_equal(stat_text("5 (x) S -1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0 7\n"), -1);
+    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 -1 2 3 4 20 0 1 0 99 0 7\n"), -1);
+    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 -1 0 99 0 7\n"), -1);
+    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 -99 0 7\n"), -1);
+    assert_int_equal(stat_text("5 (x) S 1 1 1 -5 -1 0 0 0 0 0 1 2 3 4 -2 -20 1 0 99 0 7\n"), 0);
+    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 2147483648 0 99 0 7\n"), -1);
     /* A missing state, junk in a number, a number cut by the end. */
-    assert_int_equal(stat_text("5 (x)  1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0\n"), -1);
-    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1x 2 3 4 20 0 1 0 99 0\n"), -1);
-    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99\n"), 0);
+    assert_int_equal(stat_text("5 (x)  1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0 7\n"), -1);
+    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1x 2 3 4 20 0 1 0 99 0 7\n"), -1);
+    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99 0 7\n"), 0);
+    /* Fields up to rss (24) are required; a line that ends earlier was cut. */
+    assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99\n"), -1);
     assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 \n"), -1);
     assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 99x\n"), -1);
     assert_int_equal(stat_text("5 (x) S 1 1 1 0 -1 0 0 0 0 0 1-2 3 4 20 0 1 0 99 0 0\n"), -1);

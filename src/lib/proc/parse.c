@@ -117,8 +117,9 @@ static int stat_field(const char **p, const char *end, uint64_t *v, int *negativ
 
 /* stat fields after the command name, numbered as in proc(5). */
 enum {
-    F_STATE = 3, F_PPID = 4, F_UTIME = 14, F_STIME = 15, F_CUTIME = 16,
-    F_CSTIME = 17, F_NUM_THREADS = 20, F_STARTTIME = 22
+    F_STATE = 3, F_PPID = 4, F_MINFLT = 10, F_MAJFLT = 12, F_UTIME = 14,
+    F_STIME = 15, F_CUTIME = 16, F_CSTIME = 17, F_NUM_THREADS = 20,
+    F_STARTTIME = 22, F_RSS = 24
 };
 
 int gt_parse_stat(const char *buf, size_t len, gt_proc_stat *out)
@@ -145,7 +146,7 @@ int gt_parse_stat(const char *buf, size_t len, gt_proc_stat *out)
         return -1;
     gt_proc_stat st = {.pid = (pid_t)pid, .state = p[1]};
     p += 2;
-    for (int f = F_STATE + 1; f <= F_STARTTIME; f++) {
+    for (int f = F_STATE + 1; f <= F_RSS; f++) {
         uint64_t v;
         int neg;
         if (stat_field(&p, end, &v, &neg) != 0)
@@ -166,7 +167,10 @@ int gt_parse_stat(const char *buf, size_t len, gt_proc_stat *out)
                 return -1;
             st.num_threads = (int)v;
             break;
+        case F_MINFLT: st.minflt = v; break;
+        case F_MAJFLT: st.majflt = v; break;
         case F_STARTTIME: st.starttime = v; break;
+        case F_RSS: st.rss_pages = v; break;
         default: want_unsigned = 0; break;
         }
         if (want_unsigned && neg)

@@ -12,8 +12,10 @@ typedef struct gt_proc_stat {
     char state;                  /* 'R', 'S', 'Z', ... */
     uint64_t utime, stime;       /* clock ticks */
     uint64_t cutime, cstime;     /* ticks of waited-for children */
+    uint64_t minflt, majflt;     /* page faults */
     int num_threads;
     uint64_t starttime;          /* ticks after boot */
+    uint64_t rss_pages;          /* field 24 */
 } gt_proc_stat;
 
 /* /proc/PID/stat.  The command name may hold spaces and ')': fields are

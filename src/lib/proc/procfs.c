@@ -1,0 +1,112 @@
+#include "proc/procfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+struct gt_procfs {
+    int rootfd;
+    char *buf;
+    size_t cap;
+    int has_rollup, has_children;
+};
+
+gt_status gt_procfs_open(const char *root, gt_procfs **out, gt_error *err)
+{
+    *out = NULL;
+    gt_procfs *p = calloc(1, sizeof *p);
+    if (!p)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    p->cap = 64 * 1024;
+    p->buf = malloc(p->cap);
+    p->rootfd = open(root ? root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (!p->buf || p->rootfd < 0) {
+        int e = errno;
+        gt_procfs_close(&p);
+        return gt_err(err, GT_ERR_SYS, "cannot open '%s': %s", root ? root : "/proc",
+                      strerror(e));
+    }
+    p->has_rollup = faccessat(p->rootfd, "self/smaps_rollup", R_OK, 0) == 0;
+    char path[64];
+    snprintf(path, sizeof path, "%d/task/%d/children", (int)getpid(), (int)getpid());
+    p->has_children = faccessat(p->rootfd, path, R_OK, 0) == 0;
+    *out = p;
+    return GT_OK;
+}
+
+void gt_procfs_close(gt_procfs **pp)
+{
+    if (!pp || !*pp)
+        return;
+    gt_procfs *p = *pp;
+    if (p->rootfd >= 0)
+        close(p->rootfd);
+    free(p->buf);
+    free(p);
+    *pp = NULL;
+}
+
+int gt_procfs_open_pid(gt_procfs *p, pid_t pid)
+{
+    char name[24];
+    snprintf(name, sizeof name, "%d", (int)pid);
+    return openat(p->rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int gt_procfs_root(const gt_procfs *p) { return p->rootfd; }
+int gt_procfs_has_rollup(const gt_procfs *p) { return p->has_rollup; }
+int gt_procfs_has_children(const gt_procfs *p) { return p->has_children; }
+
+/* Reads fd from offset 0 until EOF.  /proc files are seq_files, which fill
+ * the whole buffer unless the text ends: a short read is the end, and the
+ * extra read that would return 0 is saved. */
+static ssize_t read_all(gt_procfs *p, int fd)
+{
+    size_t len = 0;
+    for (;;) {
+        if (len == p->cap) {
+            /* smaps of a large process can be megabytes; grow rarely. */
+            char *nb = realloc(p->buf, p->cap * 2);
+            if (!nb) {
+                errno = ENOMEM;
+                return -1;
+            }
+            p->buf = nb;
+            p->cap *= 2;
+        }
+        ssize_t n = pread(fd, p->buf + len, p->cap - len, (off_t)len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        len += (size_t)n;
+        if (n == 0 || len < p->cap)
+            break;
+    }
+    return (ssize_t)len;
+}
+
+ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **data)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read_all(p, fd);
+    int e = errno;
+    close(fd);
+    errno = e;
+    *data = p->buf;
+    return n;
+}
+
+ssize_t gt_procfs_pread(gt_procfs *p, int fd, const char **data)
+{
+    *data = p->buf;
+    return read_all(p, fd);
+}

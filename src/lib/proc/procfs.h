@@ -1,0 +1,35 @@
+/* Cheap /proc access for the sampler: one directory fd per process, every
+ * file read relative to it with one open/read/close into a buffer reused
+ * across samples (no FILE*, no path building, no allocation once warm). */
+#ifndef GT_PROC_PROCFS_H
+#define GT_PROC_PROCFS_H
+#include <sys/types.h>
+#include "gpu_tracker.h"
+
+typedef struct gt_procfs gt_procfs;
+
+/* Opens root (NULL: "/proc"; tests pass a fixture tree). */
+gt_status gt_procfs_open(const char *root, gt_procfs **out, gt_error *err);
+void gt_procfs_close(gt_procfs **p);
+
+/* O_DIRECTORY fd of root/PID, or -1 with errno (ENOENT: no such process). */
+int gt_procfs_open_pid(gt_procfs *p, pid_t pid);
+/* fd of the root itself, for system files (meminfo, stat). */
+int gt_procfs_root(const gt_procfs *p);
+
+/* Reads all of name (relative to dirfd) into the shared buffer; *data stays
+ * valid until the next read.  Returns the length, or -1 with errno set (the
+ * process may have exited between open and read: a normal event). */
+ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **data);
+
+/* Re-reads an fd kept open across samples (the kernel regenerates /proc
+ * text on each read from offset 0), saving an open and a close per file.
+ * An fd of an exited process fails with ESRCH and never shows another
+ * process that reused the PID. */
+ssize_t gt_procfs_pread(gt_procfs *p, int fd, const char **data);
+
+/* Whether this kernel has /proc/PID/smaps_rollup (4.14+) and
+ * /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN); checked once. */
+int gt_procfs_has_rollup(const gt_procfs *p);
+int gt_procfs_has_children(const gt_procfs *p);
+#endif

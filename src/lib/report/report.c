@@ -1,0 +1,178 @@
+/* The tracking report, as the Python package prints a Tracker (text) and
+ * its to_json() (JSON, indent 2), followed by gpu-tracker's own sections.
+ * Both formats walk the same description of the layout, so they cannot
+ * drift apart. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "gpu_tracker.h"
+#include "util/pyfloat.h"
+
+typedef enum { K_SECTION, K_STR, K_FLOAT, K_INT, K_END } kind;
+
+/* One line of the layout: a text label, a JSON key and a value. */
+typedef struct item {
+    kind k;
+    const char *label, *key;
+    const char *s;
+    double f;
+    long i;
+} item;
+
+#define SECTION(l, k) {K_SECTION, l, k, NULL, 0, 0}
+#define END {K_END, NULL, NULL, NULL, 0, 0}
+#define STR(l, k, v) {K_STR, l, k, v, 0, 0}
+#define FLT(l, k, v) {K_FLOAT, l, k, NULL, v, 0}
+#define INT(l, k, v) {K_INT, l, k, NULL, 0, v}
+
+static int indent(FILE *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fputc(' ', out) == EOF)
+            return -1;
+    return 0;
+}
+
+/* Python's str(round(x, 3)) for text, repr(x) for JSON. */
+static void put_float(FILE *out, double x, int text)
+{
+    char b[GT_PYFLOAT_BUFSZ];
+    gt_pyfloat_repr(text ? gt_pyround(x, 3) : x, b, sizeof b);
+    fputs(b, out);
+}
+
+static void write_text(FILE *out, const item *it, size_t n)
+{
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (it[i].k == K_END) {
+            depth--;
+            continue;
+        }
+        if (i > 0) /* the Python package ends without a newline */
+            fputc('\n', out);
+        indent(out, 3 * depth);
+        fprintf(out, "%s:", it[i].label);
+        switch (it[i].k) {
+        case K_SECTION: depth++; break;
+        case K_STR: fprintf(out, " %s", it[i].s); break;
+        case K_INT: fprintf(out, " %ld", it[i].i); break;
+        case K_FLOAT:
+            if (it[i].f < 0 && it[i].s) { /* s marks a value that may be unavailable */
+                fputs(" unavailable", out);
+            } else {
+                fputc(' ', out);
+                put_float(out, it[i].f, 1);
+            }
+            break;
+        case K_END: break;
+        }
+    }
+}
+
+static void write_json(FILE *out, const item *it, size_t n)
+{
+    int depth = 1, first = 1;
+    fputc('{', out);
+    for (size_t i = 0; i < n; i++) {
+        if (it[i].k == K_END) {
+            depth--;
+            fputc('\n', out);
+            indent(out, 2 * depth);
+            fputc('}', out);
+            first = 0;
+            continue;
+        }
+        fputs(first ? "\n" : ",\n", out);
+        indent(out, 2 * depth);
+        fprintf(out, "\"%s\": ", it[i].key);
+        first = 0;
+        switch (it[i].k) {
+        case K_SECTION:
+            fputc('{', out);
+            depth++;
+            first = 1;
+            break;
+        case K_STR: fprintf(out, "\"%s\"", it[i].s); break;
+        case K_INT: fprintf(out, "%ld", it[i].i); break;
+        case K_FLOAT:
+            if (it[i].f < 0 && it[i].s)
+                fputs("null", out);
+            else
+                put_float(out, it[i].f, 0);
+            break;
+        case K_END: break;
+        }
+    }
+    fputs("\n}", out);
+}
+
+#define PERCENTS(label, key, p)                                                     \
+    SECTION(label, key), FLT("Max sum percent", "max_sum_percent", (p).max_sum_percent), \
+        FLT("Max hardware percent", "max_hardware_percent", (p).max_hardware_percent), \
+        FLT("Mean sum percent", "mean_sum_percent", (p).mean_sum_percent),          \
+        FLT("Mean hardware percent", "mean_hardware_percent", (p).mean_hardware_percent), END
+
+#define RSS(label, key, r)                                                          \
+    SECTION(label, key), FLT("Total RSS", "total_rss", (r).total_rss),             \
+        FLT("Private RSS", "private_rss", (r).private_rss),                        \
+        FLT("Shared RSS", "shared_rss", (r).shared_rss), END
+
+gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
+{
+    const item layout[] = {
+        SECTION("Max RAM", "max_ram"),
+        STR("Unit", "unit", u->max_ram.unit),
+        FLT("System capacity", "system_capacity", u->max_ram.system_capacity),
+        FLT("System", "system", u->max_ram.system),
+        RSS("Main", "main", u->max_ram.main),
+        RSS("Descendants", "descendants", u->max_ram.descendants),
+        RSS("Combined", "combined", u->max_ram.combined),
+        END,
+        SECTION("Max GPU RAM", "max_gpu_ram"),
+        STR("Unit", "unit", u->max_gpu_ram.unit),
+        FLT("System capacity", "system_capacity", u->max_gpu_ram.system_capacity),
+        FLT("System", "system", u->max_gpu_ram.system),
+        FLT("Main", "main", u->max_gpu_ram.main),
+        FLT("Descendants", "descendants", u->max_gpu_ram.descendants),
+        FLT("Combined", "combined", u->max_gpu_ram.combined),
+        END,
+        SECTION("CPU utilization", "cpu_utilization"),
+        INT("System core count", "system_core_count", u->cpu_utilization.system_core_count),
+        INT("Number of expected cores", "n_expected_cores", u->cpu_utilization.n_expected_cores),
+        PERCENTS("System", "system", u->cpu_utilization.system),
+        PERCENTS("Main", "main", u->cpu_utilization.main),
+        PERCENTS("Descendants", "descendants", u->cpu_utilization.descendants),
+        PERCENTS("Combined", "combined", u->cpu_utilization.combined),
+        INT("Main number of threads", "main_n_threads", u->cpu_utilization.main_n_threads),
+        INT("Descendants number of threads", "descendants_n_threads",
+            u->cpu_utilization.descendants_n_threads),
+        INT("Combined number of threads", "combined_n_threads", u->cpu_utilization.combined_n_threads),
+        END,
+        SECTION("GPU utilization", "gpu_utilization"),
+        INT("System GPU count", "system_gpu_count", u->gpu_utilization.system_gpu_count),
+        INT("Number of expected GPUs", "n_expected_gpus", u->gpu_utilization.n_expected_gpus),
+        PERCENTS("GPU percentages", "gpu_percentages", u->gpu_utilization.gpu_percentages),
+        END,
+        SECTION("Compute time", "compute_time"),
+        STR("Unit", "unit", u->compute_time.unit),
+        FLT("Time", "time", u->compute_time.time),
+        END,
+        /* gpu-tracker's own: kernel high-water marks.  Omitted when neither
+         * is known, so output then equals the Python package's. */
+        SECTION("Peak RAM (kernel high-water mark)", "peak_ram"),
+        STR("Unit", "unit", u->peak_ram.unit),
+        {K_FLOAT, "Main", "main", "", u->peak_ram.main, 0},
+        {K_FLOAT, "Largest descendant", "largest_descendant", "", u->peak_ram.largest_descendant, 0},
+        END,
+    };
+    size_t n = sizeof layout / sizeof *layout;
+    if (u->peak_ram.main < 0 && u->peak_ram.largest_descendant < 0)
+        n -= 5;
+    errno = 0;
+    if (fmt == GT_FORMAT_JSON)
+        write_json(out, layout, n);
+    else
+        write_text(out, layout, n);
+    return ferror(out) ? GT_ERR_IO : GT_OK;
+}

@@ -1,0 +1,770 @@
+#include "sampler/sampler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc/parse.h"
+#include "proc/procfs.h"
+#include "sampler/paths.h"
+#include "util/error.h"
+
+#define MAX_CORES 4096
+/* fds kept open across samples (two per process); beyond this a process's
+ * files are opened and closed each sample, so a huge tree cannot exhaust
+ * the fd limit. */
+#define MAX_KEPT_FDS 512
+
+/* Shared memory of one mapping path within one process. */
+typedef struct path_use {
+    uint32_t id;
+    uint64_t shared;
+} path_use;
+
+typedef struct proc_entry {
+    pid_t pid;
+    int is_main;
+    int stat_fd, children_fd;  /* kept open across samples, or -1 */
+    uint64_t starttime;        /* ticks since boot: tells a reused PID apart */
+    double cpu, ccpu;          /* seconds: own utime+stime, reaped children's */
+    int threads;
+    char state;
+    /* Unchanged CPU time, faults and RSS mean unchanged memory figures. */
+    uint64_t activity[3];
+    uint64_t private_rss, shared_rss, hwm;
+    /* Per-path shared memory, re-read only when the total changes. */
+    path_use *paths;
+    uint32_t npaths, cap;
+    int paths_valid;
+} proc_entry;
+
+typedef struct proc_list {
+    proc_entry *v;
+    size_t n, cap;
+} proc_list;
+
+struct gt_sampler {
+    gt_procfs *fs;
+    pid_t main_pid, root;
+    int self_tracking;         /* the tracked process is this process */
+    gt_gpu *gpu;
+    long hz;
+    proc_list prev, cur;
+    int have_prev, main_alive;
+    pid_t *queue, *pids_main, *pids_desc;
+    size_t queue_cap, pids_cap, pids_main_cap;
+    gt_paths *paths;
+    uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
+    size_t max_cap;
+    /* Interval state. */
+    struct timespec prev_mono;
+    double prev_boot_ticks;
+    double prev_self_thread_cpu;
+    double prev_root_ccpu, root_ccpu_now;
+    int kept_fds;
+    int meminfo_fd, stat_fd;
+    gt_cpu_times cores_prev[MAX_CORES];
+    gt_cpu_times cores_cur[MAX_CORES];
+    int ncores;
+    uint64_t ram_capacity;
+    uint64_t desc_hwm_max;
+    /* Scratch while reading one process's smaps. */
+    proc_entry *smaps_target;
+    uint64_t smaps_private, smaps_shared;
+    int need_paths;           /* several processes: shared memory per path */
+};
+
+static double ts_seconds(const struct timespec *t)
+{
+    return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    void *nv = realloc(*v, nc * elem);
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = nc;
+    return 0;
+}
+
+static ssize_t read_kept(gt_sampler *s, int *fd, const char *name, const char **d)
+{
+    if (*fd < 0)
+        *fd = openat(gt_procfs_root(s->fs), name, O_RDONLY | O_CLOEXEC);
+    return *fd < 0 ? -1 : gt_procfs_pread(s->fs, *fd, d);
+}
+
+static int read_system(gt_sampler *s, uint64_t *used, int *ncores)
+{
+    const char *d;
+    ssize_t n = read_kept(s, &s->meminfo_fd, "meminfo", &d);
+    gt_meminfo mi;
+    if (n < 0 || gt_parse_meminfo(d, (size_t)n, &mi) != 0)
+        return -1;
+    *used = gt_meminfo_used(&mi);
+    s->ram_capacity = mi.total;
+    n = read_kept(s, &s->stat_fd, "stat", &d);
+    if (n < 0 || gt_parse_proc_stat(d, (size_t)n, s->cores_cur, MAX_CORES, ncores) != 0)
+        return -1;
+    if (*ncores > MAX_CORES)
+        *ncores = MAX_CORES;
+    return 0;
+}
+
+gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_error *err)
+{
+    *out = NULL;
+    gt_sampler *s = calloc(1, sizeof *s);
+    if (!s)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    s->main_pid = cfg->main_pid;
+    s->root = cfg->tree_root ? cfg->tree_root : cfg->main_pid;
+    s->self_tracking = cfg->main_pid == getpid();
+    s->gpu = cfg->gpu;
+    s->meminfo_fd = s->stat_fd = -1;
+    s->hz = sysconf(_SC_CLK_TCK);
+    if (s->hz <= 0)
+        s->hz = 100;
+    gt_status st = gt_procfs_open(cfg->proc_root, &s->fs, err);
+    if (st == GT_OK && !(s->paths = gt_paths_new()))
+        st = gt_err(err, GT_ERR_NOMEM, "out of memory");
+    uint64_t used;
+    if (st == GT_OK && read_system(s, &used, &s->ncores) != 0)
+        st = gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo and /proc/stat");
+    if (st != GT_OK) {
+        gt_sampler_free(&s);
+        return st;
+    }
+    *out = s;
+    return GT_OK;
+}
+
+uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
+int gt_sampler_core_count(const gt_sampler *s) { return s->ncores; }
+int gt_sampler_main_alive(const gt_sampler *s) { return s->main_alive; }
+
+static void release_entry(gt_sampler *s, proc_entry *e)
+{
+    free(e->paths);
+    e->paths = NULL;
+    e->npaths = e->cap = 0;
+    if (e->stat_fd >= 0) {
+        close(e->stat_fd);
+        s->kept_fds--;
+    }
+    if (e->children_fd >= 0) {
+        close(e->children_fd);
+        s->kept_fds--;
+    }
+    e->stat_fd = e->children_fd = -1;
+}
+
+static void free_list(gt_sampler *s, proc_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        release_entry(s, &l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+void gt_sampler_free(gt_sampler **sp)
+{
+    if (!sp || !*sp)
+        return;
+    gt_sampler *s = *sp;
+    free_list(s, &s->prev);
+    free_list(s, &s->cur);
+    if (s->meminfo_fd >= 0)
+        close(s->meminfo_fd);
+    if (s->stat_fd >= 0)
+        close(s->stat_fd);
+    free(s->queue);
+    free(s->pids_main);
+    free(s->pids_desc);
+    free(s->max_desc);
+    free(s->max_comb);
+    gt_paths_free(&s->paths);
+    gt_procfs_close(&s->fs);
+    free(s);
+    *sp = NULL;
+}
+
+static int push_pid(gt_sampler *s, size_t *qn, pid_t pid)
+{
+    if (grow((void **)&s->queue, &s->queue_cap, *qn + 1, sizeof *s->queue) != 0)
+        return -1;
+    s->queue[(*qn)++] = pid;
+    return 0;
+}
+
+static int queue_pid_text(gt_sampler *s, const char *d, ssize_t n, size_t *qn)
+{
+    size_t start = 0;
+    for (size_t i = 0; n > 0 && i <= (size_t)n; i++) {
+        if (i == (size_t)n || d[i] == ' ' || d[i] == '\n') {
+            pid_t pid;
+            if (i > start && gt_parse_pid_list(d + start, i - start, &pid, 1) == 1 &&
+                push_pid(s, qn, pid) != 0)
+                return -1;
+            start = i + 1;
+        }
+    }
+    return 0;
+}
+
+/* Queues the PIDs listed in a children file (relative to dirfd). */
+static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t *qn)
+{
+    const char *d;
+    ssize_t n = gt_procfs_read(s->fs, dirfd, rel, &d);
+    return n > 0 ? queue_pid_text(s, d, n, qn) : 0; /* exited meanwhile, or none */
+}
+
+/* Opens a per-process file to keep, within the fd budget; -1 otherwise. */
+static int open_kept(gt_sampler *s, const char *rel)
+{
+    if (s->kept_fds >= MAX_KEPT_FDS)
+        return -1;
+    int fd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        s->kept_fds++;
+    return fd;
+}
+
+/* Appends the children of every thread of pid to the queue.  A child may be
+ * forked by any thread, but most processes have one. */
+static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
+{
+    char rel[64];
+    pid_t pid = e->pid;
+    if (e->threads <= 1) {
+        if (e->children_fd < 0) {
+            snprintf(rel, sizeof rel, "%d/task/%d/children", (int)pid, (int)pid);
+            if ((e->children_fd = open_kept(s, rel)) < 0)
+                return queue_children_file(s, gt_procfs_root(s->fs), rel, qn);
+        }
+        const char *d;
+        ssize_t n = gt_procfs_pread(s->fs, e->children_fd, &d);
+        return n > 0 ? queue_pid_text(s, d, n, qn) : 0;
+    }
+    snprintf(rel, sizeof rel, "%d/task", (int)pid);
+    int tfd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (tfd < 0)
+        return 0;
+    char dents[4096];
+    long nread;
+    int rc = 0;
+    while (rc == 0 && (nread = syscall(SYS_getdents64, tfd, dents, sizeof dents)) > 0) {
+        for (long off = 0; rc == 0 && off < nread;) {
+            /* struct linux_dirent64: ino(8) off(8) reclen(2) type(1) name */
+            unsigned short reclen;
+            memcpy(&reclen, dents + off + 16, sizeof reclen);
+            const char *name = dents + off + 19;
+            off += reclen;
+            if (name[0] < '0' || name[0] > '9')
+                continue;
+            snprintf(rel, sizeof rel, "%.20s/children", name);
+            rc = queue_children_file(s, tfd, rel, qn);
+        }
+    }
+    close(tfd);
+    return rc;
+}
+
+/* Without CONFIG_PROC_CHILDREN: one pass over /proc, parent links by stat. */
+static int queue_children_by_scan(gt_sampler *s, pid_t parent, size_t *qn)
+{
+    int dfd = openat(gt_procfs_root(s->fs), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return 0;
+    char dents[8192];
+    long nread;
+    int rc = 0;
+    while (rc == 0 && (nread = syscall(SYS_getdents64, dfd, dents, sizeof dents)) > 0) {
+        for (long off = 0; off < nread;) {
+            unsigned short reclen;
+            memcpy(&reclen, dents + off + 16, sizeof reclen);
+            const char *name = dents + off + 19;
+            off += reclen;
+            if (name[0] < '0' || name[0] > '9')
+                continue;
+            char rel[40];
+            snprintf(rel, sizeof rel, "%.20s/stat", name);
+            const char *d;
+            ssize_t n = gt_procfs_read(s->fs, dfd, rel, &d);
+            gt_proc_stat ps;
+            if (n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.ppid == parent &&
+                push_pid(s, qn, ps.pid) != 0)
+                rc = -1;
+        }
+    }
+    close(dfd);
+    return rc;
+}
+
+static void on_mapping(void *ctx, const char *path, size_t path_len, uint64_t priv,
+                       uint64_t shared)
+{
+    gt_sampler *s = ctx;
+    proc_entry *e = s->smaps_target;
+    if (!e)
+        return;
+    s->smaps_private += priv;
+    s->smaps_shared += shared;
+    uint32_t id;
+    if (gt_paths_intern(s->paths, path, path_len, &id) != 0) {
+        s->smaps_target = NULL; /* out of memory: give up on this process */
+        e->paths_valid = 0;
+        return;
+    }
+    /* psutil groups a process's mappings by path; sum within the process. */
+    for (uint32_t i = 0; i < e->npaths; i++)
+        if (e->paths[i].id == id) {
+            e->paths[i].shared += shared;
+            return;
+        }
+    size_t cap = e->cap;
+    if (grow((void **)&e->paths, &cap, (size_t)e->npaths + 1, sizeof *e->paths) != 0) {
+        s->smaps_target = NULL;
+        e->paths_valid = 0;
+        return;
+    }
+    e->cap = (uint32_t)cap;
+    e->paths[e->npaths++] = (path_use){id, shared};
+}
+
+/* Per-path shared memory from smaps (also the totals on kernels without
+ * smaps_rollup). */
+static void read_paths(gt_sampler *s, int dirfd, proc_entry *e)
+{
+    const char *d;
+    ssize_t n = gt_procfs_read(s->fs, dirfd, "smaps", &d);
+    e->npaths = 0;
+    if (n < 0)
+        return;
+    e->paths_valid = 1;
+    s->smaps_target = e;
+    s->smaps_private = s->smaps_shared = 0;
+    if (gt_parse_smaps(d, (size_t)n, on_mapping, s) != 0)
+        e->paths_valid = 0;
+    s->smaps_target = NULL;
+    if (!gt_procfs_has_rollup(s->fs)) {
+        e->private_rss = s->smaps_private;
+        e->shared_rss = s->smaps_shared;
+    }
+}
+
+/* Reads a process's stat into e (through its kept fd when it has one);
+ * returns -1 if it is gone. */
+static int read_stat(gt_sampler *s, proc_entry *e)
+{
+    char rel[32];
+    const char *d;
+    ssize_t n = -1;
+    if (e->stat_fd >= 0)
+        n = gt_procfs_pread(s->fs, e->stat_fd, &d);
+    if (n <= 0) {
+        /* No kept fd yet, or the process it referred to has exited (the
+         * PID may now belong to a new process: open afresh). */
+        release_entry(s, e);
+        snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
+        e->stat_fd = open_kept(s, rel);
+        n = e->stat_fd >= 0 ? gt_procfs_pread(s->fs, e->stat_fd, &d)
+                            : gt_procfs_read(s->fs, gt_procfs_root(s->fs), rel, &d);
+    }
+    gt_proc_stat ps;
+    if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
+        return -1;
+    e->starttime = ps.starttime;
+    e->cpu = (double)(ps.utime + ps.stime) / (double)s->hz;
+    e->ccpu = (double)(ps.cutime + ps.cstime) / (double)s->hz;
+    e->threads = ps.num_threads;
+    e->state = ps.state;
+    e->activity[0] = ps.utime + ps.stime;
+    e->activity[1] = ps.minflt + ps.majflt;
+    e->activity[2] = ps.rss_pages;
+    return 0;
+}
+
+/* Reads the memory figures of one process (the costly part of a sample). */
+static void read_memory(gt_sampler *s, proc_entry *e)
+{
+    e->private_rss = e->shared_rss = e->hwm = 0;
+    e->paths_valid = 0;
+    if (e->state == 'Z' || e->state == 'X')
+        return; /* a zombie holds no memory, but its CPU times are final */
+    int dirfd = gt_procfs_open_pid(s->fs, e->pid);
+    if (dirfd < 0)
+        return;
+    const char *d;
+    ssize_t n = gt_procfs_read(s->fs, dirfd, "status", &d);
+    if (n > 0)
+        gt_parse_status_hwm(d, (size_t)n, &e->hwm);
+    gt_mem_rollup r;
+    if (gt_procfs_has_rollup(s->fs)) {
+        n = gt_procfs_read(s->fs, dirfd, "smaps_rollup", &d);
+        if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
+            e->private_rss = r.private_clean + r.private_dirty;
+            e->shared_rss = r.shared_clean + r.shared_dirty;
+        }
+    }
+    if (s->need_paths || !gt_procfs_has_rollup(s->fs))
+        read_paths(s, dirfd, e);
+    close(dirfd);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const proc_entry *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static proc_entry *find_prev_pid(gt_sampler *s, pid_t pid)
+{
+    if (s->prev.n == 0)
+        return NULL;
+    proc_entry key = {.pid = pid};
+    return bsearch(&key, s->prev.v, s->prev.n, sizeof key, cmp_entry);
+}
+
+static proc_entry *find_prev(gt_sampler *s, const proc_entry *e)
+{
+    if (s->prev.n == 0)
+        return NULL;
+    proc_entry *p = bsearch(e, s->prev.v, s->prev.n, sizeof *e, cmp_entry);
+    return p && p->starttime == e->starttime ? p : NULL;
+}
+
+/* Walks the tree from the root, reading every member's stat once. */
+static int discover(gt_sampler *s)
+{
+    proc_list *cur = &s->cur;
+    cur->n = 0;
+    size_t qn = 0;
+    if (push_pid(s, &qn, s->root) != 0)
+        return -1;
+    for (size_t qi = 0; qi < qn; qi++) {
+        pid_t pid = s->queue[qi];
+        if (grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v) != 0)
+            return -1;
+        proc_entry *e = &cur->v[cur->n];
+        memset(e, 0, sizeof *e);
+        e->pid = pid;
+        e->is_main = pid == s->main_pid;
+        e->stat_fd = e->children_fd = -1;
+        proc_entry *p = find_prev_pid(s, pid);
+        if (p) { /* its open files move to this sample's entry */
+            e->stat_fd = p->stat_fd;
+            e->children_fd = p->children_fd;
+            p->stat_fd = p->children_fd = -1;
+        }
+        if (read_stat(s, e) != 0) {
+            release_entry(s, e);
+            continue; /* gone: its children were re-parented and show up elsewhere */
+        }
+        int is_root_only = pid == s->root && s->root != s->main_pid;
+        if (is_root_only)
+            s->root_ccpu_now = e->ccpu;
+        int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &qn)
+                                               : queue_children_by_scan(s, pid, &qn);
+        if (is_root_only)
+            release_entry(s, e); /* the launcher itself is not tracked */
+        else
+            cur->n++;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Fills in memory figures, reusing the last sample's for a process whose
+ * activity did not change while the tree's membership stayed the same (a
+ * change of membership can move pages between shared and private). */
+static void read_memories(gt_sampler *s)
+{
+    int same_members = s->cur.n == s->prev.n;
+    for (size_t i = 0; same_members && i < s->cur.n; i++)
+        same_members = s->cur.v[i].pid == s->prev.v[i].pid &&
+                       s->cur.v[i].starttime == s->prev.v[i].starttime;
+    for (size_t i = 0; i < s->cur.n; i++) {
+        proc_entry *e = &s->cur.v[i];
+        proc_entry *p = find_prev(s, e);
+        if (p && same_members && p->paths_valid == s->need_paths &&
+            !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state) {
+            e->private_rss = p->private_rss;
+            e->shared_rss = p->shared_rss;
+            e->hwm = p->hwm;
+            e->paths = p->paths;
+            e->npaths = p->npaths;
+            e->cap = p->cap;
+            e->paths_valid = p->paths_valid;
+            p->paths = NULL;
+            p->npaths = p->cap = 0;
+            continue;
+        }
+        if (p) { /* reuse the allocation */
+            e->paths = p->paths;
+            e->cap = p->cap;
+            p->paths = NULL;
+            p->npaths = p->cap = 0;
+        }
+        read_memory(s, e);
+    }
+}
+
+static int ensure_path_scratch(gt_sampler *s)
+{
+    size_t need = gt_paths_count(s->paths);
+    size_t cap = s->max_cap, c2 = s->max_cap;
+    if (need <= cap)
+        return 0;
+    if (grow((void **)&s->max_desc, &cap, need, sizeof *s->max_desc) != 0 ||
+        grow((void **)&s->max_comb, &c2, need, sizeof *s->max_comb) != 0)
+        return -1;
+    memset(s->max_desc + s->max_cap, 0, (cap - s->max_cap) * sizeof *s->max_desc);
+    memset(s->max_comb + s->max_cap, 0, (cap - s->max_cap) * sizeof *s->max_comb);
+    s->max_cap = cap;
+    return 0;
+}
+
+/* Shared memory of the descendants and of main+descendants with a path
+ * mapped by several processes counted once (its largest share), as the
+ * Python package does. */
+static void dedup_shared(gt_sampler *s, uint64_t *desc_shared, uint64_t *comb_shared)
+{
+    for (size_t i = 0; i < s->cur.n; i++) {
+        proc_entry *e = &s->cur.v[i];
+        for (uint32_t k = 0; k < e->npaths; k++) {
+            uint32_t id = e->paths[k].id;
+            uint64_t v = e->paths[k].shared;
+            if (v > s->max_comb[id])
+                s->max_comb[id] = v;
+            if (!e->is_main && v > s->max_desc[id])
+                s->max_desc[id] = v;
+        }
+    }
+    /* Paths are few (hundreds) and stable: a pass over all is cheap. */
+    uint64_t d = 0, c = 0;
+    size_t n = gt_paths_count(s->paths);
+    for (size_t id = 0; id < n; id++) {
+        d += s->max_desc[id];
+        c += s->max_comb[id];
+        s->max_desc[id] = s->max_comb[id] = 0;
+    }
+    *desc_shared = d;
+    *comb_shared = c;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the process of a previous sample still exists (it left the tree
+ * rather than exiting, e.g. reparented to init outside a subreaper). */
+static int still_alive(gt_sampler *s, const proc_entry *p)
+{
+    int dirfd = gt_procfs_open_pid(s->fs, p->pid);
+    if (dirfd < 0)
+        return 0;
+    const char *d;
+    gt_proc_stat ps;
+    ssize_t n = gt_procfs_read(s->fs, dirfd, "stat", &d);
+    close(dirfd);
+    return n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.starttime == p->starttime &&
+           ps.state != 'Z';
+}
+
+gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct timespec real, mono, boot, thr;
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &thr);
+    out->timestamp = ts_seconds(&real);
+
+    int ncores = 0;
+    if (read_system(s, &out->system_ram, &ncores) != 0)
+        return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
+    if (discover(s) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
+    qsort(s->cur.v, s->cur.n, sizeof *s->cur.v, cmp_entry);
+    /* A PID read twice (reparented between two children lists) counts once. */
+    size_t w = 0;
+    for (size_t i = 0; i < s->cur.n; i++) {
+        if (w > 0 && s->cur.v[w - 1].pid == s->cur.v[i].pid) {
+            release_entry(s, &s->cur.v[i]);
+            continue;
+        }
+        s->cur.v[w++] = s->cur.v[i];
+    }
+    s->cur.n = w;
+
+    proc_entry *main_e = NULL;
+    size_t n_desc = 0;
+    for (size_t i = 0; i < s->cur.n; i++) {
+        if (s->cur.v[i].is_main)
+            main_e = &s->cur.v[i];
+        else
+            n_desc++;
+    }
+    if (!main_e && !s->have_prev)
+        return gt_err(err, GT_ERR_NOPROC, "process %d does not exist", (int)s->main_pid);
+    s->main_alive = main_e != NULL;
+    /* Per-path data is only needed when shared memory of several processes
+     * must be combined. */
+    s->need_paths = n_desc > 0;
+    read_memories(s);
+    if (s->need_paths && ensure_path_scratch(s) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+
+    uint64_t desc_priv = 0, desc_shared_sum = 0;
+    int all_paths = 1;
+    for (size_t i = 0; i < s->cur.n; i++) {
+        proc_entry *e = &s->cur.v[i];
+        if (e->is_main) {
+            out->main.private_rss = e->private_rss;
+            out->main.shared_rss = e->shared_rss;
+            out->main_n_threads = e->threads - (s->self_tracking ? 1 : 0);
+            out->main_hwm = e->hwm;
+        } else {
+            desc_priv += e->private_rss;
+            desc_shared_sum += e->shared_rss;
+            out->descendants_n_threads += e->threads;
+            if (e->hwm > s->desc_hwm_max)
+                s->desc_hwm_max = e->hwm;
+        }
+        if (!e->paths_valid && n_desc > 0)
+            all_paths = 0;
+    }
+    out->descendants.private_rss = desc_priv;
+    out->combined.private_rss = desc_priv + out->main.private_rss;
+    if (n_desc > 0 && all_paths) {
+        dedup_shared(s, &out->descendants.shared_rss, &out->combined.shared_rss);
+    } else {
+        /* No per-path data (process vanished mid-read): an upper bound. */
+        out->descendants.shared_rss = desc_shared_sum;
+        out->combined.shared_rss = desc_shared_sum + out->main.shared_rss;
+    }
+    out->combined_n_threads = out->main_n_threads + out->descendants_n_threads;
+    out->descendants_max_hwm = s->desc_hwm_max;
+
+    /* CPU over the interval since the last sample. */
+    double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
+    double thread_cpu = ts_seconds(&thr);
+    double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
+    if (s->have_prev) {
+        double wall = ts_seconds(&mono) - ts_seconds(&s->prev_mono);
+        double main_cpu = 0, desc_cpu = 0;
+        for (size_t i = 0; i < s->cur.n; i++) {
+            proc_entry *e = &s->cur.v[i];
+            proc_entry *p = find_prev(s, e);
+            double dcpu, dccpu;
+            if (p) {
+                dcpu = e->cpu - p->cpu;
+                dccpu = e->ccpu - p->ccpu;
+            } else if ((double)e->starttime >= s->prev_boot_ticks - 1) {
+                dcpu = e->cpu; /* born during the interval */
+                dccpu = e->ccpu;
+            } else {
+                dcpu = dccpu = 0; /* first seen now: baseline only */
+            }
+            if (e->is_main)
+                main_cpu += dcpu;
+            else
+                desc_cpu += dcpu;
+            /* Time of reaped children shows up in their parent's cutime. */
+            desc_cpu += dccpu;
+        }
+        /* A member that exited was reaped by a member (or by the root): its
+         * final time arrived through cutime above, so take out the part
+         * counted in earlier intervals. */
+        for (size_t i = 0; i < s->prev.n; i++) {
+            proc_entry *p = &s->prev.v[i];
+            proc_entry *e = s->cur.n ? bsearch(p, s->cur.v, s->cur.n, sizeof *p, cmp_entry) : NULL;
+            if (e && e->starttime == p->starttime)
+                continue;
+            if (p->is_main || still_alive(s, p))
+                continue;
+            desc_cpu -= p->cpu + p->ccpu;
+        }
+        desc_cpu += rccpu - s->prev_root_ccpu;
+        if (s->self_tracking)
+            main_cpu -= thread_cpu - s->prev_self_thread_cpu;
+        if (main_cpu < 0)
+            main_cpu = 0;
+        if (desc_cpu < 0)
+            desc_cpu = 0;
+        if (wall > 0) {
+            out->cpu_valid = 1;
+            out->cpu_main_sum = main_cpu / wall * 100.0;
+            out->cpu_descendants_sum = desc_cpu / wall * 100.0;
+            out->cpu_combined_sum = out->cpu_main_sum + out->cpu_descendants_sum;
+        }
+        double sys = 0;
+        int nc = ncores < s->ncores ? ncores : s->ncores;
+        for (int c = 0; c < nc; c++) {
+            uint64_t dt = s->cores_cur[c].total - s->cores_prev[c].total;
+            uint64_t db = s->cores_cur[c].busy - s->cores_prev[c].busy;
+            if (s->cores_cur[c].total > s->cores_prev[c].total &&
+                s->cores_cur[c].busy >= s->cores_prev[c].busy)
+                sys += (double)db / (double)dt * 100.0;
+        }
+        out->cpu_system_sum = sys;
+    }
+    memcpy(s->cores_prev, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
+    s->ncores = ncores;
+
+    /* GPU memory is attributed by PID. */
+    if (s->gpu) {
+        if (grow((void **)&s->pids_main, &s->pids_main_cap, 1, sizeof(pid_t)) != 0 ||
+            grow((void **)&s->pids_desc, &s->pids_cap, s->cur.n + 1, sizeof(pid_t)) != 0)
+            return gt_err(err, GT_ERR_NOMEM, "out of memory");
+        gt_pidset set = {s->pids_main, 0, s->pids_desc, 0};
+        for (size_t i = 0; i < s->cur.n; i++) {
+            if (s->cur.v[i].is_main)
+                s->pids_main[set.n_main++] = s->cur.v[i].pid;
+            else
+                s->pids_desc[set.n_desc++] = s->cur.v[i].pid;
+        }
+        qsort(s->pids_desc, set.n_desc, sizeof(pid_t), pid_cmp);
+        gt_gpu_reading g;
+        gt_gpu_sample(s->gpu, &set, &g);
+        out->main_gpu_ram = g.main_bytes;
+        out->descendants_gpu_ram = g.descendants_bytes;
+        out->combined_gpu_ram = g.combined_bytes;
+        out->system_gpu_ram = g.system_bytes;
+        out->gpu_sum_percent = g.sum_util_percent;
+    }
+
+    /* This sample becomes the baseline of the next interval; the lists swap
+     * so their memory is reused.  Caches not carried over belonged to
+     * processes that are gone. */
+    for (size_t i = 0; i < s->prev.n; i++)
+        release_entry(s, &s->prev.v[i]);
+    proc_list tmp = s->prev;
+    s->prev = s->cur;
+    s->cur = tmp;
+    s->cur.n = 0;
+    s->prev_mono = mono;
+    s->prev_boot_ticks = now_boot_ticks;
+    s->prev_self_thread_cpu = thread_cpu;
+    s->prev_root_ccpu = rccpu;
+    s->have_prev = 1;
+    return GT_OK;
+}

@@ -1,0 +1,36 @@
+/* The sampler reads one timepoint of a process tree and the system: RAM
+ * (private/shared, deduplicated per mapping path like the Python package),
+ * CPU time deltas, thread counts, kernel high-water marks, and GPU figures
+ * through gpu/.  It keeps per-process state between samples so it never
+ * re-reads what did not change and allocates only when the tree grows. */
+#ifndef GT_SAMPLER_SAMPLER_H
+#define GT_SAMPLER_SAMPLER_H
+#include <sys/types.h>
+#include "gpu_tracker.h"
+#include "gpu/gpu.h"
+#include "sampler/sample.h"
+
+typedef struct gt_sampler gt_sampler;
+
+typedef struct gt_sampler_config {
+    pid_t main_pid;
+    pid_t tree_root;        /* 0: main_pid */
+    const char *proc_root;  /* NULL: /proc */
+    gt_gpu *gpu;            /* borrowed; may be NULL */
+} gt_sampler_config;
+
+gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_error *err);
+uint64_t gt_sampler_ram_capacity(const gt_sampler *s);  /* MemTotal, bytes */
+int gt_sampler_core_count(const gt_sampler *s);         /* cores in /proc/stat */
+
+/* Takes one sample.  Must always be called from the same thread: when the
+ * tracked process is the caller's own, that thread's CPU time and the thread
+ * itself are left out, so the tracker never counts itself.  Fails
+ * (GT_ERR_NOPROC) only when the main process is gone at the first sample;
+ * later a vanished process simply stops contributing. */
+gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err);
+
+/* Whether the main process was present at the last sample. */
+int gt_sampler_main_alive(const gt_sampler *s);
+void gt_sampler_free(gt_sampler **s);
+#endif

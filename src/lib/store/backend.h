@@ -1,0 +1,28 @@
+/* The two tracking-file formats behind gt_store: each backend gets a file
+ * that store.c has just created safely (empty, no symlink followed) and owns
+ * it from then on. */
+#ifndef GT_STORE_BACKEND_H
+#define GT_STORE_BACKEND_H
+#include "store/row.h"
+
+typedef struct gt_store_backend {
+    /* Writes one row of GT_STORE_NCOLUMNS cells; on disk when it returns. */
+    gt_status (*append)(void *impl, const gt_cell *cells, gt_error *err);
+    /* Releases impl whatever happens; the status says whether the file is
+     * complete. */
+    gt_status (*close)(void *impl, gt_error *err);
+} gt_store_backend;
+
+/* Takes ownership of fd (an empty file created for path), closing it on
+ * failure too; writes the static data and the timepoint header.  path is
+ * copied.  On failure *impl is NULL. */
+gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
+                            void **impl, gt_error *err);
+extern const gt_store_backend gt_store_csv_backend;
+
+/* path is an empty file that was just created; creates the tables, writes the
+ * static data.  On failure *impl is NULL. */
+gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
+                               void **impl, gt_error *err);
+extern const gt_store_backend gt_store_sqlite_backend;
+#endif

@@ -1,0 +1,153 @@
+/* CSV tracking files: the static header and row, the timepoint header, then
+ * one line per sample, each written with a single write(2) from a buffer in
+ * the handle, so no row ever waits in a user-space buffer. */
+#include "store/backend.h"
+#include "store/store.h"
+#include "util/error.h"
+#include "util/pyfloat.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 22 cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
+#define LINE_MAX_BYTES (GT_STORE_NCOLUMNS * (GT_PYFLOAT_BUFSZ + 1) + 2)
+
+typedef struct csv_store {
+    int fd;
+    char *path;
+    char line[LINE_MAX_BYTES];
+} csv_store;
+
+static size_t put_int(char *p, long long v)
+{
+    char tmp[24];
+    size_t n = 0, len = 0;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        p[len++] = '-';
+    while (n)
+        p[len++] = tmp[--n];
+    return len;
+}
+
+/* Formats cells as one CSV line (with '\n') into buf of size LINE_MAX_BYTES;
+ * text cells are unit names, which need no quoting. */
+static size_t format_line(const gt_cell *c, int n, char *buf)
+{
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        if (i)
+            buf[len++] = ',';
+        switch (c[i].kind) {
+        case GT_CELL_FLOAT:
+            len += gt_pyfloat_repr(c[i].f, buf + len, GT_PYFLOAT_BUFSZ);
+            break;
+        case GT_CELL_INT:
+            len += put_int(buf + len, c[i].i);
+            break;
+        case GT_CELL_TEXT: {
+            size_t m = strlen(c[i].s);
+            if (m > GT_PYFLOAT_BUFSZ)
+                m = GT_PYFLOAT_BUFSZ;
+            memcpy(buf + len, c[i].s, m);
+            len += m;
+            break;
+        }
+        case GT_CELL_NULL:
+            break;
+        }
+    }
+    buf[len++] = '\n';
+    return len;
+}
+
+static size_t format_header(const char *const *names, int n, char *buf, size_t size)
+{
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        size_t m = strlen(names[i]);
+        if (len + m + 2 > size)
+            break; /* cannot happen with the fixed column names */
+        if (i)
+            buf[len++] = ',';
+        memcpy(buf + len, names[i], m);
+        len += m;
+    }
+    buf[len++] = '\n';
+    return len;
+}
+
+/* Writes all of buf, retrying after signals and short writes. */
+static gt_status write_all(csv_store *s, const char *buf, size_t len, gt_error *err)
+{
+    while (len) {
+        ssize_t w = write(s->fd, buf, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return gt_err(err, GT_ERR_IO, "cannot write tracking file '%s': %s", s->path,
+                          strerror(errno));
+        }
+        buf += w;
+        len -= (size_t)w;
+    }
+    return GT_OK;
+}
+
+static gt_status csv_append(void *impl, const gt_cell *cells, gt_error *err)
+{
+    csv_store *s = impl;
+    size_t len = format_line(cells, GT_STORE_NCOLUMNS, s->line);
+    return write_all(s, s->line, len, err);
+}
+
+static gt_status csv_close(void *impl, gt_error *err)
+{
+    csv_store *s = impl;
+    gt_status st = GT_OK;
+    if (s->fd >= 0 && close(s->fd) != 0)
+        st = gt_err(err, GT_ERR_IO, "cannot close tracking file '%s': %s", s->path,
+                    strerror(errno));
+    free(s->path);
+    free(s);
+    return st;
+}
+
+const gt_store_backend gt_store_csv_backend = {csv_append, csv_close};
+
+gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
+                            void **impl, gt_error *err)
+{
+    gt_status st;
+    csv_store *s = NULL;
+    /* Both headers (~700 bytes) and the static row fit easily. */
+    char head[2048];
+    size_t len = 0;
+
+    *impl = NULL;
+    if (!(s = calloc(1, sizeof *s)) || !(s->path = strdup(path))) {
+        st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
+        goto fail;
+    }
+    s->fd = fd;
+    fd = -1;
+    len += format_header(gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS, head, sizeof head);
+    len += format_line(static_cells, GT_STORE_NSTATIC_COLUMNS, head + len);
+    len += format_header(gt_store_columns, GT_STORE_NCOLUMNS, head + len, sizeof head - len);
+    if ((st = write_all(s, head, len, err)) != GT_OK)
+        goto fail;
+    *impl = s;
+    return GT_OK;
+fail:
+    if (fd >= 0)
+        close(fd);
+    if (s)
+        csv_close(s, NULL);
+    return st;
+}

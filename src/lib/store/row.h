@@ -1,0 +1,43 @@
+/* One tracking-file row as typed cells, in file order: the single place where
+ * a sample's base units become the user's units, shared by the CSV and
+ * SQLite writers so both files always hold the same figures. */
+#ifndef GT_STORE_ROW_H
+#define GT_STORE_ROW_H
+#include "sampler/sample.h"
+
+#define GT_STORE_NCOLUMNS 22
+#define GT_STORE_NSTATIC_COLUMNS 9
+
+typedef enum gt_cell_kind {
+    GT_CELL_NULL = 0, /* unavailable: empty CSV cell, SQL NULL */
+    GT_CELL_FLOAT,
+    GT_CELL_INT,
+    GT_CELL_TEXT
+} gt_cell_kind;
+
+typedef struct gt_cell {
+    gt_cell_kind kind;
+    double f;
+    long long i;
+    const char *s; /* static storage (unit names) */
+} gt_cell;
+
+/* SQL column types of the Python package's tables, parallel to
+ * gt_store_columns / gt_store_static_columns. */
+extern const char *const gt_store_column_types[];
+extern const char *const gt_store_static_column_types[];
+
+/* Fills the GT_STORE_NCOLUMNS cells of one timepoint.  RAM is converted part
+ * by part (private, shared) and then added, as the Python package does, so the
+ * last digits agree; hardware percents divide by the expected cores / GPUs
+ * (GPU: 0 when none is expected); CPU cells are NULL when !cpu_valid and NaN
+ * is NULL anywhere.  sd must have passed gt_store_static_check(). */
+void gt_store_row_fill(const gt_static_data *sd, const gt_sample *s, gt_cell *cells);
+
+/* Fills the GT_STORE_NSTATIC_COLUMNS cells of the static-data row. */
+void gt_store_static_fill(const gt_static_data *sd, gt_cell *cells);
+
+/* GT_ERR_INVALID (with a message) when sd has units out of range or core
+ * counts below 1, which would make the rows meaningless. */
+gt_status gt_store_static_check(const gt_static_data *sd, gt_error *err);
+#endif

@@ -1,0 +1,196 @@
+/* SQLite tracking files: tables static_data and data with the Python
+ * package's column types.  WAL with synchronous=NORMAL makes each row's
+ * autocommit a single append to the log, without an fsync, and a log left by
+ * a killed tracker is replayed by the next reader.  One prepared INSERT is
+ * reused for every row. */
+#include "store/backend.h"
+#include "store/store.h"
+#include "util/error.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sqlite_store {
+    sqlite3 *db;
+    sqlite3_stmt *insert;
+    char *path;
+} sqlite_store;
+
+static gt_status db_err(const sqlite_store *s, const char *what, gt_error *err)
+{
+    return gt_err(err, GT_ERR_IO, "cannot %s tracking file '%s': %s", what, s->path,
+                  s->db ? sqlite3_errmsg(s->db) : "out of memory");
+}
+
+/* "CREATE TABLE name (\n\tcol TYPE, \n\t...\n)", spelled as in the Python
+ * package's files so `.schema` shows the same text.  Caller frees. */
+static char *create_sql(const char *table, const char *const *names,
+                        const char *const *types, int n)
+{
+    size_t size = 64 + strlen(table);
+    for (int i = 0; i < n; i++)
+        size += strlen(names[i]) + strlen(types[i]) + 8;
+    char *sql = malloc(size);
+    if (!sql)
+        return NULL;
+    size_t len = (size_t)snprintf(sql, size, "CREATE TABLE %s (\n", table);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(sql + len, size - len, "\t%s %s%s\n", names[i], types[i],
+                                i + 1 < n ? ", " : "");
+    snprintf(sql + len, size - len, ")");
+    return sql;
+}
+
+/* "INSERT INTO name (a, b, ...) VALUES (?, ?, ...)".  Caller frees. */
+static char *insert_sql(const char *table, const char *const *names, int n)
+{
+    size_t size = 64 + strlen(table);
+    for (int i = 0; i < n; i++)
+        size += strlen(names[i]) + 5;
+    char *sql = malloc(size);
+    if (!sql)
+        return NULL;
+    size_t len = (size_t)snprintf(sql, size, "INSERT INTO %s (", table);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(sql + len, size - len, "%s%s", i ? ", " : "", names[i]);
+    len += (size_t)snprintf(sql + len, size - len, ") VALUES (");
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(sql + len, size - len, "%s?", i ? ", " : "");
+    snprintf(sql + len, size - len, ")");
+    return sql;
+}
+
+static int bind_cells(sqlite3_stmt *st, const gt_cell *c, int n)
+{
+    int rc = SQLITE_OK;
+    for (int i = 0; i < n && rc == SQLITE_OK; i++) {
+        switch (c[i].kind) {
+        case GT_CELL_FLOAT:
+            rc = sqlite3_bind_double(st, i + 1, c[i].f);
+            break;
+        case GT_CELL_INT:
+            rc = sqlite3_bind_int64(st, i + 1, c[i].i);
+            break;
+        case GT_CELL_TEXT:
+            rc = sqlite3_bind_text(st, i + 1, c[i].s, -1, SQLITE_STATIC);
+            break;
+        case GT_CELL_NULL:
+            rc = sqlite3_bind_null(st, i + 1);
+            break;
+        }
+    }
+    return rc;
+}
+
+/* Binds and runs st once, leaving it reset for the next row. */
+static int run_row(sqlite3_stmt *st, const gt_cell *c, int n)
+{
+    int rc = bind_cells(st, c, n);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+static gt_status sqlite_append(void *impl, const gt_cell *cells, gt_error *err)
+{
+    sqlite_store *s = impl;
+    if (run_row(s->insert, cells, GT_STORE_NCOLUMNS) != SQLITE_OK)
+        return db_err(s, "write", err);
+    return GT_OK;
+}
+
+static gt_status sqlite_close(void *impl, gt_error *err)
+{
+    sqlite_store *s = impl;
+    gt_status st = GT_OK;
+    sqlite3_finalize(s->insert);
+    if (s->db) {
+        /* Back to a rollback journal: this checkpoints the log into the main
+         * file and removes it, so the finished file is one self-contained
+         * database as the Python package writes it, readable without write
+         * access to its folder.  If this fails the data is still complete
+         * (a WAL database is a valid database), so it is not an error. */
+        sqlite3_exec(s->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+        if (sqlite3_close(s->db) != SQLITE_OK)
+            st = db_err(s, "close", err);
+    }
+    free(s->path);
+    free(s);
+    return st;
+}
+
+const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close};
+
+gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, void **impl,
+                               gt_error *err)
+{
+    gt_status st = GT_OK;
+    sqlite_store *s = NULL;
+    sqlite3_stmt *static_insert = NULL;
+    char *sql = NULL;
+
+    *impl = NULL;
+    if (!(s = calloc(1, sizeof *s)) || !(s->path = strdup(path))) {
+        st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
+        goto fail;
+    }
+    /* NOFOLLOW: the file was created without following links; a link
+     * swapped in since then is refused rather than written through. */
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
+        SQLITE_OK) {
+        st = db_err(s, "open", err);
+        goto fail;
+    }
+    if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; BEGIN",
+                     NULL, NULL, NULL) != SQLITE_OK)
+        goto db_fail;
+
+    if (!(sql = create_sql("static_data", gt_store_static_columns,
+                           gt_store_static_column_types, GT_STORE_NSTATIC_COLUMNS)))
+        goto nomem;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        goto db_fail;
+    free(sql);
+    if (!(sql = create_sql("data", gt_store_columns, gt_store_column_types, GT_STORE_NCOLUMNS)))
+        goto nomem;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        goto db_fail;
+    free(sql);
+
+    if (!(sql = insert_sql("static_data", gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS)))
+        goto nomem;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &static_insert, NULL) != SQLITE_OK ||
+        run_row(static_insert, static_cells, GT_STORE_NSTATIC_COLUMNS) != SQLITE_OK)
+        goto db_fail;
+    free(sql);
+    if (!(sql = insert_sql("data", gt_store_columns, GT_STORE_NCOLUMNS)))
+        goto nomem;
+    /* PERSISTENT: the statement lives as long as the file. */
+    if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) !=
+        SQLITE_OK)
+        goto db_fail;
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto db_fail;
+    goto done;
+
+nomem:
+    st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
+    goto fail;
+db_fail:
+    st = db_err(s, "create", err);
+fail:
+    if (s)
+        sqlite_close(s, NULL);
+    s = NULL;
+done:
+    sqlite3_finalize(static_insert);
+    free(sql);
+    *impl = s;
+    return st;
+}

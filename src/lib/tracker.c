@@ -1,0 +1,427 @@
+/* Tracker lifecycle: options, the sampling thread, the running aggregate and
+ * the tracking file.  All samples are taken on one background thread, so the
+ * sampler can leave that thread out when a process tracks itself. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu_tracker.h"
+#include "gpu/gpu.h"
+#include "sampler/sampler.h"
+#include "store/store.h"
+#include "util/error.h"
+#include "util/units.h"
+
+#define MIN_SLEEP_TIME 0.001
+
+enum state { ST_NEW, ST_RUNNING, ST_STOPPED };
+
+/* Running maxima and sums in base units. */
+typedef struct aggregate {
+    gt_rss max_main, max_desc, max_comb; /* each field maximised on its own */
+    /* The sample with the largest total, kept in parts: the Python package
+     * reports total = converted private + converted shared. */
+    gt_rss at_max_main, at_max_desc, at_max_comb;
+    uint64_t max_system_ram;
+    uint64_t max_gpu_main, max_gpu_desc, max_gpu_comb, max_gpu_system;
+    double max_gpu, sum_gpu;
+    int max_threads_main, max_threads_desc, max_threads_comb;
+    double max_cpu[4], sum_cpu[4]; /* system, main, descendants, combined */
+    unsigned long n, n_cpu;
+    uint64_t main_hwm, desc_hwm;
+} aggregate;
+
+struct gt_tracker {
+    gt_options opts;
+    char *uuids, *tracking_file;
+    gt_gpu *gpu;
+    gt_sampler *sampler;
+    gt_store *store;
+    gt_static_data sd;
+    enum state state;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop_requested, first_done;
+    aggregate agg;
+    struct timespec t_start, t_stop;
+    uint64_t main_maxrss;
+    gt_status status;       /* first failure while running */
+    int store_failed;
+    gt_error err;
+};
+
+static void default_log(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "gpu-tracker: warning: %s\n", msg);
+}
+
+void gt_options_init(gt_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->sleep_time = 1.0;
+    o->ram_unit = GT_GIGABYTES;
+    o->gpu_ram_unit = GT_GIGABYTES;
+    o->time_unit = GT_HOURS;
+}
+
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static gt_status fail(gt_tracker *t, gt_status st, gt_error *err)
+{
+    if (err)
+        *err = t->err;
+    gt_tracker_free(&t);
+    return st;
+}
+
+gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err)
+{
+    *out = NULL;
+    gt_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!opts)
+        return gt_err(err, GT_ERR_INVALID, "options are required");
+    if (!isfinite(opts->sleep_time) || opts->sleep_time < MIN_SLEEP_TIME)
+        return gt_err(err, GT_ERR_INVALID,
+                      "sleep time of %g is invalid: must be at least %g seconds",
+                      opts->sleep_time, MIN_SLEEP_TIME);
+    if ((unsigned)opts->ram_unit > GT_TERABYTES || (unsigned)opts->gpu_ram_unit > GT_TERABYTES)
+        return gt_err(err, GT_ERR_INVALID, "invalid RAM unit: valid units are " GT_RAM_UNITS_VALID);
+    if ((unsigned)opts->time_unit > GT_DAYS)
+        return gt_err(err, GT_ERR_INVALID, "invalid time unit: valid units are " GT_TIME_UNITS_VALID);
+    if (opts->n_expected_cores < 0)
+        return gt_err(err, GT_ERR_INVALID, "the number of expected cores must be positive");
+    if ((unsigned)opts->gpu_brand > GT_GPU_AMD)
+        return gt_err(err, GT_ERR_INVALID, "invalid GPU brand: valid brands are 'nvidia', 'amd'");
+
+    gt_tracker *t = calloc(1, sizeof *t);
+    if (!t)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    t->opts = *opts;
+    if (!t->opts.log)
+        t->opts.log = default_log;
+    if (!t->opts.process_id)
+        t->opts.process_id = getpid();
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&t->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if ((opts->gpu_uuids && !(t->uuids = strdup(opts->gpu_uuids))) ||
+        (opts->tracking_file && !(t->tracking_file = strdup(opts->tracking_file))))
+        return fail(t, gt_err(&t->err, GT_ERR_NOMEM, "out of memory"), err);
+    t->opts.gpu_uuids = t->uuids;
+    t->opts.tracking_file = t->tracking_file;
+
+    gt_status st = gt_gpu_open(opts->gpu_brand, t->uuids, t->opts.log, t->opts.log_ctx,
+                               opts->disable_logs, &t->gpu, &t->err);
+    if (st != GT_OK)
+        return fail(t, st, err);
+    gt_sampler_config sc = {t->opts.process_id, opts->tree_root, NULL, t->gpu};
+    if ((st = gt_sampler_new(&sc, &t->sampler, &t->err)) != GT_OK)
+        return fail(t, st, err);
+
+    t->sd = (gt_static_data){
+        .ram_unit = opts->ram_unit,
+        .gpu_ram_unit = opts->gpu_ram_unit,
+        .time_unit = opts->time_unit,
+        .ram_system_capacity = gt_sampler_ram_capacity(t->sampler),
+        .gpu_ram_system_capacity = gt_gpu_capacity(t->gpu),
+        .system_core_count = gt_sampler_core_count(t->sampler),
+        .n_expected_cores = opts->n_expected_cores ? opts->n_expected_cores
+                                                   : gt_sampler_core_count(t->sampler),
+        .system_gpu_count = gt_gpu_count(t->gpu),
+        .n_expected_gpus = gt_gpu_expected(t->gpu),
+    };
+    /* The file is created here so that "exists" fails before anything runs. */
+    if (t->tracking_file &&
+        (st = gt_store_open(t->tracking_file, opts->overwrite, &t->sd, &t->store, &t->err)) != GT_OK)
+        return fail(t, st, err);
+    *out = t;
+    return GT_OK;
+}
+
+static void keep_larger(gt_rss *at_max, const gt_rss *v)
+{
+    if (v->private_rss + v->shared_rss > at_max->private_rss + at_max->shared_rss)
+        *at_max = *v;
+}
+
+static void fold(aggregate *a, const gt_sample *s)
+{
+#define MAXU(dst, v) do { if ((v) > (dst)) (dst) = (v); } while (0)
+    MAXU(a->max_main.private_rss, s->main.private_rss);
+    MAXU(a->max_main.shared_rss, s->main.shared_rss);
+    MAXU(a->max_desc.private_rss, s->descendants.private_rss);
+    MAXU(a->max_desc.shared_rss, s->descendants.shared_rss);
+    MAXU(a->max_comb.private_rss, s->combined.private_rss);
+    MAXU(a->max_comb.shared_rss, s->combined.shared_rss);
+    keep_larger(&a->at_max_main, &s->main);
+    keep_larger(&a->at_max_desc, &s->descendants);
+    keep_larger(&a->at_max_comb, &s->combined);
+    MAXU(a->max_system_ram, s->system_ram);
+    MAXU(a->max_gpu_main, s->main_gpu_ram);
+    MAXU(a->max_gpu_desc, s->descendants_gpu_ram);
+    MAXU(a->max_gpu_comb, s->combined_gpu_ram);
+    MAXU(a->max_gpu_system, s->system_gpu_ram);
+    MAXU(a->max_gpu, s->gpu_sum_percent);
+    MAXU(a->max_threads_main, s->main_n_threads);
+    MAXU(a->max_threads_desc, s->descendants_n_threads);
+    MAXU(a->max_threads_comb, s->combined_n_threads);
+    MAXU(a->main_hwm, s->main_hwm);
+    MAXU(a->desc_hwm, s->descendants_max_hwm);
+    a->sum_gpu += s->gpu_sum_percent;
+    a->n++;
+    if (s->cpu_valid) {
+        const double v[4] = {s->cpu_system_sum, s->cpu_main_sum, s->cpu_descendants_sum,
+                             s->cpu_combined_sum};
+        for (int i = 0; i < 4; i++) {
+            MAXU(a->max_cpu[i], v[i]);
+            a->sum_cpu[i] += v[i];
+        }
+        a->n_cpu++;
+    }
+#undef MAXU
+}
+
+/* Takes one sample and records it; called on the sampling thread only. */
+static void take(gt_tracker *t)
+{
+    gt_sample s;
+    gt_error e;
+    gt_status st = gt_sampler_take(t->sampler, &s, &e);
+    pthread_mutex_lock(&t->mu);
+    if (st != GT_OK) {
+        if (t->status == GT_OK) {
+            t->status = st;
+            t->err = e;
+        }
+        pthread_mutex_unlock(&t->mu);
+        return;
+    }
+    fold(&t->agg, &s);
+    pthread_mutex_unlock(&t->mu);
+    /* A failing tracking file never stops tracking: the report still comes,
+     * and the failure is reported once at stop. */
+    if (t->store && !t->store_failed && gt_store_append(t->store, &s, &e) != GT_OK) {
+        pthread_mutex_lock(&t->mu);
+        t->store_failed = 1;
+        if (t->status == GT_OK) {
+            t->status = GT_ERR_IO;
+            t->err = e;
+        }
+        pthread_mutex_unlock(&t->mu);
+        if (!t->opts.disable_logs)
+            t->opts.log(t->opts.log_ctx, e.msg);
+    }
+}
+
+static void add_seconds(struct timespec *ts, double sec)
+{
+    double whole = floor(sec);
+    ts->tv_sec += (time_t)whole;
+    ts->tv_nsec += (long)((sec - whole) * 1e9);
+    while (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static int before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void *sampling_thread(void *arg)
+{
+    gt_tracker *t = arg;
+    take(t);
+    pthread_mutex_lock(&t->mu);
+    t->first_done = 1;
+    pthread_cond_broadcast(&t->cv);
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    while (!t->stop_requested && t->status != GT_ERR_NOPROC) {
+        add_seconds(&next, t->opts.sleep_time);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (before(&next, &now)) /* fell behind: keep the interval, skip the backlog */
+            next = now;
+        while (!t->stop_requested &&
+               pthread_cond_timedwait(&t->cv, &t->mu, &next) != ETIMEDOUT)
+            ;
+        if (t->stop_requested)
+            break;
+        pthread_mutex_unlock(&t->mu);
+        take(t);
+        pthread_mutex_lock(&t->mu);
+    }
+    int gone = t->status == GT_ERR_NOPROC;
+    pthread_mutex_unlock(&t->mu);
+    /* The last sample, so a run shorter than one interval is still covered. */
+    if (!gone)
+        take(t);
+    return NULL;
+}
+
+gt_status gt_tracker_start(gt_tracker *t)
+{
+    if (t->state != ST_NEW)
+        return gt_err(&t->err, GT_ERR_STATE,
+                      t->state == ST_RUNNING ? "tracking has already started"
+                                             : "a stopped tracker cannot be restarted");
+    clock_gettime(CLOCK_MONOTONIC, &t->t_start);
+    int rc = pthread_create(&t->thread, NULL, sampling_thread, t);
+    if (rc != 0)
+        return gt_err(&t->err, GT_ERR_SYS, "cannot start the sampling thread: %s", strerror(rc));
+    t->state = ST_RUNNING;
+    pthread_mutex_lock(&t->mu);
+    while (!t->first_done)
+        pthread_cond_wait(&t->cv, &t->mu);
+    gt_status st = t->status;
+    pthread_mutex_unlock(&t->mu);
+    if (st == GT_ERR_NOPROC) {
+        pthread_join(t->thread, NULL);
+        t->state = ST_STOPPED;
+        return st;
+    }
+    return GT_OK;
+}
+
+gt_status gt_tracker_stop(gt_tracker *t)
+{
+    if (t->state != ST_RUNNING)
+        return gt_err(&t->err, GT_ERR_STATE,
+                      t->state == ST_NEW ? "tracking has not started" : "tracking has already stopped");
+    pthread_mutex_lock(&t->mu);
+    t->stop_requested = 1;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    pthread_join(t->thread, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t->t_stop);
+    t->state = ST_STOPPED;
+    gt_error e;
+    if (t->store && gt_store_close(&t->store, &e) != GT_OK && t->status == GT_OK) {
+        t->status = GT_ERR_IO;
+        t->err = e;
+    }
+    return t->status == GT_ERR_NOPROC ? GT_OK : t->status;
+}
+
+void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherited)
+{
+    /* ru_maxrss of an exec'd child starts at its parent's high-water mark, so
+     * only a value above the launcher's own says something about the child. */
+    if (maxrss > inherited) {
+        pthread_mutex_lock(&t->mu);
+        t->main_maxrss = maxrss;
+        pthread_mutex_unlock(&t->mu);
+    }
+}
+
+static void pct(gt_percentages *p, double max, double sum, unsigned long n, int div)
+{
+    double d = div > 0 ? div : 1;
+    p->max_sum_percent = max;
+    p->max_hardware_percent = max / d;
+    p->mean_sum_percent = n ? sum / (double)n : 0.0;
+    p->mean_hardware_percent = n ? sum / d / (double)n : 0.0;
+}
+
+static void rss(gt_rss_values *v, const gt_rss *max, const gt_rss *at_max, gt_ram_unit u)
+{
+    v->private_rss = gt_ram_in_unit((double)max->private_rss, u);
+    v->shared_rss = gt_ram_in_unit((double)max->shared_rss, u);
+    v->total_rss = gt_ram_in_unit((double)at_max->private_rss, u) +
+                   gt_ram_in_unit((double)at_max->shared_rss, u);
+}
+
+gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
+{
+    if (t->state == ST_NEW)
+        return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
+    memset(u, 0, sizeof *u);
+    pthread_mutex_lock(&t->mu);
+    aggregate a = t->agg;
+    uint64_t maxrss = t->main_maxrss;
+    pthread_mutex_unlock(&t->mu);
+    const gt_static_data *sd = &t->sd;
+    gt_ram_unit ru = sd->ram_unit, gu = sd->gpu_ram_unit;
+
+    u->max_ram.unit = gt_ram_unit_name(ru);
+    u->max_ram.system_capacity = gt_ram_in_unit((double)sd->ram_system_capacity, ru);
+    u->max_ram.system = gt_ram_in_unit((double)a.max_system_ram, ru);
+    rss(&u->max_ram.main, &a.max_main, &a.at_max_main, ru);
+    rss(&u->max_ram.descendants, &a.max_desc, &a.at_max_desc, ru);
+    rss(&u->max_ram.combined, &a.max_comb, &a.at_max_comb, ru);
+
+    u->max_gpu_ram.unit = gt_ram_unit_name(gu);
+    u->max_gpu_ram.system_capacity = gt_ram_in_unit((double)sd->gpu_ram_system_capacity, gu);
+    u->max_gpu_ram.system = gt_ram_in_unit((double)a.max_gpu_system, gu);
+    u->max_gpu_ram.main = gt_ram_in_unit((double)a.max_gpu_main, gu);
+    u->max_gpu_ram.descendants = gt_ram_in_unit((double)a.max_gpu_desc, gu);
+    u->max_gpu_ram.combined = gt_ram_in_unit((double)a.max_gpu_comb, gu);
+
+    u->cpu_utilization.system_core_count = sd->system_core_count;
+    u->cpu_utilization.n_expected_cores = sd->n_expected_cores;
+    pct(&u->cpu_utilization.system, a.max_cpu[0], a.sum_cpu[0], a.n_cpu, sd->system_core_count);
+    pct(&u->cpu_utilization.main, a.max_cpu[1], a.sum_cpu[1], a.n_cpu, sd->n_expected_cores);
+    pct(&u->cpu_utilization.descendants, a.max_cpu[2], a.sum_cpu[2], a.n_cpu, sd->n_expected_cores);
+    pct(&u->cpu_utilization.combined, a.max_cpu[3], a.sum_cpu[3], a.n_cpu, sd->n_expected_cores);
+    u->cpu_utilization.main_n_threads = a.max_threads_main;
+    u->cpu_utilization.descendants_n_threads = a.max_threads_desc;
+    u->cpu_utilization.combined_n_threads = a.max_threads_comb;
+
+    u->gpu_utilization.system_gpu_count = sd->system_gpu_count;
+    u->gpu_utilization.n_expected_gpus = sd->n_expected_gpus;
+    pct(&u->gpu_utilization.gpu_percentages, a.max_gpu, a.sum_gpu, a.n, sd->n_expected_gpus);
+
+    struct timespec end = t->t_stop;
+    if (t->state == ST_RUNNING)
+        clock_gettime(CLOCK_MONOTONIC, &end);
+    u->compute_time.unit = gt_time_unit_name(sd->time_unit);
+    u->compute_time.time = gt_time_in_unit(elapsed(&t->t_start, &end), sd->time_unit);
+
+    uint64_t main_peak = a.main_hwm > maxrss ? a.main_hwm : maxrss;
+    u->peak_ram.unit = u->max_ram.unit;
+    u->peak_ram.main = main_peak ? gt_ram_in_unit((double)main_peak, ru) : -1.0;
+    u->peak_ram.largest_descendant = gt_ram_in_unit((double)a.desc_hwm, ru);
+    u->n_samples = a.n;
+    return GT_OK;
+}
+
+const char *gt_tracker_error(const gt_tracker *t)
+{
+    return t->err.msg;
+}
+
+void gt_tracker_free(gt_tracker **tp)
+{
+    if (!tp || !*tp)
+        return;
+    gt_tracker *t = *tp;
+    if (t->state == ST_RUNNING)
+        gt_tracker_stop(t);
+    gt_error e;
+    gt_store_close(&t->store, &e);
+    gt_sampler_free(&t->sampler);
+    gt_gpu_close(&t->gpu);
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
+    free(t->uuids);
+    free(t->tracking_file);
+    free(t);
+    *tp = NULL;
+}

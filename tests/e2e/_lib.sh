@@ -1,0 +1,24 @@
+# Helpers for end-to-end tests of the real gpu-tracker binary.
+# Sourced by tests/e2e/*.sh; tests/run.sh exports GT_BIN, GT_BUILD, GT_REF.
+set -eu
+: "${GT_BIN:?}" "${GT_BUILD:?}"
+W="$GT_BUILD/workloads"
+TMP=$(mktemp -d)
+cleanup() { rm -rf "$TMP"; }
+trap cleanup EXIT
+cd "$TMP"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# jget FILE FILTER: one value from a JSON report.
+jget() { jq -er "$2" "$1"; }
+
+# within VALUE LOW HIGH: LOW <= VALUE <= HIGH (floating point).
+within() {
+    awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
+        fail "$4: $1 not in [$2, $3]"
+}
+
+# json_report FILE: the report part of gpu-tracker's stdout (after the
+# "Resource tracking complete" line).
+json_report() { sed '1d' "$1"; }

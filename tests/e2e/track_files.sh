@@ -1,0 +1,28 @@
+# Tracking files: layouts, never overwritten without --overwrite, nothing
+# run when the file exists.
+. "$(dirname "$0")/_lib.sh"
+"$GT_BIN" --st=0.05 --ru=megabytes --tf=t.csv -- "$W/touch_mem" 20 0.3 >/dev/null
+sed -n 1p t.csv | grep -qx "ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,gpu_ram_system_capacity,system_core_count,n_expected_cores,system_gpu_count,n_expected_gpus" || fail "static header"
+sed -n 2p t.csv | grep -q "^megabytes,gigabytes,hours," || fail "static row"
+sed -n 3p t.csv | grep -q "^main_ram,descendants_ram,combined_ram,system_ram,.*,timestamp$" || fail "timepoint header"
+# the first sample closes no CPU interval: empty CPU cells, not zeros
+sed -n 4p t.csv | awk -F, '$14 != "" || $16 != "" { exit 1 }' || fail "first sample CPU cells should be empty"
+sed -n 5p t.csv | awk -F, '$16 == "" { exit 1 }' || fail "second sample CPU cells should be set"
+
+echo keep >t.csv
+rc=0; "$GT_BIN" --tf=t.csv -- touch ran.marker 2>err.txt >/dev/null || rc=$?
+[ $rc = 2 ] || fail "existing tracking file: exit $rc"
+[ ! -e ran.marker ] || fail "the command ran although the tracking file exists"
+grep -q "t.csv" err.txt && grep -q -- "--overwrite" err.txt || fail "message: $(cat err.txt)"
+[ "$(cat t.csv)" = keep ] || fail "existing file was modified"
+
+"$GT_BIN" --st=0.05 --tf=t.csv --overwrite -- touch ran.marker >/dev/null
+[ -e ran.marker ] || fail "--overwrite did not run the command"
+
+"$GT_BIN" --st=0.02 --tf=t.sqlite -- "$W/touch_mem" 5 0.2 >/dev/null
+n=$(sqlite3 t.sqlite "select count(*) from data")
+[ "$n" -ge 5 ] || fail "sqlite rows: $n"
+[ "$(sqlite3 t.sqlite "select ram_unit from static_data")" = gigabytes ] || fail "sqlite static data"
+
+rc=0; "$GT_BIN" --tf=t.txt -- true 2>err.txt >/dev/null || rc=$?
+[ $rc = 2 ] || fail "bad extension: exit $rc"

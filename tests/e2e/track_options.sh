@@ -1,0 +1,44 @@
+# Option errors: one line naming the problem and the valid values, exit 2,
+# nothing run.  --tconfig applies and the command line overrides it.
+. "$(dirname "$0")/_lib.sh"
+bad() { # expected-message-part, args...
+    local want=$1 rc=0
+    shift
+    "$GT_BIN" "$@" -- touch ran.marker >out.txt 2>err.txt || rc=$?
+    [ $rc = 2 ] || fail "$*: exit $rc, expected 2"
+    [ ! -e ran.marker ] || fail "$*: the command ran"
+    [ "$(wc -l <err.txt)" = 1 ] || fail "$*: expected one line: $(cat err.txt)"
+    grep -q -- "$want" err.txt || fail "$*: message '$(cat err.txt)' lacks '$want'"
+}
+bad "'kilobytes'" --ru=kb
+bad "'terabytes'" --gru=huge
+bad "'days'" --tu=weeks
+bad "at least 0.001" --st=0
+bad "at least 0.001" --st=-1
+bad "at least 0.001" --st=abc
+bad "positive integer" --nec=0
+bad "'nvidia', 'amd'" --gb=intel
+bad "'text', 'json'" -f xml
+bad "unknown option '--bogus'" --bogus
+bad "needs a value" --st
+echo '{"sleep_time": 0.5,' >broken.json
+bad "not a JSON object" --tconfig=broken.json
+echo '{"sleep_tme": 0.5}' >typo.json
+bad "valid keys" --tconfig=typo.json
+bad "cannot read config file" --tconfig=missing.json
+
+cat >cfg.json <<'JSON'
+{"sleep_time": 0.05, "ram_unit": "megabytes", "gpu_ram_unit": "megabytes", "time_unit": "seconds", "n_expected_cores": 2}
+JSON
+"$GT_BIN" --tconfig=cfg.json --ru=kilobytes -f json -o rep.json -- "$W/touch_mem" 5 0.1 >out.txt
+grep -qx "Resource tracking complete. Process completed with status code: 0" out.txt || fail "status line"
+[ "$(wc -l <out.txt)" = 1 ] || fail "-o should keep the report off stdout"
+[ "$(jget rep.json .max_ram.unit)" = kilobytes ] || fail "command line should override the config"
+[ "$(jget rep.json .max_gpu_ram.unit)" = megabytes ] || fail "config gpu_ram_unit"
+[ "$(jget rep.json .compute_time.unit)" = seconds ] || fail "config time_unit"
+[ "$(jget rep.json .cpu_utilization.n_expected_cores)" = 2 ] || fail "config n_expected_cores"
+
+"$GT_BIN" --help | grep -q -- "--tconfig=<config-file>" || fail "help"
+"$GT_BIN" -v | grep -q "^gpu-tracker [0-9]" || fail "version"
+"$GT_BIN" --execute "sh -c 'echo \"a b\" > words.txt'" >/dev/null
+[ "$(cat words.txt)" = "a b" ] || fail "-e quoting"

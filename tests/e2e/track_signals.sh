@@ -1,0 +1,19 @@
+# SIGINT/SIGTERM to gpu-tracker reach the command; the report is printed
+# and the tracking file is complete.
+. "$(dirname "$0")/_lib.sh"
+# Job control, so the background job does not start with SIGINT ignored.
+set -m
+for sig in INT TERM; do
+    "$GT_BIN" --st=0.02 --tf=t.csv --overwrite -- "$W/touch_mem" 10 30 >out.txt &
+    pid=$!
+    sleep 0.5
+    kill -$sig $pid
+    rc=0; wait $pid || rc=$?
+    num=$(kill -l $sig)
+    [ $rc = $((128 + num)) ] || fail "SIG$sig: exit $rc, expected $((128 + num))"
+    grep -q "status code: -$num" out.txt || fail "SIG$sig: status line"
+    grep -q "^Compute time:" out.txt || fail "SIG$sig: report"
+    rows=$(($(wc -l <t.csv) - 3))
+    [ $rows -ge 10 ] || fail "SIG$sig: $rows samples in the tracking file"
+    tail -n 1 t.csv | awk -F, 'NF != 22 { exit 1 }' || fail "SIG$sig: last row is torn"
+done

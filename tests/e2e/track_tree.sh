@@ -1,0 +1,17 @@
+# K children each touching M MiB: descendants' memory and thread counts.
+. "$(dirname "$0")/_lib.sh"
+K=4 MIB=20
+"$GT_BIN" --st=0.05 --ru=bytes -f json -- "$W/tree" $K 1 $MIB >out.txt
+json_report out.txt >r.json
+[ "$(jget r.json .cpu_utilization.main_n_threads)" = 1 ] || fail "main threads"
+[ "$(jget r.json .cpu_utilization.descendants_n_threads)" = $K ] || fail "descendant threads"
+[ "$(jget r.json .cpu_utilization.combined_n_threads)" = $((K + 1)) ] || fail "combined threads"
+N=$((K * MIB * 1048576))
+within "$(jget r.json .max_ram.descendants.private_rss)" $((N * 97 / 100)) $((N * 110 / 100)) "descendants private RSS"
+within "$(jget r.json .peak_ram.largest_descendant)" $((MIB * 1048576)) $((MIB * 1048576 * 13 / 10)) "largest descendant peak"
+# Shared library pages mapped by all children count once, not K times.
+d_shared=$(jget r.json .max_ram.descendants.shared_rss)
+c_shared=$(jget r.json .max_ram.combined.shared_rss)
+m_shared=$(jget r.json .max_ram.main.shared_rss)
+awk -v d="$d_shared" -v c="$c_shared" -v m="$m_shared" 'BEGIN { exit !(c <= 2 * m + 1 && d <= 2 * m + 1) }' ||
+    fail "shared RSS not deduplicated: main $m_shared desc $d_shared combined $c_shared"

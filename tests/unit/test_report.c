@@ -1,0 +1,257 @@
+/* Reports equal the Python package's output byte for byte. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpu_tracker.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *b = malloc(1 << 16);
+    *len = fread(b, 1, (1 << 16) - 1, f);
+    b[*len] = '\0';
+    fclose(f);
+    return b;
+}
+
+static char *render(const gt_usage *u, gt_format fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(gt_usage_write(u, fmt, f), GT_OK);
+    fclose(f);
+    return buf;
+}
+
+static const char *ref_dir(void)
+{
+    const char *d = getenv("GT_REF");
+    return d ? d : "tests/fixtures/reference";
+}
+
+/* The usage behind tracker-output/False-Linux-bytes-megabytes-seconds: the values
+ * of its JSON file, in the units named there. */
+static gt_usage bytes_megabytes_seconds(void)
+{
+    gt_usage u = {0};
+    u.max_ram.unit = "bytes";
+    u.max_ram.system_capacity = 67000000000.0;
+    u.max_ram.system = 31000000000.0;
+    u.max_ram.main = (gt_rss_values){16754.0, 6718.0, 10036.0};
+    u.max_ram.descendants = (gt_rss_values){30208.0, 13818.0, 16390.0};
+    u.max_ram.combined = (gt_rss_values){42553.0, 20536.0, 22017.0};
+    u.max_gpu_ram.unit = "megabytes";
+    u.max_gpu_ram.system_capacity = 36594.0;
+    u.max_gpu_ram.system = 6500.0;
+    u.max_gpu_ram.main = 1600.0;
+    u.max_gpu_ram.descendants = 4300.0;
+    u.max_gpu_ram.combined = 5800.0;
+    u.cpu_utilization.system_core_count = 4;
+    u.cpu_utilization.n_expected_cores = 3;
+    u.cpu_utilization.system = (gt_percentages){276.3, 69.075, 261.9666666666667, 65.49166666666667};
+    u.cpu_utilization.main = (gt_percentages){198.9, 66.3, 119.7, 39.9};
+    u.cpu_utilization.descendants = (gt_percentages){142.2, 47.4, 129.73333333333332, 43.24444444444445};
+    u.cpu_utilization.combined = (gt_percentages){311.6, 103.86666666666667, 249.4333333333333, 83.14444444444445};
+    u.cpu_utilization.main_n_threads = 2;
+    u.cpu_utilization.descendants_n_threads = 6;
+    u.cpu_utilization.combined_n_threads = 8;
+    u.gpu_utilization.system_gpu_count = 3;
+    u.gpu_utilization.n_expected_gpus = 3;
+    u.gpu_utilization.gpu_percentages = (gt_percentages){150.0, 50.0, 95.0, 31.666666666666668};
+    u.compute_time.unit = "seconds";
+    u.compute_time.time = 300.0;
+    u.peak_ram.main = u.peak_ram.largest_descendant = -1; /* not in the Python layout */
+    return u;
+}
+
+static void expect_file(const char *name, const char *got)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tracker-output/%s", ref_dir(), name);
+    size_t len;
+    char *want = slurp(path, &len);
+    assert_string_equal(got, want);
+    free(want);
+}
+
+static void test_text_matches_reference(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    char *got = render(&u, GT_FORMAT_TEXT);
+    expect_file("False-Linux-bytes-megabytes-seconds.txt", got);
+    free(got);
+}
+
+static void test_json_matches_reference(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    char *got = render(&u, GT_FORMAT_JSON);
+    expect_file("False-Linux-bytes-megabytes-seconds.json", got);
+    free(got);
+}
+
+static double num(const cJSON *o, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *cur = o;
+    for (char *tok = strtok(buf, "."); tok; tok = strtok(NULL, "."))
+        cur = cJSON_GetObjectItemCaseSensitive(cur, tok);
+    assert_non_null(cur);
+    return cur->valuedouble;
+}
+
+static gt_percentages pcts(const cJSON *o, const char *base)
+{
+    char k[128];
+    gt_percentages p;
+    snprintf(k, sizeof k, "%s.max_sum_percent", base);
+    p.max_sum_percent = num(o, k);
+    snprintf(k, sizeof k, "%s.max_hardware_percent", base);
+    p.max_hardware_percent = num(o, k);
+    snprintf(k, sizeof k, "%s.mean_sum_percent", base);
+    p.mean_sum_percent = num(o, k);
+    snprintf(k, sizeof k, "%s.mean_hardware_percent", base);
+    p.mean_hardware_percent = num(o, k);
+    return p;
+}
+
+static gt_rss_values rssv(const cJSON *o, const char *base)
+{
+    char k[128];
+    gt_rss_values r;
+    snprintf(k, sizeof k, "%s.total_rss", base);
+    r.total_rss = num(o, k);
+    snprintf(k, sizeof k, "%s.private_rss", base);
+    r.private_rss = num(o, k);
+    snprintf(k, sizeof k, "%s.shared_rss", base);
+    r.shared_rss = num(o, k);
+    return r;
+}
+
+/* Every reference report: the usage read from its JSON renders to exactly
+ * its .txt and .json. */
+static void test_all_references(void **state)
+{
+    (void)state;
+    const char *names[] = {"False-Linux-bytes-megabytes-seconds", "False-Linux-kilobytes-bytes-days",
+                           "False-Linux-kilobytes-gigabytes-minutes", "False-Linux-megabytes-kilobytes-hours",
+                           "True-Linux-bytes-megabytes-seconds", "True-Linux-kilobytes-bytes-days",
+                           "True-Linux-kilobytes-gigabytes-minutes", "True-Linux-megabytes-kilobytes-hours"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[512], fname[256];
+        size_t len;
+        snprintf(path, sizeof path, "%s/tracker-output/%s.json", ref_dir(), names[i]);
+        char *text = slurp(path, &len);
+        cJSON *j = cJSON_Parse(text);
+        assert_non_null(j);
+        gt_usage u = {0};
+        u.max_ram.unit = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "max_ram"), "unit")->valuestring;
+        u.max_ram.system_capacity = num(j, "max_ram.system_capacity");
+        u.max_ram.system = num(j, "max_ram.system");
+        u.max_ram.main = rssv(j, "max_ram.main");
+        u.max_ram.descendants = rssv(j, "max_ram.descendants");
+        u.max_ram.combined = rssv(j, "max_ram.combined");
+        u.max_gpu_ram.unit = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "max_gpu_ram"), "unit")->valuestring;
+        u.max_gpu_ram.system_capacity = num(j, "max_gpu_ram.system_capacity");
+        u.max_gpu_ram.system = num(j, "max_gpu_ram.system");
+        u.max_gpu_ram.main = num(j, "max_gpu_ram.main");
+        u.max_gpu_ram.descendants = num(j, "max_gpu_ram.descendants");
+        u.max_gpu_ram.combined = num(j, "max_gpu_ram.combined");
+        u.cpu_utilization.system_core_count = (int)num(j, "cpu_utilization.system_core_count");
+        u.cpu_utilization.n_expected_cores = (int)num(j, "cpu_utilization.n_expected_cores");
+        u.cpu_utilization.system = pcts(j, "cpu_utilization.system");
+        u.cpu_utilization.main = pcts(j, "cpu_utilization.main");
+        u.cpu_utilization.descendants = pcts(j, "cpu_utilization.descendants");
+        u.cpu_utilization.combined = pcts(j, "cpu_utilization.combined");
+        u.cpu_utilization.main_n_threads = (int)num(j, "cpu_utilization.main_n_threads");
+        u.cpu_utilization.descendants_n_threads = (int)num(j, "cpu_utilization.descendants_n_threads");
+        u.cpu_utilization.combined_n_threads = (int)num(j, "cpu_utilization.combined_n_threads");
+        u.gpu_utilization.system_gpu_count = (int)num(j, "gpu_utilization.system_gpu_count");
+        u.gpu_utilization.n_expected_gpus = (int)num(j, "gpu_utilization.n_expected_gpus");
+        u.gpu_utilization.gpu_percentages = pcts(j, "gpu_utilization.gpu_percentages");
+        u.compute_time.unit = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "compute_time"), "unit")->valuestring;
+        u.compute_time.time = num(j, "compute_time.time");
+        u.peak_ram.main = u.peak_ram.largest_descendant = -1;
+        char *got = render(&u, GT_FORMAT_JSON);
+        snprintf(fname, sizeof fname, "%s.json", names[i]);
+        expect_file(fname, got);
+        free(got);
+        got = render(&u, GT_FORMAT_TEXT);
+        snprintf(fname, sizeof fname, "%s.txt", names[i]);
+        expect_file(fname, got);
+        free(got);
+        cJSON_Delete(j);
+        free(text);
+    }
+}
+
+/* Rounding in text: str(round(x, 3)) with Python's rules. */
+static void test_text_rounding(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    u.compute_time.time = 0.0010899075534608628;
+    u.max_ram.main.total_rss = 16.753999999999998;
+    u.max_ram.system = 2.5132195840000002;
+    char *got = render(&u, GT_FORMAT_TEXT);
+    assert_non_null(strstr(got, "   Unit: seconds\n   Time: 0.001"));
+    assert_non_null(strstr(got, "      Total RSS: 16.754\n"));
+    assert_non_null(strstr(got, "   System: 2.513\n"));
+    free(got);
+    got = render(&u, GT_FORMAT_JSON);
+    assert_non_null(strstr(got, "\"time\": 0.0010899075534608628\n"));
+    assert_non_null(strstr(got, "\"total_rss\": 16.753999999999998,\n"));
+    free(got);
+}
+
+static void test_peak_section(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    u.peak_ram.unit = "bytes";
+    u.peak_ram.main = 209715200.0;
+    u.peak_ram.largest_descendant = -1;
+    char *got = render(&u, GT_FORMAT_TEXT);
+    assert_non_null(strstr(got, "   Time: 300.0\nPeak RAM (kernel high-water mark):\n   Unit: bytes\n"
+                                "   Main: 209715200.0\n   Largest descendant: unavailable"));
+    free(got);
+    got = render(&u, GT_FORMAT_JSON);
+    assert_non_null(strstr(got, "  },\n  \"peak_ram\": {\n    \"unit\": \"bytes\",\n    \"main\": 209715200.0,\n"
+                                "    \"largest_descendant\": null\n  }\n}"));
+    free(got);
+}
+
+static void test_write_error(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    FILE *f = fopen("/dev/full", "w");
+    assert_non_null(f);
+    setvbuf(f, NULL, _IONBF, 0);
+    assert_int_equal(gt_usage_write(&u, GT_FORMAT_TEXT, f), GT_ERR_IO);
+    fclose(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text_matches_reference), cmocka_unit_test(test_json_matches_reference),
+        cmocka_unit_test(test_text_rounding),          cmocka_unit_test(test_peak_section),
+        cmocka_unit_test(test_write_error),      cmocka_unit_test(test_all_references),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,207 @@
+/* The library API: option validation, lifecycle errors, and tracking a
+ * region of this very process (which must not count the sampling thread). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu_tracker.h"
+
+static gt_options quiet(void)
+{
+    gt_options o;
+    gt_options_init(&o);
+    o.disable_logs = 1;
+    o.sleep_time = 0.01;
+    return o;
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    gt_options o;
+    gt_options_init(&o);
+    assert_true(o.sleep_time == 1.0);
+    assert_int_equal(o.ram_unit, GT_GIGABYTES);
+    assert_int_equal(o.gpu_ram_unit, GT_GIGABYTES);
+    assert_int_equal(o.time_unit, GT_HOURS);
+    assert_int_equal(o.n_expected_cores, 0);
+    assert_null(o.tracking_file);
+}
+
+static void expect_invalid(gt_options o, const char *needle)
+{
+    gt_tracker *t = (gt_tracker *)&t; /* must be reset to NULL */
+    gt_error e = {{0}};
+    assert_int_equal(gt_tracker_new(&o, &t, &e), GT_ERR_INVALID);
+    assert_null(t);
+    assert_non_null(strstr(e.msg, needle));
+}
+
+static void test_invalid_options(void **state)
+{
+    (void)state;
+    gt_options o = quiet();
+    o.sleep_time = 0;
+    expect_invalid(o, "sleep time");
+    o = quiet();
+    o.sleep_time = -1;
+    expect_invalid(o, "sleep time");
+    o = quiet();
+    o.ram_unit = (gt_ram_unit)9;
+    expect_invalid(o, "'kilobytes'");
+    o = quiet();
+    o.time_unit = (gt_time_unit)9;
+    expect_invalid(o, "'days'");
+    o = quiet();
+    o.n_expected_cores = -2;
+    expect_invalid(o, "cores");
+    o = quiet();
+    o.tracking_file = "x.txt";
+    gt_tracker *t;
+    gt_error e;
+    assert_int_not_equal(gt_tracker_new(&o, &t, &e), GT_OK);
+    assert_null(t);
+}
+
+static void test_unit_names(void **state)
+{
+    (void)state;
+    gt_ram_unit r;
+    gt_time_unit u;
+    assert_int_equal(gt_ram_unit_parse("megabytes", &r), GT_OK);
+    assert_int_equal(r, GT_MEGABYTES);
+    assert_int_equal(gt_ram_unit_parse("MB", &r), GT_ERR_INVALID);
+    assert_int_equal(gt_time_unit_parse("days", &u), GT_OK);
+    assert_int_equal(gt_time_unit_parse("weeks", &u), GT_ERR_INVALID);
+    assert_string_equal(gt_ram_unit_name(GT_TERABYTES), "terabytes");
+    assert_string_equal(gt_time_unit_name(GT_MINUTES), "minutes");
+}
+
+static void test_lifecycle_errors(void **state)
+{
+    (void)state;
+    gt_options o = quiet();
+    gt_tracker *t;
+    assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
+    gt_usage u;
+    assert_int_equal(gt_tracker_usage(t, &u), GT_ERR_STATE);
+    assert_int_equal(gt_tracker_stop(t), GT_ERR_STATE);
+    assert_non_null(strstr(gt_tracker_error(t), "not started"));
+    assert_int_equal(gt_tracker_start(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t), GT_ERR_STATE);
+    assert_int_equal(gt_tracker_usage(t, &u), GT_OK); /* while running */
+    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_stop(t), GT_ERR_STATE);
+    assert_int_equal(gt_tracker_start(t), GT_ERR_STATE);
+    gt_tracker_free(&t);
+    assert_null(t);
+    gt_tracker_free(&t); /* NULL-safe */
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Tracking our own region: 64 MiB touched shows up as private RSS, and the
+ * sampling thread is not counted as one of our threads. */
+static void test_self_region(void **state)
+{
+    (void)state;
+    gt_options o = quiet();
+    o.ram_unit = GT_BYTES;
+    o.time_unit = GT_SECONDS;
+    gt_tracker *t;
+    assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_start(t), GT_OK);
+    size_t n = 64u << 20;
+    char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    memset(p, 1, n);
+    sleep_ms(100);
+    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    munmap(p, n);
+    gt_usage u;
+    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_true(u.max_ram.main.private_rss >= (double)n);
+    assert_true(u.max_ram.main.private_rss < (double)n * 1.5);
+    assert_true(u.max_ram.main.total_rss >= u.max_ram.main.private_rss);
+    assert_int_equal(u.cpu_utilization.main_n_threads, 1);
+    assert_true(u.compute_time.time >= 0.1 && u.compute_time.time < 5);
+    assert_true(u.n_samples >= 3);
+    assert_true(u.peak_ram.main >= (double)n);
+    assert_string_equal(u.max_ram.unit, "bytes");
+    assert_string_equal(u.compute_time.unit, "seconds");
+    gt_tracker_free(&t);
+}
+
+/* Another process by PID, with its child as a descendant. */
+static void test_other_process(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (fork() == 0) {
+            size_t n = 16u << 20;
+            char *p = malloc(n);
+            if (p)
+                memset(p, 1, n);
+            sleep_ms(400);
+            _exit(0);
+        }
+        sleep_ms(500);
+        _exit(0);
+    }
+    gt_options o = quiet();
+    o.process_id = pid;
+    o.ram_unit = GT_BYTES;
+    gt_tracker *t;
+    assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_start(t), GT_OK);
+    sleep_ms(300);
+    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    gt_usage u;
+    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(u.cpu_utilization.descendants_n_threads, 1);
+    assert_true(u.max_ram.descendants.private_rss >= (double)(16u << 20));
+    gt_tracker_free(&t);
+    waitpid(pid, NULL, 0);
+}
+
+static void test_missing_process(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    waitpid(pid, NULL, 0); /* now no such process */
+    gt_options o = quiet();
+    o.process_id = pid;
+    gt_tracker *t;
+    assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_start(t), GT_ERR_NOPROC);
+    assert_non_null(strstr(gt_tracker_error(t), "does not exist"));
+    gt_tracker_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),        cmocka_unit_test(test_invalid_options),
+        cmocka_unit_test(test_unit_names),      cmocka_unit_test(test_lifecycle_errors),
+        cmocka_unit_test(test_self_region),     cmocka_unit_test(test_other_process),
+        cmocka_unit_test(test_missing_process),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
