@@ -317,7 +317,7 @@ static int parse_args(int argc, char **argv, settings *s)
             if (!d)
                 return usage_error("unknown option '%s'; see 'gpu-tracker --help'", a);
             if (d->has_arg && !v) {
-                if (i + 1 >= argc)
+                if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))
                     return usage_error("option '%s' needs a value; see 'gpu-tracker --help'", a);
                 v = argv[++i];
             }
