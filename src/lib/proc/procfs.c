@@ -62,10 +62,12 @@ int gt_procfs_root(const gt_procfs *p) { return p->rootfd; }
 int gt_procfs_has_rollup(const gt_procfs *p) { return p->has_rollup; }
 int gt_procfs_has_children(const gt_procfs *p) { return p->has_children; }
 
-/* Reads fd from offset 0 until EOF.  /proc files are seq_files, which fill
- * the whole buffer unless the text ends: a short read is the end, and the
- * extra read that would return 0 is saved. */
-static ssize_t read_all(gt_procfs *p, int fd)
+/* Reads fd from offset 0 until EOF.  A /proc seq_file read stops early
+ * only when the kernel's page-sized buffer cannot take the next record, so
+ * for files of small records (stat, children, meminfo) a read shorter than
+ * half a page is the end, and the read that would return 0 is saved.
+ * Files with large records (smaps) pass short_eof = 0. */
+static ssize_t read_all(gt_procfs *p, int fd, int short_eof)
 {
     size_t len = 0;
     for (;;) {
@@ -86,7 +88,7 @@ static ssize_t read_all(gt_procfs *p, int fd)
             return -1;
         }
         len += (size_t)n;
-        if (n == 0 || len < p->cap)
+        if (n == 0 || (short_eof && n < 2048))
             break;
     }
     return (ssize_t)len;
@@ -97,7 +99,7 @@ ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **d
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    ssize_t n = read_all(p, fd);
+    ssize_t n = read_all(p, fd, 0);
     int e = errno;
     close(fd);
     errno = e;
@@ -108,5 +110,5 @@ ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **d
 ssize_t gt_procfs_pread(gt_procfs *p, int fd, const char **data)
 {
     *data = p->buf;
-    return read_all(p, fd);
+    return read_all(p, fd, 1);
 }

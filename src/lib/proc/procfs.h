@@ -24,6 +24,7 @@ ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **d
 
 /* Re-reads an fd kept open across samples (the kernel regenerates /proc
  * text on each read from offset 0), saving an open and a close per file.
+ * Only for files of small records (stat, children, meminfo, /proc/stat).
  * An fd of an exited process fails with ESRCH and never shows another
  * process that reused the PID. */
 ssize_t gt_procfs_pread(gt_procfs *p, int fd, const char **data);

@@ -345,8 +345,7 @@ static void on_mapping(void *ctx, const char *path, size_t path_len, uint64_t pr
     e->paths[e->npaths++] = (path_use){id, shared};
 }
 
-/* Per-path shared memory from smaps (also the totals on kernels without
- * smaps_rollup). */
+/* Per-path shared memory from smaps, and the process's totals. */
 static void read_paths(gt_sampler *s, int dirfd, proc_entry *e)
 {
     const char *d;
@@ -360,7 +359,9 @@ static void read_paths(gt_sampler *s, int dirfd, proc_entry *e)
     if (gt_parse_smaps(d, (size_t)n, on_mapping, s) != 0)
         e->paths_valid = 0;
     s->smaps_target = NULL;
-    if (!gt_procfs_has_rollup(s->fs)) {
+    /* Totals from the same read as the paths, so that main, descendants and
+     * combined describe one instant (smaps_rollup was read a moment ago). */
+    if (e->paths_valid) {
         e->private_rss = s->smaps_private;
         e->shared_rss = s->smaps_shared;
     }
