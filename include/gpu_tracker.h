@@ -140,6 +140,11 @@ typedef struct gt_usage {
         double main, largest_descendant;
     } peak_ram;
     unsigned long n_samples;
+
+    /* GPU figures beyond the Python package's (per-process utilization,
+     * power, energy counters) are added here by the GPU backends. */
+
+    /* The energy section (RAPL, NVML energy counters) goes here. */
 } gt_usage;
 
 typedef struct gt_tracker gt_tracker;
@@ -166,6 +171,53 @@ GT_API void gt_tracker_free(gt_tracker **t);
 
 /* Writes usage as the Python package prints it (text) or to_json() (JSON). */
 GT_API gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out);
+
+/* ------------------------------------------------------------------------
+ * Sub-tracking: marks of named code blocks, written to a sub-tracking file
+ * (CSV or SQLite; columns process_id, code_block_name, position, timestamp;
+ * position 0 = start, 1 = stop; timestamp in Unix seconds).
+ * ------------------------------------------------------------------------ */
+typedef struct gt_subtracker gt_subtracker;
+
+/* Opens (creates) a sub-tracking file; path NULL means "<pid>.csv" in the
+ * current directory.  An existing file is GT_ERR_EXISTS unless overwrite. */
+GT_API gt_status gt_subtracker_open(const char *path, int overwrite,
+                                    gt_subtracker **out, gt_error *err);
+/* Writes one mark (position 0 = start, 1 = stop) of the named code block.
+ * Safe to call from several threads at once. */
+GT_API gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name,
+                                    int position);
+GT_API const char *gt_subtracker_error(const gt_subtracker *s);
+GT_API void gt_subtracker_free(gt_subtracker **s);
+
+/* ------------------------------------------------------------------------
+ * Analysis of a tracking file with its sub-tracking file.
+ * ------------------------------------------------------------------------ */
+typedef struct gt_results gt_results;
+
+GT_API gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file,
+                            gt_results **out, gt_error *err);
+/* Writes results as `sub-track analyze` prints them (text) or as JSON. */
+GT_API gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out);
+GT_API void gt_results_free(gt_results **r);
+/* Combines sub-tracking files (all CSV or all SQLite, like out_file) into
+ * out_file, which must not exist. */
+GT_API gt_status gt_subtrack_combine(const char *out_file, const char *const *inputs,
+                                     size_t n_inputs, gt_error *err);
+
+/* ------------------------------------------------------------------------
+ * Comparison of sessions from the JSON results files `analyze` writes.
+ * ------------------------------------------------------------------------ */
+typedef struct gt_comparison gt_comparison;
+
+/* names[i] labels the session whose results JSON is files[i].  statistic is
+ * "min", "max", "mean" or "std".  Warnings (code blocks matched despite
+ * differing line numbers) go to log. */
+GT_API gt_status gt_compare(const char *const *names, const char *const *files,
+                            size_t n, const char *statistic, gt_log_fn log,
+                            void *log_ctx, gt_comparison **out, gt_error *err);
+GT_API gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE *out);
+GT_API void gt_comparison_free(gt_comparison **c);
 
 #ifdef __cplusplus
 }

@@ -18,4 +18,10 @@ int gt_cli_track(int argc, char **argv);
 /* gpu-tracker sub-track combine|analyze|compare ... (argv[0] is "sub-track") */
 int gt_cli_subtrack(int argc, char **argv);
 
+/* The sub-track commands, each in its own file (argv[0] is the command's
+ * name). */
+int gt_cli_subtrack_combine(int argc, char **argv);
+int gt_cli_subtrack_analyze(int argc, char **argv);
+int gt_cli_subtrack_compare(int argc, char **argv);
+
 #endif
