@@ -149,6 +149,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
     if (t->tracking_file &&
         (st = gt_store_open(t->tracking_file, opts->overwrite, &t->sd, &t->store, &t->err)) != GT_OK)
         return fail(t, st, err);
+    if (t->store && !opts->disable_logs)
+        gt_store_set_log(t->store, t->opts.log, t->opts.log_ctx);
     *out = t;
     return GT_OK;
 }
