@@ -154,11 +154,13 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err)
 static gt_status rescue(gt_store *s, gt_error *err)
 {
     int fd = -1;
-    gt_status st = create_file(s->path, 0, &fd, err);
+    gt_error why;
+    gt_status st = create_file(s->path, 0, &fd, &why);
     if (st != GT_OK)
         return gt_err(err, GT_ERR_IO,
                       "tracking file '%s' was deleted while tracking and cannot be re-created "
-                      "(%s): its samples are lost", s->path, err->msg);
+                      "(%s): its samples are lost", s->path,
+                      st == GT_ERR_EXISTS ? "another file has taken its name" : why.msg);
     char buf[65536];
     off_t off = 0;
     for (;;) {
