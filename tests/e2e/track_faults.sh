@@ -16,6 +16,24 @@ csv_ok() {
     [ $rows -ge "$2" ] || fail "$1 has $rows samples, expected at least $2"
 }
 
+# until CMD...: waits (up to 60 s, for slow runs such as under valgrind)
+# until CMD succeeds.
+until_ok() {
+    local i
+    for i in $(seq 1200); do "$@" 2>/dev/null && return 0; sleep 0.05; done
+    fail "timed out waiting for: $*"
+}
+# Sample rows of a CSV or SQLite tracking file being written.
+rows() {
+    case $1 in
+    *.csv) echo $(($(wc -l <"$1") - 3)) ;;
+    *) [ -e "$1" ] && sqlite3 "$1" "select count(*) from data" ;; # never create it
+    esac
+}
+rows_at_least() { [ "$(rows "$1")" -ge "$2" ]; }
+# A command that waits for file go, then touches done.marker.
+waiting='until [ -e go ]; do sleep 0.05; done; touch done.marker'
+
 # The report cannot be written (disk full): the command still ran, exit 1.
 rc=0; "$GT_BIN" -o /dev/full -- touch ran.marker >out.txt 2>err.txt || rc=$?
 [ $rc = 1 ] || fail "-o /dev/full: exit $rc, expected 1"
@@ -36,9 +54,11 @@ done
 # The tracking file's disk fills up mid-run (the file-size limit, ulimit -f,
 # fails writes with EFBIG): tracking goes on, the file keeps every complete
 # row, exit 1.  The command's own failure status still wins over ours.
+# The commands go on until the failure has been reported.
+wait_failure='until grep -q "cannot write tracking file" err.txt; do sleep 0.05; done; sleep 0.1'
 for want in 0 3; do
     rc=0
-    (ulimit -f 16; exec "$GT_BIN" --st=0.005 --tf=full.csv --overwrite -- sh -c "sleep 1; touch ran.marker; exit $want") \
+    (ulimit -f 16; exec "$GT_BIN" --st=0.005 --tf=full.csv --overwrite -- sh -c "$wait_failure; touch ran.marker; exit $want") \
         >out.txt 2>err.txt || rc=$?
     [ $rc = $((want ? want : 1)) ] || fail "full disk, command exit $want: exit $rc"
     [ -e ran.marker ] || fail "full disk: the command did not finish"
@@ -50,7 +70,7 @@ for want in 0 3; do
     rm -f ran.marker
 done
 rc=0
-(ulimit -f 48; exec "$GT_BIN" --st=0.002 --tf=full.sqlite -- sh -c 'sleep 1; touch ran.marker') >out.txt 2>err.txt || rc=$?
+(ulimit -f 48; exec "$GT_BIN" --st=0.002 --tf=full.sqlite -- sh -c "$wait_failure; touch ran.marker") >out.txt 2>err.txt || rc=$?
 [ $rc = 1 ] || fail "full disk, SQLite: exit $rc"
 [ -e ran.marker ] || fail "full disk, SQLite: the command did not finish"
 grep -q "cannot write tracking file 'full.sqlite': .*File too large" err.txt || fail "full disk, SQLite: '$(cat err.txt)'"
@@ -60,20 +80,30 @@ n=$(sqlite3 full.sqlite "select count(*) from data where timestamp > 0")
 # The tracking file is deleted mid-run: re-created at the end with every
 # sample, from the file still open; nothing was lost, so the exit is 0.
 for f in gone.csv gone.sqlite; do
-    rc=0; "$GT_BIN" --st=0.01 --tf=$f -- sh -c "sleep 0.5; rm $f; sleep 0.5" >out.txt 2>err.txt || rc=$?
+    rm -f go
+    "$GT_BIN" --st=0.01 --tf=$f -- sh -c "$waiting" >out.txt 2>err.txt &
+    tracker=$!
+    until_ok rows_at_least $f 20
+    rm $f
+    deleted=$(date +%s.%N)
+    sleep 0.3
+    touch go
+    rc=0; wait $tracker || rc=$?
     [ $rc = 0 ] || fail "$f deleted: exit $rc"
     grep -q "tracking file '$f' was deleted while tracking; re-created with every sample" err.txt ||
         fail "$f deleted: message '$(cat err.txt)'"
     [ -f $f ] || fail "$f was not re-created"
+    [ "$(rows $f)" -ge 21 ] || fail "$f: $(rows $f) samples in the re-created file"
     case $f in
-    *.csv) csv_ok $f 20; span=$(awk -F, 'NR == 4 { a = $22 } END { print $22 - a }' $f) ;;
-    *) span=$(sqlite3 $f "select max(timestamp) - min(timestamp) from data") ;;
+    *.csv) csv_ok $f 21; first=$(sed -n 4p $f | cut -d, -f22); last=$(tail -n 1 $f | cut -d, -f22) ;;
+    *) first=$(sqlite3 $f "select min(timestamp) from data"); last=$(sqlite3 $f "select max(timestamp) from data") ;;
     esac
-    within "$span" 0.8 100 "$f: time covered by the re-created file"
+    # from before the first 20 rows to after the deletion
+    awk -v a="$first" -v b="$last" -v d="$deleted" 'BEGIN { exit !(a < d && b > d) }' ||
+        fail "$f: samples from $first to $last do not span the deletion at $deleted"
 done
 # ... but not over a file that took its name meanwhile.
-rc=0; "$GT_BIN" --st=0.01 --tf=taken.csv -- sh -c 'sleep 0.3; rm taken.csv; echo other >taken.csv; sleep 0.3' \
-    >out.txt 2>err.txt || rc=$?
+rc=0; "$GT_BIN" --st=0.01 --tf=taken.csv -- sh -c 'rm taken.csv; echo other >taken.csv' >out.txt 2>err.txt || rc=$?
 [ $rc = 1 ] || fail "deleted and name taken: exit $rc"
 grep -q "tracking file 'taken.csv' was deleted while tracking and cannot be re-created" err.txt ||
     fail "deleted and name taken: '$(cat err.txt)'"
@@ -82,7 +112,7 @@ grep -q "tracking file 'taken.csv' was deleted while tracking and cannot be re-c
 # The command is killed by SIGKILL from outside: its status is reported.
 "$GT_BIN" --st=0.01 --tf=k.csv -- "$W/touch_mem" 5 30 >out.txt 2>err.txt &
 tracker=$!
-sleep 0.6
+until_ok rows_at_least k.csv 10
 child=$(cat /proc/$tracker/task/$tracker/children)
 [ -n "$child" ] || fail "no child of gpu-tracker to kill"
 kill -KILL $child
@@ -95,7 +125,7 @@ csv_ok k.csv 10
 # gpu-tracker gets SIGHUP (SIGINT, SIGTERM: track_signals.sh): forwarded.
 "$GT_BIN" --st=0.01 --tf=h.csv -- "$W/touch_mem" 5 30 >out.txt 2>err.txt &
 tracker=$!
-sleep 0.6
+until_ok rows_at_least h.csv 10
 kill -HUP $tracker
 rc=0; wait $tracker || rc=$?
 [ $rc = 129 ] || fail "SIGHUP: exit $rc, expected 129"
@@ -106,14 +136,14 @@ csv_ok h.csv 10
 # sample written so far stays readable (CSV rows complete; SQLite's log is
 # replayed by the next reader).
 for f in dead.csv dead.sqlite; do
-    "$GT_BIN" --st=0.01 --tf=$f -- sh -c 'sleep 1; touch survived.marker' >/dev/null 2>&1 &
+    rm -f go done.marker
+    "$GT_BIN" --st=0.01 --tf=$f -- sh -c "$waiting" >/dev/null 2>&1 &
     tracker=$!
-    sleep 0.5
+    until_ok rows_at_least $f 5
     kill -KILL $tracker
     wait $tracker 2>/dev/null || true
-    for _ in $(seq 50); do [ -e survived.marker ] && break; sleep 0.1; done
-    [ -e survived.marker ] || fail "$f: the command did not survive its tracker"
-    rm -f survived.marker
+    touch go
+    until_ok test -e done.marker
     case $f in
     *.csv) csv_ok $f 5 ;;
     *) n=$(sqlite3 $f "select count(*) from data"); [ "$n" -ge 5 ] || fail "$f: $n samples readable" ;;

@@ -7,8 +7,9 @@
  * stat) and opening the folders themselves are left alone.
  *
  * GT_VANISH_EVERY=N (default 3) picks N; GT_VANISH_LOG names a file that
- * gets the number of failures injected, at exit.  The shim removes itself
- * from the environment so the tracked command runs unaffected. */
+ * gets the number of failures injected, at exit.  It acts only in a
+ * process named gpu-tracker, and removes itself from that one's environment
+ * so the tracked command runs unaffected. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,8 +26,15 @@ static unsigned char watched[MAX_FD];
 static uint64_t every = 3, reads, injected;
 static char log_path[4096];
 
+static int active;
+
 __attribute__((constructor)) static void init(void)
 {
+    /* Only in gpu-tracker itself, which may be started through a wrapper
+     * script or valgrind: the variables pass through those untouched. */
+    if (strcmp(program_invocation_short_name, "gpu-tracker") != 0)
+        return;
+    active = 1;
     const char *e = getenv("GT_VANISH_EVERY");
     if (e && atol(e) > 0)
         every = (uint64_t)atol(e);
@@ -40,7 +48,7 @@ __attribute__((constructor)) static void init(void)
 
 __attribute__((destructor)) static void fini(void)
 {
-    if (!log_path[0])
+    if (!active || !log_path[0])
         return;
     FILE *f = fopen(log_path, "w");
     if (f) {
@@ -77,7 +85,7 @@ int openat(int dirfd, const char *path, int flags, ...)
         va_end(ap);
     }
     int fd = real(dirfd, path, flags, mode);
-    if (fd >= 0 && fd < MAX_FD)
+    if (active && fd >= 0 && fd < MAX_FD)
         watched[fd] = !(flags & O_DIRECTORY) && per_process(path);
     return fd;
 }
