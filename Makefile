@@ -40,7 +40,7 @@ REPLAYS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzzer/%,$(FUZZ_SRC))
 FUZZ_TIME ?= 60
 
-.PHONY: all deps demo test test-fast check-san fuzz fuzz-run install clean
+.PHONY: all deps demo test test-fast check-san check-valgrind fuzz fuzz-run install clean
 all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES)
 
 $(BUILD)/obj/%.o: %.c
@@ -101,6 +101,10 @@ test-fast: all $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS)
 check-san:
 	@$(MAKE) --no-print-directory SAN=1 CC=clang test-fast
 
+# End-to-end tests with gpu-tracker under valgrind (a subset: see the script).
+check-valgrind: all $(WORKLOADS) $(FAKES)
+	@BUILD=$(BUILD) tests/valgrind.sh
+
 # libFuzzer under ASan+UBSan: each target for FUZZ_TIME seconds, from its
 # seed corpus (tests/fuzz/corpus) and kept crashing inputs (tests/fuzz/regress).
 fuzz:
@@ -109,10 +113,11 @@ fuzz:
 fuzz-run: $(FUZZERS)
 	@tests/fuzz/run.sh $(BUILD) $(FUZZ_TIME) $(FUZZERS)
 
-# Everything: the suite (gcc), then again under ASan+UBSan (clang), then a
-# short fuzzing pass.
+# Everything: the suite (gcc), end-to-end tests under valgrind, the suite
+# again under ASan+UBSan (clang), then a short fuzzing pass.
 test: deps
 	@$(MAKE) --no-print-directory test-fast
+	@$(MAKE) --no-print-directory check-valgrind
 	@$(MAKE) --no-print-directory check-san
 	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=3
 
