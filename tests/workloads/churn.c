@@ -35,7 +35,7 @@ int main(int argc, char **argv)
     if (argc != 3 && argc != 4)
         wl_usage(USAGE);
     double secs = wl_seconds(argv[1], USAGE);
-    long max = wl_long(argv[2], 1, 10000000, USAGE);
+    long max = wl_long(argv[2], 1, 1000000000, USAGE);
     int bomb = argc == 4;
     if (bomb && strcmp(argv[3], "bomb") != 0)
         wl_usage(USAGE);
