@@ -2,13 +2,13 @@
  * results files of `sub-track analyze -f json`. */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "gpu_tracker.h"
+#include "options.h"
 
 static const char usage_text[] =
     "Compares the resource usage of tracking sessions, overall and per code block.\n"
@@ -27,24 +27,6 @@ static const char usage_text[] =
     "    -f --format=<format>    'text' or 'json'. Defaults to 'text'.\n"
     "\n"
     "Exit status: 0 on success, 2 for invalid options or input files, 1 if the output cannot be written.\n";
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("gpu-tracker: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return GT_EXIT_USAGE;
-}
-
-static void log_stderr(void *ctx, const char *msg)
-{
-    (void)ctx;
-    fprintf(stderr, "gpu-tracker: warning: %s\n", msg);
-}
 
 /* The sessions, in the order a Python dict would keep them: a name given
  * again replaces its file where it first appeared.  Strings are owned. */
@@ -103,11 +85,17 @@ typedef struct settings {
     const char *output, *format;
 } settings;
 
+static int out_of_memory(void)
+{
+    fputs("gpu-tracker: out of memory\n", stderr);
+    return GT_EXIT_FAILURE;
+}
+
 static int set_stat(settings *s, const char *v)
 {
     char *copy = strdup(v);
     if (!copy)
-        return GT_EXIT_FAILURE;
+        return out_of_memory();
     free(s->stat);
     s->stat = copy;
     return 0;
@@ -117,9 +105,9 @@ static int add_mapping(settings *s, const char *v)
 {
     const char *eq = strchr(v, '=');
     if (!eq || eq == v || !eq[1])
-        return usage_error("invalid value '%s' for -m: expected <name>=<file-path>", v);
+        return gt_cli_usage_error("invalid value '%s' for -m: expected <name>=<file-path>", v);
     if (sessions_put(&s->ss, v, (size_t)(eq - v), eq + 1))
-        return usage_error("out of memory");
+        return out_of_memory();
     return 0;
 }
 
@@ -128,18 +116,18 @@ static int load_cconfig(settings *s, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return usage_error("cannot read config file '%s': %s", path, strerror(errno));
+        return gt_cli_usage_error("cannot read config file '%s': %s", path, strerror(errno));
     static char buf[1 << 20];
     size_t len = fread(buf, 1, sizeof buf - 1, f);
     int too_big = !feof(f);
     fclose(f);
     buf[len] = '\0';
     if (too_big)
-        return usage_error("config file '%s' is larger than %s", path, "1 MiB");
+        return gt_cli_usage_error("config file '%s' is larger than %s", path, "1 MiB");
     cJSON *root = cJSON_Parse(buf);
     if (!root || !cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return usage_error("config file '%s' is not a JSON object", path);
+        return gt_cli_usage_error("config file '%s' is not a JSON object", path);
     }
     int rc = 0;
     for (const cJSON *it = root->child; it && !rc; it = it->next) {
@@ -148,26 +136,22 @@ static int load_cconfig(settings *s, const char *path)
         } else if (!strcmp(it->string, "file_path_map") && cJSON_IsObject(it)) {
             for (const cJSON *m = it->child; m && !rc; m = m->next) {
                 if (!cJSON_IsString(m) || !*m->string || !*m->valuestring)
-                    rc = usage_error("config file '%s': file_path_map must map names to file paths", path);
+                    rc = gt_cli_usage_error("config file '%s': file_path_map must map names to file paths", path);
                 else if (sessions_put(&s->ss, m->string, strlen(m->string), m->valuestring))
-                    rc = usage_error("out of memory");
+                    rc = out_of_memory();
             }
         } else {
-            rc = usage_error("config file '%s': invalid key or value type for '%s'; valid keys: file_path_map "
-                             "(an object), statistic (a string)", path, it->string);
+            rc = gt_cli_usage_error("config file '%s': invalid key or value type for '%s'; valid keys: "
+                                    "file_path_map (an object), statistic (a string)", path, it->string);
         }
     }
     cJSON_Delete(root);
     return rc;
 }
 
-typedef struct optdef {
-    const char *longname; /* canonical */
-    char shortname;
-} optdef;
-
-static const optdef optdefs[] = {
-    {"--output", 'o'}, {"--format", 'f'}, {"--cconfig", 0}, {"--stat", 0}, {"-m", 'm'}, {"--help", 'h'},
+static const gt_cli_opt optdefs[] = {
+    {"--output", 'o', 1}, {"--format", 'f', 1}, {"--cconfig", 0, 1},
+    {"--stat", 0, 1},     {"-m", 'm', 1},       {"--help", 'h', 0},
 };
 
 /* Parses argv into s: --cconfig first, then the rest in order, so that the
@@ -177,44 +161,19 @@ static int parse_args(int argc, char **argv, settings *s)
 {
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 1; i < argc; i++) {
-            const char *a = argv[i];
-            const optdef *d = NULL;
-            const char *v = NULL;
-            if (a[0] == '-' && a[1] == '-') {
-                const char *eq = strchr(a, '=');
-                size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-                for (size_t k = 0; k < sizeof optdefs / sizeof *optdefs; k++)
-                    if (strlen(optdefs[k].longname) == nl && !strncmp(a, optdefs[k].longname, nl))
-                        d = &optdefs[k];
-                if (d && eq)
-                    v = eq + 1;
-            } else if (a[0] == '-' && a[1]) {
-                for (size_t k = 0; k < sizeof optdefs / sizeof *optdefs; k++)
-                    if (optdefs[k].shortname == a[1])
-                        d = &optdefs[k];
-                if (d && a[2])
-                    v = a + 2;
-            }
-            if (!d)
-                return usage_error("unknown option '%s'; see 'gpu-tracker sub-track compare --help'", a);
-            if (!strcmp(d->longname, "--help")) {
-                if (v)
-                    return usage_error("option '%s' takes no value", d->longname);
-                if (pass == 1) {
-                    fputs(usage_text, stdout);
-                    return -1;
-                }
-                continue;
-            }
-            if (!v) {
-                if (i + 1 >= argc)
-                    return usage_error("option '%s' needs a value; see 'gpu-tracker sub-track compare --help'", a);
-                v = argv[++i];
-            }
+            const gt_cli_opt *d;
+            const char *v;
+            int rc = gt_cli_next_opt(argc, argv, &i, optdefs, sizeof optdefs / sizeof *optdefs,
+                                     "gpu-tracker sub-track compare", &d, &v);
+            if (rc)
+                return rc;
             int is_cconfig = !strcmp(d->longname, "--cconfig");
             if (pass != !is_cconfig)
                 continue;
-            int rc = 0;
+            if (!strcmp(d->longname, "--help")) {
+                fputs(usage_text, stdout);
+                return -1;
+            }
             if (is_cconfig)
                 rc = load_cconfig(s, v);
             else if (!strcmp(d->longname, "-m"))
@@ -223,11 +182,11 @@ static int parse_args(int argc, char **argv, settings *s)
                 rc = set_stat(s, v);
             else if (!strcmp(d->longname, "--output"))
                 s->output = v;
-            else if (!strcmp(d->longname, "--format")) {
-                if (strcmp(v, "text") && strcmp(v, "json"))
-                    return usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v, "--format");
+            else if (strcmp(v, "text") && strcmp(v, "json"))
+                rc = gt_cli_usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v,
+                                        "--format");
+            else
                 s->format = v;
-            }
             if (rc)
                 return rc;
         }
@@ -238,11 +197,12 @@ static int parse_args(int argc, char **argv, settings *s)
 static int run(settings *s)
 {
     if (s->ss.n == 0)
-        return usage_error("no sessions to compare: give -m <name>=<file-path> (or file_path_map in --cconfig)");
+        return gt_cli_usage_error("no sessions to compare: give -m <name>=<file-path> (or file_path_map in "
+                                  "--cconfig)");
     gt_comparison *c = NULL;
     gt_error e;
     gt_status st = gt_compare((const char *const *)s->ss.names, (const char *const *)s->ss.files, s->ss.n,
-                              s->stat ? s->stat : "mean", log_stderr, NULL, &c, &e);
+                              s->stat ? s->stat : "mean", gt_cli_log_stderr, NULL, &c, &e);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", e.msg);
         return st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
