@@ -30,6 +30,14 @@ grep -qF '"tmp.py:38" of tracking session "A" matched with code block name "tmp.
     fail "second warning: $(tail -1 err.txt)"
 grep -qx $'\ttmp.py:7 -> tmp.py:9:' out.txt || fail "matched name in the compute-time section"
 
+# analyze's results for the sub-tracking reference files are session A's:
+# same code-block names, so no warning, and the same values (to 1e-6: the
+# two files' compute times differ in the 8th digit).
+cmp_ -m S="$GT_REF/sub-tracking/results.json" -m A="$R/results-A.json" -f json >sa.json 2>err.txt
+[ ! -s err.txt ] || fail "S/A: unexpected stderr: $(cat err.txt)"
+jq -e '[.. | objects | select(has("S")) | (keys == ["A", "S"]) and ((.S - .A) | fabs) <= 1e-6 * (.A | fabs)]
+       | length > 100 and all' sa.json >/dev/null || fail "S/A should have the same values"
+
 # Sessions without code blocks: overall results only, no warning.
 cmp_ -m F="$R/results-F.json" -m G="$R/results-G.json" --stat=max >fg.txt 2>err.txt
 [ ! -s err.txt ] || fail "F/G: unexpected stderr: $(cat err.txt)"
