@@ -86,7 +86,8 @@ bad "results file 'no-mean.json': overall 'main_ram' has no number 'mean'" -m F=
 bad "no sessions to compare" --stat=max
 bad "invalid value 'A' for -m: expected <name>=<file-path>" -m A
 bad "invalid value '=x.json' for -m" -m =x.json
-bad "unknown option '--bogus'" --bogus
+bad "unknown option '--bogus'; see 'gpu-tracker sub-track compare --help'" --bogus
+bad "option '--help' takes no value" --help=yes
 bad "option '--stat' needs a value" -m A="$R/results-A.json" --stat
 bad "valid formats are 'text', 'json'" -m A="$R/results-A.json" -f xml
 bad "cannot read config file 'nope.json'" --cconfig=nope.json
