@@ -1,0 +1,58 @@
+# GPU RAM attributed by the real PIDs of the main process and its
+# descendants, on two devices; an unrelated process counts in the system
+# figure only.  Exact bytes, then the units of --gru.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/_lib.sh"
+. "$HERE/_gpu.sh"
+cat >nvml.json <<JSON
+{"devices": [
+ {"uuid": "GPU-11111111-aaaa", "total": 17179869184,
+  "samples": [{"used": 5000000000, "util": 30,
+    "compute": [{"pid_file": "main.pid", "mem": 300000000},
+                {"pid_file": "grand.pid", "mem": 110000000},
+                {"pid": $$, "mem": 4000000000}],
+    "graphics": [{"pid_file": "main.pid", "mem": 300000000}]}]},
+ {"uuid": "GPU-22222222-bbbb", "total": 8589934592,
+  "samples": [{"used": 2000000000, "util": 50,
+    "compute": [{"pid_file": "child.pid", "mem": 700000000}],
+    "graphics": [{"pid_file": "grand.pid", "mem": 5000000}]}]}
+]}
+JSON
+track --gru=bytes
+for f in main.pid child.pid grand.pid; do [ -s $f ] || fail "the job did not write $f"; done
+expect .max_gpu_ram.unit bytes
+expect .max_gpu_ram.system_capacity 25769803776.0
+expect .max_gpu_ram.system 7000000000.0
+# The main process is in both lists of GPU 0 with one figure: counted once.
+expect .max_gpu_ram.main 300000000.0
+expect .max_gpu_ram.descendants 815000000.0
+expect .max_gpu_ram.combined 1115000000.0
+expect .gpu_utilization.system_gpu_count 2
+expect .gpu_utilization.n_expected_gpus 2
+expect .gpu_utilization.gpu_percentages.max_sum_percent 80.0
+expect .gpu_utilization.gpu_percentages.mean_sum_percent 80.0
+expect .gpu_utilization.gpu_percentages.max_hardware_percent 40.0
+expect .gpu_utilization.gpu_percentages.mean_hardware_percent 40.0
+[ ! -s err.txt ] || fail "unexpected warnings: $(cat err.txt)"
+# The library is loaded and initialized once, and shut down at the end.
+[ "$(grep -c '^nvmlInit_v2$' nvml.log)" = 1 ] || fail "nvmlInit_v2 calls: $(grep -c nvmlInit nvml.log)"
+[ "$(grep -c '^nvmlShutdown$' nvml.log)" = 1 ] || fail "nvmlShutdown calls"
+[ "$(tail -n 1 nvml.log)" = nvmlShutdown ] || fail "not shut down last"
+
+# Units: bytes from NVML, converted once (1 MB = 1e6 bytes).
+track --gru=megabytes
+expect .max_gpu_ram.unit megabytes
+expect .max_gpu_ram.main 300.0
+expect .max_gpu_ram.combined 1115.0
+expect .max_gpu_ram.system 7000.0
+track --gru=gigabytes
+expect .max_gpu_ram.system_capacity 25.769803776
+expect .max_gpu_ram.descendants 0.815
+
+# The text report says the same.
+"$GT_BIN" --st=0.1 --gru=megabytes -- sh main.sh >out.txt 2>err.txt
+grep -A6 '^Max GPU RAM:' out.txt >gpu.txt
+grep -q '^   Unit: megabytes$' gpu.txt || fail "text unit: $(cat gpu.txt)"
+grep -q '^   Main: 300.0$' gpu.txt || fail "text main: $(cat gpu.txt)"
+grep -q '^   Descendants: 815.0$' gpu.txt || fail "text descendants: $(cat gpu.txt)"
+grep -q '^   System: 7000.0$' gpu.txt || fail "text system: $(cat gpu.txt)"
