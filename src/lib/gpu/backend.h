@@ -27,7 +27,7 @@ typedef enum gt_gpu_rc {
 
 typedef struct gt_gpu_why {
     const char *func;     /* vendor function that failed (static string) */
-    char detail[96];      /* vendor's error text and code */
+    char detail[192];     /* vendor's error text and code */
 } gt_gpu_why;
 
 /* What init found. */

@@ -91,7 +91,7 @@ static void warn(const gt_gpu *g, const char *fmt, ...)
 {
     if (g->quiet || !g->log)
         return;
-    char msg[512];
+    char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -338,8 +338,9 @@ static void read_procs(gt_gpu *g, size_t slot, int *sm_ok)
     gt_gpu_rc rc = g->v->processes(g->st, d ? d->index : -1, &g->procs, &why);
     if (rc != GT_GPU_OK) {
         g->procs.n = before;
-        degrade(g, d, W_PROCS, rc, &why, "the GPU RAM of the main process and its descendants "
-                                         "leaves this GPU out");
+        degrade(g, d, W_PROCS, rc, &why,
+                d ? "the GPU RAM of the main process and its descendants leaves this GPU out"
+                  : "the GPU RAM of the main process and its descendants is not counted");
         return;
     }
     if (g->procs.n > g->proc_dev_cap) {
