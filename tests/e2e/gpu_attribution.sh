@@ -7,15 +7,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 cat >nvml.json <<JSON
 {"devices": [
  {"uuid": "GPU-11111111-aaaa", "total": 17179869184,
-  "samples": [{"used": 5000000000, "util": 30,
-    "compute": [{"pid_file": "main.pid", "mem": 300000000},
+  "samples": [{"used": 5000000000, "util": 30, "power_mw": 50000, "energy_mj": 7000,
+    "compute": [{"pid_file": "main.pid", "mem": 300000000, "sm": 20},
                 {"pid_file": "grand.pid", "mem": 110000000},
                 {"pid": $$, "mem": 4000000000}],
     "graphics": [{"pid_file": "main.pid", "mem": 300000000}]}]},
  {"uuid": "GPU-22222222-bbbb", "total": 8589934592,
-  "samples": [{"used": 2000000000, "util": 50,
-    "compute": [{"pid_file": "child.pid", "mem": 700000000}],
-    "graphics": [{"pid_file": "grand.pid", "mem": 5000000}]}]}
+  "samples": [{"used": 2000000000, "util": 50, "power_mw": 25500, "energy_mj": 9000,
+    "compute": [{"pid_file": "child.pid", "mem": 700000000, "sm": 40}],
+    "graphics": [{"pid_file": "grand.pid", "mem": 5000000, "sm": 5}]}]}
 ]}
 JSON
 track --gru=bytes
@@ -33,6 +33,15 @@ expect .gpu_utilization.gpu_percentages.max_sum_percent 80.0
 expect .gpu_utilization.gpu_percentages.mean_sum_percent 80.0
 expect .gpu_utilization.gpu_percentages.max_hardware_percent 40.0
 expect .gpu_utilization.gpu_percentages.mean_hardware_percent 40.0
+# gpu-tracker's own: SM percent of the tracked processes (maxima: the
+# processes start after the first samples), power of the selected GPUs.
+expect .gpu_process_utilization.main.max_sum_percent 20
+expect .gpu_process_utilization.descendants.max_sum_percent 45
+expect .gpu_process_utilization.combined.max_sum_percent 65
+expect .gpu_process_utilization.combined.max_hardware_percent 32.5
+expect .gpu_power.unit watts
+expect .gpu_power.max 75.5
+expect .gpu_power.mean 75.5
 [ ! -s err.txt ] || fail "unexpected warnings: $(cat err.txt)"
 # The library is loaded and initialized once, and shut down at the end.
 [ "$(grep -c '^nvmlInit_v2$' nvml.log)" = 1 ] || fail "nvmlInit_v2 calls: $(grep -c nvmlInit nvml.log)"
@@ -49,6 +58,13 @@ track --gru=gigabytes
 expect .max_gpu_ram.system_capacity 25.769803776
 expect .max_gpu_ram.descendants 0.815
 
+# Only the selected GPU's processes and power count.
+track --guuids=GPU-22222222-bbbb
+expect .gpu_process_utilization.main.max_sum_percent 0
+expect .gpu_process_utilization.descendants.max_sum_percent 45
+expect .gpu_process_utilization.descendants.max_hardware_percent 45
+expect .gpu_power.max 25.5
+
 # The text report says the same.
 "$GT_BIN" --st=0.1 --gru=megabytes -- sh main.sh >out.txt 2>err.txt
 grep -A6 '^Max GPU RAM:' out.txt >gpu.txt
@@ -56,3 +72,5 @@ grep -q '^   Unit: megabytes$' gpu.txt || fail "text unit: $(cat gpu.txt)"
 grep -q '^   Main: 300.0$' gpu.txt || fail "text main: $(cat gpu.txt)"
 grep -q '^   Descendants: 815.0$' gpu.txt || fail "text descendants: $(cat gpu.txt)"
 grep -q '^   System: 7000.0$' gpu.txt || fail "text system: $(cat gpu.txt)"
+grep -A3 '^GPU power:' out.txt | grep -q '^   Max: 75.5$' || fail "text power: $(cat out.txt)"
+grep -q '^GPU process utilization (SM):$' out.txt || fail "text SM section: $(cat out.txt)"

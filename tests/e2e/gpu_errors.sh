@@ -69,3 +69,6 @@ warned_once "GPU 0 (GPU-old): nvmlDeviceGetPowerUsage is missing from the instal
 warned_once "GPU 0 (GPU-old): nvmlDeviceGetTotalEnergyConsumption is missing from the installed library; its energy counter is unavailable."
 warned_once "GPU 0 (GPU-old): nvmlDeviceGetProcessUtilization is missing from the installed library; the SM utilization of the tracked processes leaves this GPU out."
 [ "$(wc -l <err.txt)" = 3 ] || fail "expected 3 warnings: $(cat err.txt)"
+# Figures the driver lacks are left out of the report, not shown as zero.
+jq -e 'has("gpu_power") or has("gpu_process_utilization") | not' r.json >/dev/null ||
+    fail "sections for figures the driver lacks"
