@@ -72,3 +72,17 @@ warned_once "GPU 0 (GPU-old): nvmlDeviceGetProcessUtilization is missing from th
 # Figures the driver lacks are left out of the report, not shown as zero.
 jq -e 'has("gpu_power") or has("gpu_process_utilization") | not' r.json >/dev/null ||
     fail "sections for figures the driver lacks"
+
+# Inside a container with its own PID namespace the driver's (host) PIDs
+# exist nowhere here: nothing can be attributed, which is said once.
+PMAX=$(cat /proc/sys/kernel/pid_max)
+cat >nvml.json <<JSON
+{"devices": [{"uuid": "GPU-ns", "total": 1000,
+  "samples": [{"used": 900, "util": 10,
+    "compute": [{"pid": $((PMAX + 1)), "mem": 300}, {"pid": $((PMAX + 2)), "mem": 600}]}]}]}
+JSON
+track --gru=bytes
+expect .max_gpu_ram.system 900
+expect .max_gpu_ram.combined 0
+warned_once "None of the 2 processes that the GPU driver lists exists in this PID namespace (a container?): GPU RAM of the main process and its descendants cannot be attributed and stays 0.0."
+[ "$(wc -l <err.txt)" = 1 ] || fail "PID namespace: $(cat err.txt)"

@@ -64,7 +64,8 @@ static const char two_gpus[] =
     "{\"devices\": ["
     " {\"uuid\": \"GPU-a\", \"total\": 1000, \"samples\": ["
     "   {\"used\": 10, \"util\": 5, \"power_mw\": 100500, \"energy_mj\": 1000,"
-    "    \"compute\": [{\"pid\": 100, \"mem\": 1, \"sm\": 7}, {\"pid\": 200, \"mem\": 20}]},"
+    "    \"compute\": [{\"pid\": 100, \"mem\": 1, \"sm\": 7}, {\"pid\": 200, \"mem\": 20},"
+    "                 {\"pid\": 1, \"mem\": 7}]},"
     "   {\"used\": 11, \"util\": 6, \"power_mw\": 120000, \"energy_mj\": 3500,"
     "    \"compute\": [{\"pid\": 100, \"mem\": 2, \"sm\": 9}, {\"pid\": 300, \"mem\": 400}]}]},"
     " {\"uuid\": \"GPU-b\", \"total\": 3000, \"lost_after\": 1,"
@@ -94,6 +95,8 @@ static void test_devices_power_energy(void **state)
     gt_pidset pids = {main_pid, 1, desc, 3};
     gt_gpu_reading r;
     gt_gpu_sample(g, &pids, &r);
+    /* PIDs 100...300 need not exist: PID 1, listed too, does, so this is no
+     * foreign PID namespace. */
     assert_true(r.system_bytes == 40);
     assert_true(r.main_bytes == 1);
     assert_true(r.descendants_bytes == 5020);
@@ -183,7 +186,7 @@ static void test_rocm_energy(void **state)
     use_fake("rocm_smi.so", "FAKE_RSMI_SCENARIO",
              "{\"devices\": [{\"unique_id\": \"0xff\", \"total\": 64,"
              " \"samples\": [{\"used\": 8, \"busy\": 3, \"power_uw\": 42000000, \"energy\": 1000,"
-             " \"resolution_uj\": 15.25, \"procs\": [{\"pid\": 100, \"vram\": 6}]}]}]}");
+             " \"resolution_uj\": 15.25, \"procs\": [{\"pid\": 100, \"vram\": 6}, {\"pid\": 1, \"vram\": 1}]}]}]}");
     gt_gpu *g = NULL;
     gt_error err;
     assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, count_log, NULL, 0, &g, &err), GT_OK);

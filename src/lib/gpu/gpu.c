@@ -6,6 +6,8 @@
 #include "util/error.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,7 @@ struct gt_gpu {
     void *log_ctx;
     int quiet;
     unsigned warned;         /* system-wide process listing (W_PROCS, W_PROC_MEM) */
+    int checked_pid_ns;      /* the PID-namespace check has run (see pid_ns_check) */
 };
 
 int gt_gpu_procs_reserve(gt_gpu_procs *p, size_t n)
@@ -372,6 +375,22 @@ static void read_procs(gt_gpu *g, size_t slot, int *sm_ok)
     }
 }
 
+/* The driver reports PIDs of the host's PID namespace.  Inside a container
+ * with its own namespace none of them exists here, so no GPU memory can be
+ * attributed: say so once, the first time processes are listed. */
+static void pid_ns_check(gt_gpu *g)
+{
+    if (g->checked_pid_ns || g->procs.n == 0)
+        return;
+    g->checked_pid_ns = 1;
+    for (size_t k = 0; k < g->procs.n; k++)
+        if (kill(g->procs.v[k].pid, 0) == 0 || errno != ESRCH)
+            return;
+    warn(g, "None of the %zu processes that the GPU driver lists exists in this PID namespace (a container?): "
+            "GPU RAM of the main process and its descendants cannot be attributed and stays 0.0.",
+         g->procs.n);
+}
+
 void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out)
 {
     memset(out, 0, sizeof *out);
@@ -419,6 +438,7 @@ void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out)
     }
     if (!g->v->procs_per_device)
         read_procs(g, SIZE_MAX, &any_sm);
+    pid_ns_check(g);
 
     for (size_t k = 0; k < g->procs.n; k++) {
         const gt_gpu_proc *p = &g->procs.v[k];
