@@ -1,5 +1,6 @@
 /* What the sampler sees of GPUs: one handle over whichever vendor backend
- * was selected (backend.h holds the vendor table). */
+ * was selected (backend.h holds the vendor table).  A handle is used by one
+ * thread at a time (the sampling thread, once tracking runs). */
 #ifndef GT_GPU_GPU_H
 #define GT_GPU_GPU_H
 #include <stdint.h>
@@ -23,12 +24,15 @@ typedef struct gt_pidset {
 typedef struct gt_gpu_device_reading {
     int index;                 /* the vendor's device index (nvidia-smi's, rocm-smi's) */
     const char *uuid;          /* as --guuids takes it; valid until gt_gpu_close */
-    int power_valid;           /* 0: not read at this sample (warned once) */
+    /* 0: not read at this sample (the reason was warned once); a lost
+     * device stays 0 from then on. */
+    int power_valid;
     double power_watts;        /* NVML: nvmlDeviceGetPowerUsage; ROCm SMI: average power */
     int energy_valid;
     /* Cumulative counter (NVML: nvmlDeviceGetTotalEnergyConsumption, since
      * the driver was loaded; ROCm SMI: the energy accumulator): use the
-     * difference between two samples. */
+     * difference between two samples.  A value below the previous one
+     * means the counter restarted (driver reload). */
     double energy_joules;
 } gt_gpu_device_reading;
 
