@@ -74,3 +74,15 @@ grep -q '^   Descendants: 815.0$' gpu.txt || fail "text descendants: $(cat gpu.t
 grep -q '^   System: 7000.0$' gpu.txt || fail "text system: $(cat gpu.txt)"
 grep -A3 '^GPU power:' out.txt | grep -q '^   Max: 75.5$' || fail "text power: $(cat out.txt)"
 grep -q '^GPU process utilization (SM):$' out.txt || fail "text SM section: $(cat out.txt)"
+
+# The tracking file has the same figures per sample, in the --gru unit.
+track --gru=megabytes --tf=t.csv
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 {
+        exit !($c["gpu_ram_system_capacity"] == 25769.803776 && $c["system_gpu_count"] == 2 && $c["n_expected_gpus"] == 2) }' t.csv ||
+    fail "static GPU data: $(head -2 t.csv)"
+awk -F, 'NR == 3 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 3 {
+        if ($c["main_gpu_ram"] > m) m = $c["main_gpu_ram"]
+        if ($c["combined_gpu_ram"] > cb) cb = $c["combined_gpu_ram"]
+        if ($c["system_gpu_ram"] != 7000 || $c["gpu_sum_utilization_percent"] != 80 ||
+            $c["gpu_hardware_utilization_percent"] != 40) bad = 1
+    } END { exit !(m == 300 && cb == 1115 && !bad) }' t.csv || fail "GPU columns: $(sed -n '3,5p' t.csv)"
