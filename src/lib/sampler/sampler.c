@@ -52,6 +52,7 @@ struct gt_sampler {
     gt_procfs *fs;
     pid_t main_pid, root;
     int self_tracking;         /* the tracked process is this process */
+    pid_t self_pid, self_tid;  /* this process; the sampling thread (0: not yet known) */
     gt_gpu *gpu;
     long hz;
     proc_list prev, cur;
@@ -68,6 +69,9 @@ struct gt_sampler {
     double prev_root_ccpu, root_ccpu_now;
     int kept_fds;
     int meminfo_fd, stat_fd;
+    /* The root's files, kept across samples like a member's although the
+     * root itself is not tracked. */
+    int root_stat_fd, root_children_fd;
     gt_cpu_times cores_prev[MAX_CORES];
     gt_cpu_times cores_cur[MAX_CORES];
     int ncores;
@@ -131,9 +135,11 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
     s->main_pid = cfg->main_pid;
     s->root = cfg->tree_root ? cfg->tree_root : cfg->main_pid;
-    s->self_tracking = cfg->main_pid == getpid();
+    s->self_pid = getpid();
+    s->self_tracking = cfg->main_pid == s->self_pid;
     s->gpu = cfg->gpu;
     s->meminfo_fd = s->stat_fd = -1;
+    s->root_stat_fd = s->root_children_fd = -1;
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
         s->hz = 100;
@@ -190,6 +196,8 @@ void gt_sampler_free(gt_sampler **sp)
         close(s->meminfo_fd);
     if (s->stat_fd >= 0)
         close(s->stat_fd);
+    proc_entry root = {.stat_fd = s->root_stat_fd, .children_fd = s->root_children_fd};
+    release_entry(s, &root);
     free(s->queue);
     free(s->pids_main);
     free(s->pids_desc);
@@ -228,7 +236,7 @@ static int queue_pid_text(gt_sampler *s, const char *d, ssize_t n, size_t *qn)
 static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t *qn)
 {
     const char *d;
-    ssize_t n = gt_procfs_read(s->fs, dirfd, rel, &d);
+    ssize_t n = gt_procfs_read_small(s->fs, dirfd, rel, &d);
     return n > 0 ? queue_pid_text(s, d, n, qn) : 0; /* exited meanwhile, or none */
 }
 
@@ -275,6 +283,9 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
             off += reclen;
             if (name[0] < '0' || name[0] > '9')
                 continue;
+            /* The sampling thread (the caller) forks nothing. */
+            if (pid == s->self_pid && atoi(name) == s->self_tid)
+                continue;
             snprintf(rel, sizeof rel, "%.20s/children", name);
             rc = queue_children_file(s, tfd, rel, qn);
         }
@@ -303,7 +314,7 @@ static int queue_children_by_scan(gt_sampler *s, pid_t parent, size_t *qn)
             char rel[40];
             snprintf(rel, sizeof rel, "%.20s/stat", name);
             const char *d;
-            ssize_t n = gt_procfs_read(s->fs, dfd, rel, &d);
+            ssize_t n = gt_procfs_read_small(s->fs, dfd, rel, &d);
             gt_proc_stat ps;
             if (n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.ppid == parent &&
                 push_pid(s, qn, ps.pid) != 0)
@@ -383,7 +394,7 @@ static int read_stat(gt_sampler *s, proc_entry *e)
         snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
         e->stat_fd = open_kept(s, rel);
         n = e->stat_fd >= 0 ? gt_procfs_pread(s->fs, e->stat_fd, &d)
-                            : gt_procfs_read(s->fs, gt_procfs_root(s->fs), rel, &d);
+                            : gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, &d);
     }
     gt_proc_stat ps;
     if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
@@ -410,12 +421,12 @@ static void read_memory(gt_sampler *s, proc_entry *e)
     if (dirfd < 0)
         return;
     const char *d;
-    ssize_t n = gt_procfs_read(s->fs, dirfd, "status", &d);
+    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
     if (n > 0)
         gt_parse_status_hwm(d, (size_t)n, &e->hwm);
     gt_mem_rollup r;
     if (gt_procfs_has_rollup(s->fs)) {
-        n = gt_procfs_read(s->fs, dirfd, "smaps_rollup", &d);
+        n = gt_procfs_read_small(s->fs, dirfd, "smaps_rollup", &d);
         if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
             e->private_rss = r.private_clean + r.private_dirty;
             e->shared_rss = r.shared_clean + r.shared_dirty;
@@ -465,8 +476,13 @@ static int discover(gt_sampler *s)
         e->pid = pid;
         e->is_main = pid == s->main_pid;
         e->stat_fd = e->children_fd = -1;
+        int is_root_only = pid == s->root && s->root != s->main_pid;
         proc_entry *p = find_prev_pid(s, pid);
-        if (p) { /* its open files move to this sample's entry */
+        if (is_root_only) {
+            e->stat_fd = s->root_stat_fd;
+            e->children_fd = s->root_children_fd;
+            s->root_stat_fd = s->root_children_fd = -1;
+        } else if (p) { /* its open files move to this sample's entry */
             e->stat_fd = p->stat_fd;
             e->children_fd = p->children_fd;
             p->stat_fd = p->children_fd = -1;
@@ -475,15 +491,16 @@ static int discover(gt_sampler *s)
             release_entry(s, e);
             continue; /* gone: its children were re-parented and show up elsewhere */
         }
-        int is_root_only = pid == s->root && s->root != s->main_pid;
         if (is_root_only)
             s->root_ccpu_now = e->ccpu;
         int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &qn)
                                                : queue_children_by_scan(s, pid, &qn);
-        if (is_root_only)
-            release_entry(s, e); /* the launcher itself is not tracked */
-        else
+        if (is_root_only) { /* the launcher itself is not tracked */
+            s->root_stat_fd = e->stat_fd;
+            s->root_children_fd = e->children_fd;
+        } else {
             cur->n++;
+        }
         if (rc != 0)
             return -1;
     }
@@ -583,7 +600,7 @@ static int still_alive(gt_sampler *s, const proc_entry *p)
         return 0;
     const char *d;
     gt_proc_stat ps;
-    ssize_t n = gt_procfs_read(s->fs, dirfd, "stat", &d);
+    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "stat", &d);
     close(dirfd);
     return n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.starttime == p->starttime &&
            ps.state != 'Z';
@@ -592,11 +609,16 @@ static int still_alive(gt_sampler *s, const proc_entry *p)
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (!s->self_tid)
+        s->self_tid = gettid(); /* always the same thread, see sampler.h */
     struct timespec real, mono, boot, thr;
     clock_gettime(CLOCK_REALTIME, &real);
     clock_gettime(CLOCK_MONOTONIC, &mono);
     clock_gettime(CLOCK_BOOTTIME, &boot);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &thr);
+    /* A real system call, unlike the clocks above: only when it is needed. */
+    thr = (struct timespec){0, 0};
+    if (s->self_tracking)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &thr);
     out->timestamp = ts_seconds(&real);
 
     int ncores = 0;
