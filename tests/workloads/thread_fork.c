@@ -15,15 +15,7 @@ static double secs;
 static void *forker(void *arg)
 {
     (void)arg;
-    pid_t pid = fork();
-    if (pid < 0)
-        wl_die("fork");
-    if (pid == 0) {
-        char *p = wl_touch(mib);
-        wl_sleep(secs);
-        wl_release(p, mib);
-        _exit(0);
-    }
+    pid_t pid = wl_fork_holding(mib, secs);
     int status;
     if (waitpid(pid, &status, 0) != pid)
         wl_die("waitpid");
