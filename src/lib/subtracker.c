@@ -7,6 +7,7 @@
  * serializes threads; the timestamp is taken under it, so within a process
  * the rows are in time order, which the analysis relies on to pair them. */
 #include "gpu_tracker.h"
+#include "store/csvfield.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/pyfloat.h"
@@ -65,35 +66,6 @@ static int reserve(gt_subtracker *s, size_t n)
     return 0;
 }
 
-/* Appends name (parts a and b joined by ':' when b is set), quoted as the
- * Python csv module quotes: when it holds a comma, a quote or a line end. */
-static size_t put_name(char *p, const char *a, const char *b, int csv)
-{
-    size_t n = 0;
-    int quote = 0;
-    if (csv) {
-        quote = strpbrk(a, ",\"\r\n") || (b && strpbrk(b, ",\"\r\n"));
-        if (quote)
-            p[n++] = '"';
-    }
-    for (int part = 0; part < 2; part++) {
-        const char *q = part ? b : a;
-        if (!q)
-            continue;
-        if (part)
-            p[n++] = ':';
-        for (; *q; q++) {
-            if (quote && *q == '"')
-                p[n++] = '"';
-            p[n++] = *q;
-        }
-    }
-    if (quote)
-        p[n++] = '"';
-    p[n] = '\0';
-    return n;
-}
-
 /* The file must still be the one created: Python's SubTracker refuses to go
  * on writing to a file removed (or replaced) under it, and so do we. */
 static gt_status check_file(gt_subtracker *s)
@@ -119,8 +91,7 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
     if ((st = check_file(s)) != GT_OK)
         return st;
     size_t len = strlen(a) + (b ? strlen(b) + 1 : 0);
-    /* Every character may double when quoted, plus quotes, numbers, commas. */
-    if (reserve(s, 2 * len + 3 + 3 * GT_PYFLOAT_BUFSZ) != 0)
+    if (reserve(s, GT_CSV_FIELD_MAX(len) + 3 * GT_PYFLOAT_BUFSZ) != 0)
         return fail(s, gt_err(&s->err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory",
                               s->path));
     clock_gettime(CLOCK_REALTIME, &now);
@@ -128,7 +99,7 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
     long long pid = (long long)getpid(); /* a forked child writes its own */
 
     if (s->fd < 0) {
-        put_name(s->buf, a, b, 0);
+        snprintf(s->buf, s->cap, "%s%s%s", a, b ? ":" : "", b ? b : "");
         sqlite3_bind_int64(s->insert, 1, pid);
         sqlite3_bind_text(s->insert, 2, s->buf, -1, SQLITE_STATIC);
         sqlite3_bind_int(s->insert, 3, position);
@@ -141,7 +112,7 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
         return GT_OK;
     }
     size_t n = (size_t)snprintf(s->buf, s->cap, "%lld,", pid);
-    n += put_name(s->buf + n, a, b, 1);
+    n += gt_csv_field(s->buf + n, a, b);
     n += (size_t)snprintf(s->buf + n, s->cap - n, ",%d,", position);
     n += gt_pyfloat_repr(ts, s->buf + n, GT_PYFLOAT_BUFSZ);
     s->buf[n++] = '\n';

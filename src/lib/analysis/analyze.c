@@ -146,9 +146,6 @@ static void fmt(double x, char *b)
 /* Reads and checks the marks, sorted by (name, process ID, file row). */
 static gt_status load_marks(const gt_table *t, mark **out, size_t *nout, gt_error *err)
 {
-    gt_status st;
-    if ((st = gt_table_require(t, mark_columns, "sub-tracking file", err)) != GT_OK)
-        return st;
     size_t n = gt_table_nrows(t);
     int cname = gt_table_find(t, "code_block_name");
     const double *pid = gt_table_numbers(t, gt_table_find(t, "process_id"));
@@ -428,7 +425,8 @@ gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file, g
     if (!tracking_file || !sub_tracking_file)
         return gt_err(err, GT_ERR_INVALID, "analysis needs a tracking file and a sub-tracking file");
     /* The sub-tracking file first: it is small, and its errors say most. */
-    if ((st = gt_table_read(sub_tracking_file, GT_TABLE_MARKS, mark_text, &mk, err)) != GT_OK ||
+    if ((st = gt_table_read_columns(sub_tracking_file, GT_TABLE_MARKS, mark_columns, mark_text,
+                                    &mk, err)) != GT_OK ||
         (st = gt_table_read(tracking_file, GT_TABLE_STATIC, GT_TABLE_ALL_TEXT, &st_tab, err)) !=
             GT_OK ||
         (st = gt_table_read(tracking_file, GT_TABLE_TIMEPOINTS, NULL, &tp, err)) != GT_OK)

@@ -24,16 +24,33 @@ static int wanted_as_text(const char *name, const char *const *text_columns)
     return 0;
 }
 
-gt_status gt_table_init(gt_table *t, const char *const *names, int n,
+gt_status gt_table_init(gt_table *t, const char *const *names, int n, const char *const *columns,
                         const char *const *text_columns, gt_error *err)
 {
-    if (!(t->cols = calloc((size_t)(n > 0 ? n : 1), sizeof *t->cols)))
+    int want = n;
+    if (columns)
+        for (want = 0; columns[want]; want++)
+            ;
+    t->nfile = n;
+    if (!(t->cols = calloc((size_t)(want > 0 ? want : 1), sizeof *t->cols)) ||
+        !(t->map = malloc((size_t)(n > 0 ? n : 1) * sizeof *t->map)))
         return gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", t->path);
-    t->ncols = n;
-    for (int i = 0; i < n; i++) {
-        if (!(t->cols[i].name = strdup(names[i])))
+    for (int f = 0; f < n; f++)
+        t->map[f] = columns ? -1 : f;
+    for (int i = 0; i < want; i++) {
+        const char *name = columns ? columns[i] : names[i];
+        if (columns) {
+            int f = 0;
+            while (f < n && (strcmp(names[f], name) != 0 || t->map[f] >= 0))
+                f++;
+            if (f == n)
+                return gt_err(err, GT_ERR_FORMAT, "'%s' has no column '%s'", t->path, name);
+            t->map[f] = i;
+        }
+        if (!(t->cols[i].name = strdup(name)))
             return gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", t->path);
-        t->cols[i].is_text = wanted_as_text(names[i], text_columns);
+        t->ncols = i + 1;
+        t->cols[i].is_text = wanted_as_text(name, text_columns);
         t->cols[i].integer = 1;
     }
     return GT_OK;
@@ -167,6 +184,12 @@ slow:
 gt_status gt_table_read(const char *path, gt_table_part part, const char *const *text_columns,
                         gt_table **out, gt_error *err)
 {
+    return gt_table_read_columns(path, part, NULL, text_columns, out, err);
+}
+
+gt_status gt_table_read_columns(const char *path, gt_table_part part, const char *const *columns,
+                                const char *const *text_columns, gt_table **out, gt_error *err)
+{
     gt_status st;
     gt_table *t = NULL;
 
@@ -181,8 +204,8 @@ gt_status gt_table_read(const char *path, gt_table_part part, const char *const 
         st = gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", path);
         goto fail;
     }
-    st = csv ? gt_table_read_csv(t, part, text_columns, err)
-             : gt_table_read_sqlite(t, part, text_columns, err);
+    st = csv ? gt_table_read_csv(t, part, columns, text_columns, err)
+             : gt_table_read_sqlite(t, part, columns, text_columns, err);
     if (st != GT_OK)
         goto fail;
     *out = t;
@@ -242,6 +265,7 @@ void gt_table_free(gt_table **tp)
         free(c->name);
     }
     free(t->cols);
+    free(t->map);
     free(t->path);
     free(t);
     *tp = NULL;

@@ -39,6 +39,12 @@ extern const char *const GT_TABLE_ALL_TEXT[];
 gt_status gt_table_read(const char *path, gt_table_part part, const char *const *text_columns,
                         gt_table **out, gt_error *err);
 
+/* Reads only the named columns (NULL-terminated), in that order; the file
+ * may have others, which are skipped unparsed.  A missing one is
+ * GT_ERR_FORMAT ("'PATH' has no column 'NAME'").  columns NULL: all. */
+gt_status gt_table_read_columns(const char *path, gt_table_part part, const char *const *columns,
+                                const char *const *text_columns, gt_table **out, gt_error *err);
+
 size_t gt_table_nrows(const gt_table *t);
 int gt_table_ncols(const gt_table *t);
 const char *gt_table_name(const gt_table *t, int col);

@@ -151,8 +151,8 @@ static int next_record(reader *r, gt_status *st, gt_error *err)
     }
 }
 
-gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *text_columns,
-                            gt_error *err)
+gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *columns,
+                            const char *const *text_columns, gt_error *err)
 {
     gt_status st = GT_OK;
     reader r = {.path = t->path, .fd = -1, .line = 1};
@@ -182,23 +182,24 @@ gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *
         st = gt_err(err, GT_ERR_FORMAT, "'%s' is empty: it has no header line", t->path);
         goto done;
     }
-    if ((st = gt_table_init(t, (const char *const *)r.fields, (int)r.nfields, text_columns,
-                            err)) != GT_OK)
+    if ((st = gt_table_init(t, (const char *const *)r.fields, (int)r.nfields, columns,
+                            text_columns, err)) != GT_OK)
         goto done;
 
     while ((got = next_record(&r, &st, err)) > 0) {
         char where[32];
         long line = r.line - 1;
         snprintf(where, sizeof where, "line %ld", line);
-        if ((int)r.nfields != t->ncols) {
+        if ((int)r.nfields != t->nfile) {
             st = gt_err(err, GT_ERR_FORMAT, "'%s', line %ld: %zu fields, but the header has %d",
-                        t->path, line, r.nfields, t->ncols);
+                        t->path, line, r.nfields, t->nfile);
             goto done;
         }
         if ((st = gt_table_grow(t, err)) != GT_OK)
             goto done;
-        for (int c = 0; c < t->ncols; c++)
-            if ((st = gt_table_set(t, c, r.fields[c], strlen(r.fields[c]), where, err)) != GT_OK)
+        for (int f = 0; f < t->nfile; f++)
+            if (t->map[f] >= 0 && (st = gt_table_set(t, t->map[f], r.fields[f],
+                                                     strlen(r.fields[f]), where, err)) != GT_OK)
                 goto done;
         t->nrows++;
         if (part == GT_TABLE_STATIC)

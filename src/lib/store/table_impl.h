@@ -15,11 +15,15 @@ struct gt_table {
     char *path;
     int ncols;
     gt_table_col *cols;
+    int nfile;  /* columns in the file */
+    int *map;   /* file column -> table column, -1 when not read */
     size_t nrows, cap;
 };
 
-/* Creates the columns (names copied); which are text follows text_columns. */
-gt_status gt_table_init(gt_table *t, const char *const *names, int n,
+/* Creates the columns from the file's n column names: all of them, or the
+ * ones in columns (NULL-terminated, in that order; a missing one is
+ * GT_ERR_FORMAT); which are text follows text_columns. */
+gt_status gt_table_init(gt_table *t, const char *const *names, int n, const char *const *columns,
                         const char *const *text_columns, gt_error *err);
 /* Makes room for one more row (index t->nrows); the caller fills every
  * column's cell and then increments nrows. */
@@ -30,8 +34,8 @@ gt_status gt_table_grow(gt_table *t, gt_error *err);
 gt_status gt_table_set(gt_table *t, int col, const char *s, size_t len, const char *where,
                        gt_error *err);
 
-gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *text_columns,
-                            gt_error *err);
-gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part,
+gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *columns,
+                            const char *const *text_columns, gt_error *err);
+gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part, const char *const *columns,
                                const char *const *text_columns, gt_error *err);
 #endif

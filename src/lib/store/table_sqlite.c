@@ -8,27 +8,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static gt_status set_cell(gt_table *t, sqlite3_stmt *q, int c, const char *where, gt_error *err)
+/* Stores result column f of q into table column c. */
+static gt_status set_cell(gt_table *t, sqlite3_stmt *q, int f, int c, const char *where,
+                          gt_error *err)
 {
     gt_table_col *col = &t->cols[c];
-    switch (sqlite3_column_type(q, c)) {
+    switch (sqlite3_column_type(q, f)) {
     case SQLITE_NULL:
         return gt_table_set(t, c, "", 0, where, err);
     case SQLITE_INTEGER:
         if (!col->is_text) {
-            col->num[t->nrows] = (double)sqlite3_column_int64(q, c);
+            col->num[t->nrows] = (double)sqlite3_column_int64(q, f);
             return GT_OK;
         }
         break;
     case SQLITE_FLOAT:
         if (!col->is_text) {
-            col->num[t->nrows] = sqlite3_column_double(q, c);
+            col->num[t->nrows] = sqlite3_column_double(q, f);
             col->integer = 0;
             return GT_OK;
         } else {
             /* SQLite's own text of a REAL has 15 digits; repr keeps them all. */
             char b[GT_PYFLOAT_BUFSZ];
-            size_t n = gt_pyfloat_repr(sqlite3_column_double(q, c), b, sizeof b);
+            size_t n = gt_pyfloat_repr(sqlite3_column_double(q, f), b, sizeof b);
             return gt_table_set(t, c, b, n, where, err);
         }
     case SQLITE_BLOB:
@@ -37,13 +39,13 @@ static gt_status set_cell(gt_table *t, sqlite3_stmt *q, int c, const char *where
     default:
         break;
     }
-    const char *s = (const char *)sqlite3_column_text(q, c);
+    const char *s = (const char *)sqlite3_column_text(q, f);
     if (!s)
         return gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", t->path);
-    return gt_table_set(t, c, s, (size_t)sqlite3_column_bytes(q, c), where, err);
+    return gt_table_set(t, c, s, (size_t)sqlite3_column_bytes(q, f), where, err);
 }
 
-gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part,
+gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part, const char *const *columns,
                                const char *const *text_columns, gt_error *err)
 {
     gt_status st = GT_OK;
@@ -74,15 +76,15 @@ gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part,
     }
     for (int c = 0; c < n; c++)
         names[c] = sqlite3_column_name(q, c);
-    if ((st = gt_table_init(t, names, n, text_columns, err)) != GT_OK)
+    if ((st = gt_table_init(t, names, n, columns, text_columns, err)) != GT_OK)
         goto done;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         char where[32];
         snprintf(where, sizeof where, "row %zu", t->nrows + 1);
         if ((st = gt_table_grow(t, err)) != GT_OK)
             goto done;
-        for (int c = 0; c < n; c++)
-            if ((st = set_cell(t, q, c, where, err)) != GT_OK)
+        for (int f = 0; f < n; f++)
+            if (t->map[f] >= 0 && (st = set_cell(t, q, f, t->map[f], where, err)) != GT_OK)
                 goto done;
         t->nrows++;
         if (part == GT_TABLE_STATIC)
