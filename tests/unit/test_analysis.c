@@ -18,23 +18,8 @@
 
 #include "analysis/stats.h"
 #include "gpu_tracker.h"
+#include "unit/tmpdir.h"
 #include "store/table.h"
-
-static char dir[] = "/tmp/gt-analysis-XXXXXX";
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) && chdir(dir) == 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd);
-}
 
 static void test_pairwise_sum(void **state)
 {
@@ -373,5 +358,5 @@ int main(void)
         cmocka_unit_test(test_no_code_blocks),
         cmocka_unit_test(test_invalid_inputs),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -13,25 +13,8 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "unit/tmpdir.h"
 #include "store/table.h"
-
-static char dir[] = "/tmp/gt-subtracker-XXXXXX";
-
-static int setup(void **state)
-{
-    (void)state;
-    if (!mkdtemp(dir) || chdir(dir) != 0)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd);
-}
 
 static gt_table *read_marks(const char *path)
 {
@@ -276,5 +259,5 @@ int main(void)
         cmocka_unit_test(test_threads_csv),
         cmocka_unit_test(test_threads_sqlite),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

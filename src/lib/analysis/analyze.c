@@ -148,26 +148,27 @@ static gt_status load_marks(const gt_table *t, mark **out, size_t *nout, gt_erro
 {
     size_t n = gt_table_nrows(t);
     int cname = gt_table_find(t, "code_block_name");
-    const double *pid = gt_table_numbers(t, gt_table_find(t, "process_id"));
-    const double *pos = gt_table_numbers(t, gt_table_find(t, "position"));
-    const double *ts = gt_table_numbers(t, gt_table_find(t, "timestamp"));
+    int cpid = gt_table_find(t, "process_id"), cpos = gt_table_find(t, "position");
+    int cts = gt_table_find(t, "timestamp");
     mark *m = malloc((n ? n : 1) * sizeof *m);
     if (!m)
         return nomem(err);
     for (size_t i = 0; i < n; i++) {
         const char *problem = NULL;
-        if (!(pid[i] >= 0 && pid[i] <= 9007199254740992.0 && pid[i] == floor(pid[i])))
+        double pid = gt_table_number(t, cpid, i), pos = gt_table_number(t, cpos, i);
+        double ts = gt_table_number(t, cts, i);
+        if (!(pid >= 0 && pid <= 9007199254740992.0 && pid == floor(pid)))
             problem = "process_id is not a process ID";
-        else if (pos[i] != 0 && pos[i] != 1)
+        else if (pos != 0 && pos != 1)
             problem = "position is neither 0 (start) nor 1 (stop)";
-        else if (!isfinite(ts[i]))
+        else if (!isfinite(ts))
             problem = "timestamp is missing";
         if (problem) {
             free(m);
             return gt_err(err, GT_ERR_FORMAT, "sub-tracking file '%s' is invalid: row %zu: %s",
                           gt_table_path(t), i + 1, problem);
         }
-        m[i] = (mark){gt_table_text(t, cname, i), (long long)pid[i], (int)pos[i], ts[i], i};
+        m[i] = (mark){gt_table_text(t, cname, i), (long long)pid, (int)pos, ts, i};
     }
     qsort(m, n, sizeof *m, cmp_mark);
     *out = m;
@@ -191,6 +192,10 @@ static gt_status pair_block(const char *path, mark *m, size_t n, pair *pairs, si
     size_t np = 0;
     for (size_t i = 0; i + 1 < kept; i += 2) {
         const mark *x = &m[i], *y = &m[i + 1];
+        if (x->pid == y->pid && x->ts <= y->ts && x->position == 0 && y->position == 1) {
+            pairs[np++] = (pair){x->ts, y->ts};
+            continue;
+        }
         fmt(x->ts, a);
         fmt(y->ts, b);
         if (x->pid != y->pid)
@@ -204,12 +209,10 @@ static gt_status pair_block(const char *path, mark *m, size_t n, pair *pairs, si
                           "(%s, %s) of process ID %lld with a start time greater than the stop "
                           "time",
                           path, x->name, a, b, x->pid);
-        if (x->position != 0 || y->position != 1)
-            return gt_err(err, GT_ERR_FORMAT,
-                          "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
-                          "(%s, %s) of process ID %lld is not a start followed by a stop",
-                          path, x->name, a, b, x->pid);
-        pairs[np++] = (pair){x->ts, y->ts};
+        return gt_err(err, GT_ERR_FORMAT,
+                      "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
+                      "(%s, %s) of process ID %lld is not a start followed by a stop",
+                      path, x->name, a, b, x->pid);
     }
     if (kept % 2) {
         const mark *x = &m[kept - 1];
@@ -284,9 +287,7 @@ static gt_status block_stats(work *w, const gt_results *r, const pair *pairs, si
     for (int m = 0, c = 0; m < r->nmeasures; m++, c++) {
         if (c == w->ts_col)
             c++;
-        const double *col = gt_table_numbers(w->tp, c);
-        for (size_t j = 0; j < k; j++)
-            w->vals[j] = col[w->rows[j]];
+        gt_table_gather(w->tp, c, w->rows, k, w->vals);
         gt_stats_compute(w->vals, k, w->scratch, &b->usage[m]);
     }
     return GT_OK;
@@ -320,7 +321,7 @@ static gt_status load_static(const gt_table *t, gt_results *r, gt_error *err)
     return GT_OK;
 }
 
-static gt_status analyze(const gt_table *st_tab, const gt_table *tp, const gt_table *mk,
+static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *mk,
                          gt_results *r, gt_error *err)
 {
     gt_status st;
@@ -338,7 +339,7 @@ static gt_status analyze(const gt_table *st_tab, const gt_table *tp, const gt_ta
     int ncols = gt_table_ncols(tp);
     size_t n = gt_table_nrows(tp);
     for (int c = 0; c < ncols; c++)
-        if (!gt_table_numbers(tp, c))
+        if (!gt_table_is_numeric(tp, c))
             return gt_err(err, GT_ERR_FORMAT, "tracking file '%s': column '%s' is not numeric",
                           gt_table_path(tp), gt_table_name(tp, c));
 
@@ -362,10 +363,16 @@ static gt_status analyze(const gt_table *st_tab, const gt_table *tp, const gt_ta
             st = nomem(err);
             goto done;
         }
-        gt_stats_compute(gt_table_numbers(tp, c), n, w.scratch, &r->overall[m]);
+        gt_table_copy_numbers(tp, c, 0, n, w.vals);
+        gt_stats_compute(w.vals, n, w.scratch, &r->overall[m]);
     }
 
-    if ((st = timeline_build(gt_table_numbers(tp, ts_col), n, &tl, err)) != GT_OK)
+    const double *ts = gt_table_numbers(tp, ts_col);
+    if (!ts) {
+        st = nomem(err);
+        goto done;
+    }
+    if ((st = timeline_build(ts, n, &tl, err)) != GT_OK)
         goto done;
     pairs = malloc((nmarks ? nmarks : 1) * sizeof *pairs);
     w.merged = malloc((nmarks ? nmarks : 1) * sizeof *w.merged);

@@ -60,9 +60,6 @@ static gt_status write_csv(int fd, const char *out, const input *in, size_t n, g
     fputs("process_id,code_block_name,position,timestamp\n", f);
     for (size_t k = 0; k < n; k++) {
         const gt_table *t = in[k].t;
-        const double *pid = gt_table_numbers(t, in[k].col[PID]);
-        const double *pos = gt_table_numbers(t, in[k].col[POS]);
-        const double *ts = gt_table_numbers(t, in[k].col[TS]);
         int pid_int = gt_table_is_integer(t, in[k].col[PID]);
         int pos_int = gt_table_is_integer(t, in[k].col[POS]);
         int ts_int = gt_table_is_integer(t, in[k].col[TS]);
@@ -80,13 +77,13 @@ static gt_status write_csv(int fd, const char *out, const input *in, size_t n, g
                 cap = need;
             }
             gt_csv_field(field, name, NULL);
-            put_number(f, pid[r], pid_int);
+            put_number(f, gt_table_number(t, in[k].col[PID], r), pid_int);
             fputc(',', f);
             fputs(field, f);
             fputc(',', f);
-            put_number(f, pos[r], pos_int);
+            put_number(f, gt_table_number(t, in[k].col[POS], r), pos_int);
             fputc(',', f);
-            put_number(f, ts[r], ts_int);
+            put_number(f, gt_table_number(t, in[k].col[TS], r), ts_int);
             fputc('\n', f);
         }
     }
@@ -123,14 +120,14 @@ static gt_status write_sqlite(const char *out, const input *in, size_t n, gt_err
         goto db_fail;
     for (size_t k = 0; k < n; k++) {
         const gt_table *t = in[k].t;
-        const double *pid = gt_table_numbers(t, in[k].col[PID]);
-        const double *pos = gt_table_numbers(t, in[k].col[POS]);
-        const double *ts = gt_table_numbers(t, in[k].col[TS]);
         for (size_t r = 0; r < gt_table_nrows(t); r++) {
-            bind_number(q, 1, pid[r], gt_table_is_integer(t, in[k].col[PID]));
+            bind_number(q, 1, gt_table_number(t, in[k].col[PID], r),
+                        gt_table_is_integer(t, in[k].col[PID]));
             sqlite3_bind_text(q, 2, gt_table_text(t, in[k].col[NAME], r), -1, SQLITE_STATIC);
-            bind_number(q, 3, pos[r], gt_table_is_integer(t, in[k].col[POS]));
-            bind_number(q, 4, ts[r], gt_table_is_integer(t, in[k].col[TS]));
+            bind_number(q, 3, gt_table_number(t, in[k].col[POS], r),
+                        gt_table_is_integer(t, in[k].col[POS]));
+            bind_number(q, 4, gt_table_number(t, in[k].col[TS], r),
+                        gt_table_is_integer(t, in[k].col[TS]));
             int rc = sqlite3_step(q);
             sqlite3_reset(q);
             if (rc != SQLITE_DONE)

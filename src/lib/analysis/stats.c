@@ -33,37 +33,35 @@ double gt_pairwise_sum(const double *a, size_t n)
 void gt_stats_compute(const double *a, size_t n, double *scratch, gt_stats *out)
 {
     size_t count = 0;
-    double mn = NAN, mx = NAN;
+    double mn = INFINITY, mx = -INFINITY;
+    /* Branch-free, so the compiler can vectorize it: a NaN compares false
+     * and leaves mn and mx as they are. */
     for (size_t i = 0; i < n; i++) {
         double v = a[i];
-        if (isnan(v)) {
-            scratch[i] = 0.0;
-            continue;
-        }
-        scratch[i] = v;
-        if (count == 0 || v < mn)
-            mn = v;
-        if (count == 0 || v > mx)
-            mx = v;
-        count++;
+        mn = v < mn ? v : mn;
+        mx = v > mx ? v : mx;
+        count += v == v;
     }
     out->count = count;
-    out->min = mn;
-    out->max = mx;
+    out->min = count ? mn : NAN;
+    out->max = count ? mx : NAN;
     if (count == 0) {
         out->mean = out->std = NAN;
         return;
     }
-    /* pandas: mean = sum / count; var = sum((mean - x)^2) / count with the
-     * missing positions as zeros in both sums. */
-    double mean = gt_pairwise_sum(scratch, n) / (double)count;
+    /* pandas: mean = sum / count; var = sum((mean - x)^2) / count, with the
+     * missing values as zeros in their places in both sums (which keeps
+     * numpy's order of additions). */
+    const double *vals = a;
+    if (count < n) {
+        for (size_t i = 0; i < n; i++)
+            scratch[i] = isnan(a[i]) ? 0.0 : a[i];
+        vals = scratch;
+    }
+    double mean = gt_pairwise_sum(vals, n) / (double)count;
     for (size_t i = 0; i < n; i++) {
-        if (isnan(a[i])) {
-            scratch[i] = 0.0;
-        } else {
-            double d = mean - a[i];
-            scratch[i] = d * d;
-        }
+        double d = mean - a[i];
+        scratch[i] = isnan(d) ? 0.0 : d * d;
     }
     out->mean = mean;
     out->std = sqrt(gt_pairwise_sum(scratch, n) / (double)count);

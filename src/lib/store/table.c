@@ -52,6 +52,7 @@ gt_status gt_table_init(gt_table *t, const char *const *names, int n, const char
         t->ncols = i + 1;
         t->cols[i].is_text = wanted_as_text(name, text_columns);
         t->cols[i].integer = 1;
+        t->cols[i].store = GT_COL_CONST;
     }
     return GT_OK;
 }
@@ -70,7 +71,12 @@ gt_status gt_table_grow(gt_table *t, gt_error *err)
             /* NULL until set, so a row abandoned half-way is freed too. */
             memset(p + t->cap, 0, (cap - t->cap) * sizeof *p);
             c->text = p;
-        } else {
+        } else if (c->store == GT_COL_INT32) {
+            int32_t *p = realloc(c->i32, cap * sizeof *p);
+            if (!p)
+                goto nomem;
+            c->i32 = p;
+        } else if (c->store == GT_COL_DOUBLE) {
             double *p = realloc(c->num, cap * sizeof *p);
             if (!p)
                 goto nomem;
@@ -83,7 +89,91 @@ nomem:
     return gt_err(err, GT_ERR_NOMEM, "'%s': out of memory after %zu rows", t->path, t->nrows);
 }
 
-gt_status gt_table_set(gt_table *t, int col, const char *s, size_t len, const char *where,
+/* An int32 that is exactly v (INT32_MIN is the missing value), or 0. */
+static int as_int32(double v, int32_t *out)
+{
+    if (isnan(v)) {
+        *out = INT32_MIN;
+        return 1;
+    }
+    if (!(v > (double)INT32_MIN && v <= (double)INT32_MAX))
+        return 0;
+    int32_t i = (int32_t)v;
+    if ((double)i != v || (i == 0 && signbit(v)))
+        return 0;
+    *out = i;
+    return 1;
+}
+
+static double cell(const gt_table_col *c, size_t row)
+{
+    switch (c->store) {
+    case GT_COL_CONST: return c->cval;
+    case GT_COL_INT32: return c->i32[row] == INT32_MIN ? NAN : (double)c->i32[row];
+    default: return c->num[row];
+    }
+}
+
+/* Widens column c to the next store that holds v as well as rows [0, n). */
+static gt_status widen(gt_table *t, gt_table_col *c, double v, gt_error *err)
+{
+    size_t n = t->nrows, cap = t->cap ? t->cap : 1;
+    int32_t iv, ic;
+    if (c->store == GT_COL_CONST && as_int32(v, &iv) && as_int32(c->cval, &ic)) {
+        if (!(c->i32 = malloc(cap * sizeof *c->i32)))
+            goto nomem;
+        for (size_t r = 0; r < n; r++)
+            c->i32[r] = ic;
+        c->store = GT_COL_INT32;
+        return GT_OK;
+    }
+    double *num = malloc(cap * sizeof *num);
+    if (!num)
+        goto nomem;
+    for (size_t r = 0; r < n; r++)
+        num[r] = cell(c, r);
+    free(c->i32);
+    c->i32 = NULL;
+    c->num = num;
+    c->store = GT_COL_DOUBLE;
+    return GT_OK;
+nomem:
+    return gt_err(err, GT_ERR_NOMEM, "'%s': out of memory after %zu rows", t->path, t->nrows);
+}
+
+gt_status gt_table_set_number(gt_table *t, int col, double v, gt_error *err)
+{
+    gt_table_col *c = &t->cols[col];
+    gt_status st;
+    int32_t iv;
+    if (c->store == GT_COL_DOUBLE) {
+        c->num[t->nrows] = v;
+        return GT_OK;
+    }
+    for (;;) {
+        switch (c->store) {
+        case GT_COL_CONST:
+            if (t->nrows == 0 || memcmp(&v, &c->cval, sizeof v) == 0) {
+                c->cval = v;
+                return GT_OK;
+            }
+            break;
+        case GT_COL_INT32:
+            if (as_int32(v, &iv)) {
+                c->i32[t->nrows] = iv;
+                return GT_OK;
+            }
+            break;
+        case GT_COL_DOUBLE:
+            c->num[t->nrows] = v;
+            return GT_OK;
+        }
+        if ((st = widen(t, c, v, err)) != GT_OK)
+            return st;
+    }
+}
+
+gt_status gt_table_set(gt_table *t, int col, const char *s, size_t len, long where,
                        gt_error *err)
 {
     gt_table_col *c = &t->cols[col];
@@ -96,26 +186,95 @@ gt_status gt_table_set(gt_table *t, int col, const char *s, size_t len, const ch
         c->text[t->nrows] = copy;
         return GT_OK;
     }
-    if (len == 0) {
-        c->num[t->nrows] = NAN;
-        return GT_OK;
-    }
+    if (len == 0)
+        return gt_table_set_number(t, col, NAN, err);
     int is_int;
-    if (gt_table_parse_number(s, &c->num[t->nrows], &is_int) != 0)
-        return gt_err(err, GT_ERR_FORMAT, "'%s', %s: column '%s' holds '%.40s', not a number",
-                      t->path, where, c->name, s);
+    double v;
+    if (gt_table_parse_number(s, &v, &is_int) != 0)
+        return gt_err(err, GT_ERR_FORMAT, "'%s', %s %ld: column '%s' holds '%.40s', not a number",
+                      t->path, t->where, where, c->name, s);
     if (!is_int)
         c->integer = 0;
-    return GT_OK;
+    return gt_table_set_number(t, col, v, err);
 }
 
 static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* Clinger's fast path: a mantissa below 2^53 and a power of ten up to 22 are
- * both exact doubles, so one multiplication or division rounds correctly.
- * Everything else goes to strtod, which is exact too but slower. */
+static int bitlen128(unsigned __int128 q)
+{
+    uint64_t hi = (uint64_t)(q >> 64), lo = (uint64_t)q;
+    return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
+}
+
+/* q * 2^exp2, rounded to nearest (ties to even) as one rounding of the exact
+ * value; sticky says the exact value lies a little above q. */
+static double round_binary(unsigned __int128 q, int sticky, int exp2)
+{
+    int bits = bitlen128(q);
+    if (bits <= 53)
+        return ldexp((double)(uint64_t)q, exp2); /* exact: sticky is never set here */
+    int shift = bits - 53;
+    uint64_t mant = (uint64_t)(q >> shift);
+    unsigned __int128 rest = q & (((unsigned __int128)1 << shift) - 1);
+    unsigned __int128 half = (unsigned __int128)1 << (shift - 1);
+    if (rest > half || (rest == half && (sticky || (mant & 1))))
+        mant++;
+    if (mant >> 53) {
+        mant >>= 1;
+        shift++;
+    }
+    return ldexp((double)mant, exp2 + shift);
+}
+
+static const uint64_t pow10_u64[] = {1ULL,
+                                     10ULL,
+                                     100ULL,
+                                     1000ULL,
+                                     10000ULL,
+                                     100000ULL,
+                                     1000000ULL,
+                                     10000000ULL,
+                                     100000000ULL,
+                                     1000000000ULL,
+                                     10000000000ULL,
+                                     100000000000ULL,
+                                     1000000000000ULL,
+                                     10000000000000ULL,
+                                     100000000000000ULL,
+                                     1000000000000000ULL,
+                                     10000000000000000ULL,
+                                     100000000000000000ULL,
+                                     1000000000000000000ULL,
+                                     10000000000000000000ULL};
+
+/* Decimal m * 10^e10 to the nearest double: Clinger's fast path when both
+ * are exact doubles, otherwise exact integer arithmetic in 128 bits for up
+ * to 19 digits and |e10| <= 19 (the 17 significant digits of a Python repr
+ * land here); -1 for the rest, which strtod takes.  All round correctly, so
+ * a cell reads as the same double as Python's float(). */
+static int decimal_to_double(uint64_t m, long e10, double *out)
+{
+    if (m <= (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
+        double v = (double)m;
+        *out = e10 < 0 ? v / pow10_exact[-e10] : v * pow10_exact[e10];
+    } else if (m == 0) {
+        *out = 0.0;
+    } else if (e10 >= 0 && e10 <= 19) {
+        *out = round_binary((unsigned __int128)m * pow10_u64[e10], 0, 0);
+    } else if (e10 < 0 && e10 >= -19) {
+        uint64_t d = pow10_u64[-e10];
+        int s = 127 - (64 - __builtin_clzll(m));
+        unsigned __int128 n = (unsigned __int128)m << s;
+        unsigned __int128 q = n / d, r = n % d;
+        *out = round_binary(q, r != 0, -s);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
 int gt_table_parse_number(const char *s, double *out, int *is_int)
 {
     const char *p = s;
@@ -128,12 +287,12 @@ int gt_table_parse_number(const char *s, double *out, int *is_int)
     for (;; p++) {
         if (*p >= '0' && *p <= '9') {
             any = 1;
-            if (m < (UINT64_C(1) << 53) / 10 + 1 && !big) {
+            if (m < UINT64_C(1000000000000000000)) {
                 m = m * 10 + (uint64_t)(*p - '0');
                 if (dot)
                     exp10--;
             } else {
-                big = 1;
+                big = 1; /* more than 19 digits: strtod */
             }
         } else if (*p == '.' && !dot) {
             dot = 1;
@@ -159,24 +318,23 @@ int gt_table_parse_number(const char *s, double *out, int *is_int)
     if (!any || *p != '\0')
         goto slow;
     *is_int = !dot && !has_exp;
-    if (!big && m <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
-        double v = (double)m;
-        v = exp10 < 0 ? v / pow10_exact[-exp10] : v * pow10_exact[exp10];
-        *out = neg ? -v : v;
+    double v;
+    if (big || decimal_to_double(m, exp10, &v) != 0) {
+        *out = strtod(s, NULL);
         return 0;
     }
-    *out = strtod(s, NULL);
+    *out = neg ? -v : v;
     return 0;
 slow:
     /* nan, inf, hex floats, leading blanks: what Python's float() accepts
      * and strtod agrees with. */
     {
         char *end;
-        double v = strtod(s, &end);
+        double x = strtod(s, &end);
         if (end == s || *end != '\0')
             return -1;
         *is_int = 0;
-        *out = v;
+        *out = x;
         return 0;
     }
 }
@@ -228,9 +386,59 @@ int gt_table_find(const gt_table *t, const char *name)
     return -1;
 }
 
-const double *gt_table_numbers(const gt_table *t, int col)
+const double *gt_table_numbers(gt_table *t, int col)
 {
-    return t->cols[col].is_text ? NULL : t->cols[col].num;
+    gt_table_col *c = &t->cols[col];
+    if (c->is_text)
+        return NULL;
+    if (c->store != GT_COL_DOUBLE) {
+        /* Widening by a NaN that is not the constant makes doubles. */
+        double *num = malloc((t->nrows ? t->nrows : 1) * sizeof *num);
+        if (!num)
+            return NULL;
+        gt_table_copy_numbers(t, col, 0, t->nrows, num);
+        free(c->i32);
+        c->i32 = NULL;
+        c->num = num;
+        c->store = GT_COL_DOUBLE;
+    }
+    return c->num;
+}
+
+double gt_table_number(const gt_table *t, int col, size_t row)
+{
+    return t->cols[col].is_text ? NAN : cell(&t->cols[col], row);
+}
+
+void gt_table_copy_numbers(const gt_table *t, int col, size_t first, size_t n, double *out)
+{
+    const gt_table_col *c = &t->cols[col];
+    if (c->store == GT_COL_DOUBLE && !c->is_text) {
+        memcpy(out, c->num + first, n * sizeof *out);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = c->is_text ? NAN : cell(c, first + i);
+}
+
+void gt_table_gather(const gt_table *t, int col, const size_t *rows, size_t n, double *out)
+{
+    const gt_table_col *c = &t->cols[col];
+    if (c->is_text) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = NAN;
+    } else if (c->store == GT_COL_DOUBLE) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = c->num[rows[i]];
+    } else {
+        for (size_t i = 0; i < n; i++)
+            out[i] = cell(c, rows[i]);
+    }
+}
+
+int gt_table_is_numeric(const gt_table *t, int col)
+{
+    return !t->cols[col].is_text;
 }
 
 const char *gt_table_text(const gt_table *t, int col, size_t row)
@@ -261,6 +469,7 @@ void gt_table_free(gt_table **tp)
             for (size_t r = 0; r < t->cap; r++)
                 free(c->text[r]);
         free(c->text);
+        free(c->i32);
         free(c->num);
         free(c->name);
     }

@@ -50,8 +50,19 @@ int gt_table_ncols(const gt_table *t);
 const char *gt_table_name(const gt_table *t, int col);
 /* Index of the first column called name, or -1. */
 int gt_table_find(const gt_table *t, const char *name);
-/* The column's nrows numbers, or NULL for a text column. */
-const double *gt_table_numbers(const gt_table *t, int col);
+/* 1 for a numeric column, 0 for a text one. */
+int gt_table_is_numeric(const gt_table *t, int col);
+/* One number (NaN: missing, or a text column). */
+double gt_table_number(const gt_table *t, int col, size_t row);
+/* Numbers of rows [first, first + n) into out. */
+void gt_table_copy_numbers(const gt_table *t, int col, size_t first, size_t n, double *out);
+/* Numbers of the given rows into out (out[i] = row rows[i]). */
+void gt_table_gather(const gt_table *t, int col, const size_t *rows, size_t n, double *out);
+/* The column's nrows numbers as one array, or NULL for a text column or
+ * when out of memory.  Columns are stored compactly (a constant, 32-bit
+ * integers) until this asks for the array, which then stays; prefer the
+ * copying accessors above for large tables. */
+const double *gt_table_numbers(gt_table *t, int col);
 /* A text column's cell, or NULL for a numeric column. */
 const char *gt_table_text(const gt_table *t, int col, size_t row);
 /* 1 when every non-empty cell of the column was written as an integer (CSV

@@ -21,20 +21,26 @@ typedef struct reader {
     int quoted;            /* quote state at scan */
     int eof;
     long line;             /* line number of the next record */
+    long rec_line;         /* line number where the last record began */
     char **fields;
+    size_t *lens;
     size_t nfields, fcap;
 } reader;
 
-static gt_status add_field(reader *r, char *f, gt_error *err)
+static gt_status add_field(reader *r, char *f, size_t len, gt_error *err)
 {
     if (r->nfields == r->fcap) {
         size_t cap = r->fcap ? r->fcap * 2 : 32;
         char **p = realloc(r->fields, cap * sizeof *p);
-        if (!p)
+        if (p)
+            r->fields = p;
+        size_t *l = p ? realloc(r->lens, cap * sizeof *l) : NULL;
+        if (!l)
             return gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", r->path);
-        r->fields = p;
+        r->lens = l;
         r->fcap = cap;
     }
+    r->lens[r->nfields] = len;
     r->fields[r->nfields++] = f;
     return GT_OK;
 }
@@ -75,7 +81,7 @@ static gt_status split(reader *r, char *s, size_t n, gt_error *err)
         }
         int more = p < end; /* *p == ',' */
         *w = '\0';
-        if ((st = add_field(r, f, err)) != GT_OK)
+        if ((st = add_field(r, f, (size_t)(w - f), err)) != GT_OK)
             return st;
         if (!more)
             return GT_OK;
@@ -89,12 +95,20 @@ static int next_record(reader *r, gt_status *st, gt_error *err)
     for (;;) {
         size_t i = r->scan;
         int q = r->quoted;
-        for (; i < r->len; i++) {
-            char c = r->buf[i];
-            if (c == '"')
-                q = !q;
-            else if (c == '\n' && !q)
-                break;
+        /* Most records hold no quote: find the line end with memchr and
+         * walk byte by byte only through quoted text. */
+        const char *nl = q ? NULL : memchr(r->buf + i, '\n', r->len - i);
+        int plain = nl && !memchr(r->buf + i, '"', (size_t)(nl - (r->buf + i)));
+        if (plain) {
+            i = (size_t)(nl - r->buf);
+        } else {
+            for (; i < r->len; i++) {
+                char c = r->buf[i];
+                if (c == '"')
+                    q = !q;
+                else if (c == '\n' && !q)
+                    break;
+            }
         }
         if (i < r->len || (r->eof && r->pos < r->len)) {
             if (i >= r->len && q) {
@@ -105,18 +119,18 @@ static int next_record(reader *r, gt_status *st, gt_error *err)
             char *s = r->buf + r->pos;
             size_t n = i - r->pos;
             long lines = 1;
-            for (size_t k = 0; k < n; k++)
-                lines += s[k] == '\n';
+            if (memchr(s, '"', n)) /* only quoted fields hold line ends */
+                for (size_t k = 0; k < n; k++)
+                    lines += s[k] == '\n';
             r->pos = r->scan = i < r->len ? i + 1 : r->len;
             r->quoted = 0;
-            long at = r->line;
+            r->rec_line = r->line;
             r->line += lines;
             if (n == 0 || (n == 1 && s[0] == '\r'))
                 continue; /* blank line */
             s[n] = '\0';
             if ((*st = split(r, s, n, err)) != GT_OK)
                 return -1;
-            r->line = at + lines; /* keep the record's own number for messages */
             return 1;
         }
         if (r->eof)
@@ -158,6 +172,7 @@ gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *
     reader r = {.path = t->path, .fd = -1, .line = 1};
     int got;
 
+    t->where = "line";
     r.fd = open(t->path, O_RDONLY | O_CLOEXEC);
     if (r.fd < 0)
         return gt_err(err, GT_ERR_IO, "cannot open '%s': %s", t->path, strerror(errno));
@@ -187,9 +202,7 @@ gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *
         goto done;
 
     while ((got = next_record(&r, &st, err)) > 0) {
-        char where[32];
-        long line = r.line - 1;
-        snprintf(where, sizeof where, "line %ld", line);
+        long line = r.rec_line;
         if ((int)r.nfields != t->nfile) {
             st = gt_err(err, GT_ERR_FORMAT, "'%s', line %ld: %zu fields, but the header has %d",
                         t->path, line, r.nfields, t->nfile);
@@ -198,8 +211,8 @@ gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *
         if ((st = gt_table_grow(t, err)) != GT_OK)
             goto done;
         for (int f = 0; f < t->nfile; f++)
-            if (t->map[f] >= 0 && (st = gt_table_set(t, t->map[f], r.fields[f],
-                                                     strlen(r.fields[f]), where, err)) != GT_OK)
+            if (t->map[f] >= 0 &&
+                (st = gt_table_set(t, t->map[f], r.fields[f], r.lens[f], line, err)) != GT_OK)
                 goto done;
         t->nrows++;
         if (part == GT_TABLE_STATIC)
@@ -211,6 +224,7 @@ gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *
         st = gt_err(err, GT_ERR_FORMAT, "'%s' has no static data row", t->path);
 done:
     free(r.fields);
+    free(r.lens);
     free(r.buf);
     close(r.fd);
     return st;
