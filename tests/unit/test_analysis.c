@@ -317,6 +317,39 @@ static void test_no_code_blocks(void **state)
     cJSON_Delete(j);
 }
 
+/* Large enough for the statistics to be split across two threads: every
+ * measure must still get its own numbers. */
+static void test_large_split_across_threads(void **state)
+{
+    (void)state;
+    const int n = 140000;
+    FILE *f = fopen("big.csv", "w");
+    assert_non_null(f);
+    fputs(static_csv, f);
+    fputs("a,b,c,timestamp\n", f);
+    for (int t = 1; t <= n; t++)
+        fprintf(f, "%d,%d,%d,%d\n", t, 2 * t, t % 2 ? 7 : -7, t);
+    fclose(f);
+    write_file("bm.csv", "process_id,code_block_name,position,timestamp\n"
+                         "1,all,0,1\n1,all,1,140000\n1,some,0,100\n1,some,1,200\n");
+    char *text = NULL;
+    cJSON *j = analyze_json("big.csv", "bm.csv", &text);
+    assert_true(num(j, "overall/a/mean") == (n + 1) / 2.0);
+    assert_true(num(j, "overall/b/mean") == n + 1.0);
+    assert_true(num(j, "overall/b/max") == 2.0 * n);
+    assert_true(num(j, "overall/c/mean") == 0.0 && num(j, "overall/c/std") == 7.0);
+    const cJSON *blocks = cJSON_GetObjectItem(j, "code_block_results");
+    assert_true(num(blocks, "0/num_timepoints") == n);
+    assert_true(num(blocks, "0/resource_usage/a/min") == 1.0);
+    assert_true(num(blocks, "0/resource_usage/b/mean") == n + 1.0);
+    assert_true(num(blocks, "0/resource_usage/c/std") == 7.0);
+    assert_true(num(blocks, "1/num_timepoints") == 101);
+    assert_true(num(blocks, "1/resource_usage/a/mean") == 150.0);
+    assert_true(num(blocks, "1/resource_usage/b/mean") == 300.0);
+    free(text);
+    cJSON_Delete(j);
+}
+
 static void expect_failure(const char *tf, const char *stf, gt_status want, const char *pattern)
 {
     gt_results *r = NULL;
@@ -356,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_sweep_sqlite),
         cmocka_unit_test(test_sweep_unsorted_timestamps),
         cmocka_unit_test(test_no_code_blocks),
+        cmocka_unit_test(test_large_split_across_threads),
         cmocka_unit_test(test_invalid_inputs),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

@@ -16,6 +16,7 @@
 #include "util/pyfloat.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,7 +234,60 @@ typedef struct work {
     size_t *rows;   /* timepoint rows of the current block */
     pair *merged;
     double *vals, *scratch;
+    double *vals2, *scratch2; /* a second thread's, NULL when there is none */
 } work;
+
+/* The statistics of measures [from, to) over the given rows (NULL: rows
+ * 0..n-1), each measure's values gathered into vals first. */
+typedef struct colstats_job {
+    const gt_table *tp;
+    int ts_col;
+    const size_t *rows;
+    size_t n;
+    int from, to;
+    double *vals, *scratch;
+    gt_stats *out;
+} colstats_job;
+
+/* Below this many values a second thread costs more than it saves. */
+#define PARALLEL_MIN_VALUES ((size_t)1 << 18)
+
+static void *colstats(void *arg)
+{
+    colstats_job *j = arg;
+    for (int m = j->from; m < j->to; m++) {
+        int c = m < j->ts_col ? m : m + 1; /* every column but the timestamp */
+        if (j->rows)
+            gt_table_gather(j->tp, c, j->rows, j->n, j->vals);
+        else
+            gt_table_copy_numbers(j->tp, c, 0, j->n, j->vals);
+        gt_stats_compute(j->vals, j->n, j->scratch, &j->out[m]);
+    }
+    return NULL;
+}
+
+/* Every measure's statistics into out[]; large jobs are split by measure
+ * with a second thread.  The measures are independent, so the numbers do
+ * not depend on the split.  The table is only read meanwhile. */
+static void all_colstats(const work *w, int nmeasures, const size_t *rows, size_t n,
+                         gt_stats *out)
+{
+    colstats_job a = {w->tp, w->ts_col, rows, n, 0, nmeasures, w->vals, w->scratch, out};
+    if (w->vals2 && nmeasures > 1 && n * (size_t)nmeasures >= PARALLEL_MIN_VALUES) {
+        colstats_job b = a;
+        pthread_t th;
+        a.to = b.from = nmeasures / 2;
+        b.vals = w->vals2;
+        b.scratch = w->scratch2;
+        if (pthread_create(&th, NULL, colstats, &b) == 0) {
+            colstats(&a);
+            pthread_join(th, NULL);
+            return;
+        }
+        a.to = nmeasures; /* no thread: all here */
+    }
+    colstats(&a);
+}
 
 static gt_status block_stats(work *w, const gt_results *r, const pair *pairs, size_t np,
                              gt_block_result *b, gt_error *err)
@@ -284,12 +338,7 @@ static gt_status block_stats(work *w, const gt_results *r, const pair *pairs, si
 
     if (!(b->usage = calloc((size_t)(r->nmeasures ? r->nmeasures : 1), sizeof *b->usage)))
         return nomem(err);
-    for (int m = 0, c = 0; m < r->nmeasures; m++, c++) {
-        if (c == w->ts_col)
-            c++;
-        gt_table_gather(w->tp, c, w->rows, k, w->vals);
-        gt_stats_compute(w->vals, k, w->scratch, &b->usage[m]);
-    }
+    all_colstats(w, r->nmeasures, w->rows, k, b->usage);
     return GT_OK;
 }
 
@@ -363,9 +412,16 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
             st = nomem(err);
             goto done;
         }
-        gt_table_copy_numbers(tp, c, 0, n, w.vals);
-        gt_stats_compute(w.vals, n, w.scratch, &r->overall[m]);
     }
+    w.tp = tp;
+    w.ts_col = ts_col;
+    /* A second thread's buffers; without them all runs in this thread. */
+    if ((w.vals2 = malloc((n ? n : 1) * sizeof *w.vals2)) &&
+        !(w.scratch2 = malloc((n ? n : 1) * sizeof *w.scratch2))) {
+        free(w.vals2);
+        w.vals2 = NULL;
+    }
+    all_colstats(&w, r->nmeasures, NULL, n, r->overall);
 
     const double *ts = gt_table_numbers(tp, ts_col);
     if (!ts) {
@@ -381,9 +437,7 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
         st = nomem(err);
         goto done;
     }
-    w.tp = tp;
     w.tl = &tl;
-    w.ts_col = ts_col;
 
     size_t nblocks = 0;
     for (size_t i = 0; i < nmarks; i++)
@@ -416,6 +470,8 @@ done:
     free(w.rows);
     free(w.vals);
     free(w.scratch);
+    free(w.vals2);
+    free(w.scratch2);
     return st;
 }
 
