@@ -86,6 +86,20 @@ static gt_status check_file(gt_subtracker *s)
     return GT_OK;
 }
 
+/* Connections inherited across fork: SQLite forbids using or closing them
+ * in the child, so they stay here, reachable rather than leaked, until the
+ * process exits (a child rarely inherits more than one). */
+static sqlite3 *inherited[16];
+
+static void keep_inherited(sqlite3 *db)
+{
+    for (size_t i = 0; db && i < sizeof inherited / sizeof *inherited; i++) {
+        sqlite3 *none = NULL;
+        if (__atomic_compare_exchange_n(&inherited[i], &none, db, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return;
+    }
+}
+
 /* Opens this process's connection to the file and its INSERT.  A process
  * forked from the one that opened the file must not use the inherited
  * connection (SQLite's rule), so it gets its own on its first mark; the
@@ -105,6 +119,8 @@ static gt_status connect_sqlite(gt_subtracker *s, gt_error *err)
         sqlite3_close(db);
         return st;
     }
+    if (s->owner != getpid())
+        keep_inherited(s->db);
     s->db = db;
     s->insert = insert;
     s->owner = getpid();
@@ -280,6 +296,7 @@ void gt_subtracker_free(gt_subtracker **sp)
     if (s->db && s->owner != getpid()) {
         /* A forked process that never marked: the connection is the
          * parent's, left to the parent. */
+        keep_inherited(s->db);
         s->db = NULL;
         s->insert = NULL;
     }
