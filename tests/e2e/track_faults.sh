@@ -6,11 +6,10 @@
 . "$(dirname "$0")/_lib.sh"
 set -m # job control: background jobs keep SIGINT
 
-# csv_ok FILE MIN: every row of a CSV tracking file has all its cells, and
-# there are at least MIN samples.
+# csv_ok FILE MIN: every row of a CSV tracking file has as many cells as
+# its header, and there are at least MIN samples.
 csv_ok() {
-    awk -F, 'NR == 2 && NF != 9 { exit 1 } NR != 2 && NF != 22 && NR != 1 { exit 1 }' "$1" ||
-        fail "$1 has a torn row"
+    awk -F, 'NR == 1 || NR == 3 { n = NF } NF != n { exit 1 }' "$1" || fail "$1 has a torn row"
     [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] || fail "$1 does not end with a full line"
     local rows=$(($(wc -l <"$1") - 3))
     [ $rows -ge "$2" ] || fail "$1 has $rows samples, expected at least $2"
@@ -164,7 +163,7 @@ LD_PRELOAD="$shim" GT_VANISH_LOG="$PWD/injected.txt" ASAN_OPTIONS="${ASAN_OPTION
 within "$(jget vanish.json .max_ram.descendants.private_rss)" 20.9 23 "vanishing /proc: descendants' private RSS (4 x 5 MiB)"
 [ "$(jget vanish.json .cpu_utilization.descendants_n_threads)" = 4 ] || fail "vanishing /proc: descendants' threads"
 csv_ok vanish.csv 30
-awk -F, 'NR > 3 { for (i = 1; i < 22; i++) if ($i != "" && $i + 0 < 0) exit 1 }' vanish.csv || fail "vanishing /proc: a negative figure"
+awk -F, 'NR > 3 { for (i = 1; i <= NF; i++) if ($i != "" && $i + 0 < 0) exit 1 }' vanish.csv || fail "vanishing /proc: a negative figure"
 
 # Thousands of short-lived processes, bounded by the process limit (ulimit
 # -u, enforced for non-root users only: root runs the test as nobody).
