@@ -171,6 +171,10 @@ GT_API void gt_tracker_free(gt_tracker **t);
 
 /* Writes usage as the Python package prints it (text) or to_json() (JSON). */
 GT_API gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out);
+/* The same as a NUL-terminated string in *out, released with gt_string_free()
+ * (for bindings without a FILE *).  On failure *out is NULL. */
+GT_API gt_status gt_usage_string(const gt_usage *u, gt_format fmt, char **out);
+GT_API void gt_string_free(char **s);
 
 /* ------------------------------------------------------------------------
  * Sub-tracking: marks of named code blocks, written to a sub-tracking file

@@ -24,6 +24,12 @@ for t in tests/e2e/*.sh; do
     case $(basename "$t") in _*) continue ;; esac # sourced helpers
     [ -f "$t" ] && run "e2e/$(basename "$t" .sh)" bash "$t"
 done
+# The Python package: pytest under Debian's python3 (where python3-pytest,
+# -nbclient and -ipykernel are), one entry per test file; pytest's own
+# failures (even "no tests collected") fail the entry.
+for t in tests/python/test_*.py; do
+    [ -f "$t" ] && run "python/$(basename "$t" .py)" tests/python/run.sh /usr/bin/python3 -m pytest -q -p no:cacheprovider "$t"
+done
 echo
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed"
