@@ -30,6 +30,9 @@ done
 for t in tests/python/test_*.py; do
     [ -f "$t" ] && run "python/$(basename "$t" .py)" tests/python/run.sh /usr/bin/python3 -m pytest -q -p no:cacheprovider "$t"
 done
+# ... and under the python3 first on PATH, which may be another interpreter.
+run "python/smoke-$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none)" \
+    tests/python/run.sh python3 tests/python/smoke.py
 echo
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed"
