@@ -28,13 +28,20 @@ def per_call(fn, n):
     return statistics.median(walls) * 1e3, (time.process_time() - cpu0) * 1e3 / n
 
 
-def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+def import_cost(module):
+    """Prints 'milliseconds megabytes' of importing module in this fresh interpreter."""
     rss0 = rss_mb()
     t0 = time.perf_counter()
+    __import__(module)
+    print(f'{(time.perf_counter() - t0) * 1e3:.1f} {rss_mb() - rss0:.1f}')
+
+
+def main():
+    if sys.argv[1] == '--import':
+        import_cost(sys.argv[2])
+        return
+    n = int(sys.argv[1])
     import gpu_tracker as gput
-    print(f'import gpu_tracker:               {(time.perf_counter() - t0) * 1e3:.1f} ms, '
-          f'+{rss_mb() - rss0:.1f} MB RSS')
 
     def tracker():
         with gput.Tracker(disable_logs=True):
