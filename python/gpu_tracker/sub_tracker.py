@@ -123,6 +123,16 @@ def sub_track(code_block_name: str | None = None, sub_tracking_file: str | None 
     return decorator
 
 
+def _take_report(handle, string_name, free_name):
+    """(JSON as a dict, text) of a C results object, which is then freed."""
+    try:
+        string = _lib.require(string_name)
+        text = _lib.to_string(string, handle, _lib.FORMAT_TEXT)
+        return json.loads(_lib.to_string(string, handle, _lib.FORMAT_JSON)), text
+    finally:
+        getattr(_lib.lib, free_name)(ctypes.byref(handle))
+
+
 def _c_log(messages):
     def log_fn(ctx, message):
         messages.append(message.decode('utf-8', 'replace'))
@@ -131,8 +141,12 @@ def _c_log(messages):
 
 class _Report:
     """A C report: str() is its text, to_json() its JSON as a dict."""
-    _text: str
-    _json: dict
+    _text = ''
+    _json: dict = {}
+
+    def _set_report(self, data: dict, text: str):
+        self._json, self._text = data, text
+        return self
 
     def __str__(self):
         return self._text
@@ -159,11 +173,6 @@ class SubTrackingResults(_Report):
     overall: object
     static_data: object
     code_block_results: list
-    _text: str = dclass.field(default='', repr=False, compare=False)
-    _json: dict = dclass.field(default_factory=dict, repr=False, compare=False)
-
-    __str__ = _Report.__str__
-
     @classmethod
     def _from_json(cls, d: dict, text: str) -> SubTrackingResults:
         blocks = [CodeBlockResults(b['name'], b['num_timepoints'], b['num_calls'], b['num_non_empty_calls'],
@@ -171,7 +180,7 @@ class SubTrackingResults(_Report):
                                    _tables.frame(b['resource_usage']))
                   for b in d.get('code_block_results', [])]
         return cls(_tables.frame(d['overall']), _tables.series(d['static_data'], name=0, dtype=object),
-                   blocks, text, d)
+                   blocks)._set_report(d, text)
 
 
 class SubTrackingAnalyzer:
@@ -190,13 +199,7 @@ class SubTrackingAnalyzer:
         status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), _lib.encode(self.sub_tracking_file),
                                             ctypes.byref(handle), ctypes.byref(err))
         _lib.check(status, err.message)
-        try:
-            string = _lib.require('gt_results_string')
-            text = _lib.to_string(string, handle, _lib.FORMAT_TEXT)
-            data = json.loads(_lib.to_string(string, handle, _lib.FORMAT_JSON))
-        finally:
-            _lib.lib.gt_results_free(ctypes.byref(handle))
-        return SubTrackingResults._from_json(data, text)
+        return SubTrackingResults._from_json(*_take_report(handle, 'gt_results_string', 'gt_results_free'))
 
     def combine_sub_tracking_files(self, files):
         """Combines sub-tracking files (from several processes, say) into
@@ -230,11 +233,6 @@ class ComparisonResults(_Report):
     overall_resource_usage: dict
     code_block_resource_usage: dict
     code_block_compute_time: dict
-    _text: str = dclass.field(default='', repr=False, compare=False)
-    _json: dict = dclass.field(default_factory=dict, repr=False, compare=False)
-
-    __str__ = _Report.__str__
-
     @classmethod
     def _from_json(cls, d: dict, text: str) -> ComparisonResults:
         def s(values):
@@ -242,8 +240,7 @@ class ComparisonResults(_Report):
         return cls({k: s(v) for k, v in d.get('overall_resource_usage', {}).items()},
                    {k: {b: s(v) for b, v in blocks.items()}
                     for k, blocks in d.get('code_block_resource_usage', {}).items()},
-                   {b: s(v) for b, v in d.get('code_block_compute_time', {}).items()},
-                   text, d)
+                   {b: s(v) for b, v in d.get('code_block_compute_time', {}).items()})._set_report(d, text)
 
 
 class TrackingComparison:
@@ -270,10 +267,4 @@ class TrackingComparison:
         for message in warnings:
             log.warning(message)
         _lib.check(status, err.message)
-        try:
-            string = _lib.require('gt_comparison_string')
-            text = _lib.to_string(string, handle, _lib.FORMAT_TEXT)
-            data = json.loads(_lib.to_string(string, handle, _lib.FORMAT_JSON))
-        finally:
-            _lib.lib.gt_comparison_free(ctypes.byref(handle))
-        return ComparisonResults._from_json(data, text)
+        return ComparisonResults._from_json(*_take_report(handle, 'gt_comparison_string', 'gt_comparison_free'))
