@@ -216,7 +216,8 @@ typedef struct gt_comparison gt_comparison;
 
 /* names[i] labels the session whose results JSON is files[i].  statistic is
  * "min", "max", "mean" or "std".  Warnings (code blocks matched despite
- * differing line numbers) go to log. */
+ * differing line numbers) go to log (NULL: stderr).  On failure *out is
+ * NULL and err says which file or code block is wrong. */
 GT_API gt_status gt_compare(const char *const *names, const char *const *files,
                             size_t n, const char *statistic, gt_log_fn log,
                             void *log_ctx, gt_comparison **out, gt_error *err);
