@@ -222,6 +222,8 @@ GT_API gt_status gt_compare(const char *const *names, const char *const *files,
                             size_t n, const char *statistic, gt_log_fn log,
                             void *log_ctx, gt_comparison **out, gt_error *err);
 GT_API gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE *out);
+/* The same as a string released with gt_string_free() (see gt_usage_string). */
+GT_API gt_status gt_comparison_string(const gt_comparison *c, gt_format fmt, char **out);
 GT_API void gt_comparison_free(gt_comparison **c);
 
 #ifdef __cplusplus

@@ -17,7 +17,6 @@ while it is on.
 from __future__ import annotations
 
 import dataclasses as dclass
-import time
 import tracemalloc
 
 from .tracker import Tracker, _RAM_UNITS

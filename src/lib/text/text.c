@@ -6,15 +6,18 @@
 
 #include "gpu_tracker.h"
 
-void gt_string_free(char **s)
+enum report { USAGE, COMPARISON };
+
+static gt_status write_report(enum report kind, const void *obj, gt_format fmt, FILE *f)
 {
-    if (!s)
-        return;
-    free(*s);
-    *s = NULL;
+    switch (kind) {
+    case USAGE: return gt_usage_write(obj, fmt, f);
+    case COMPARISON: return gt_comparison_write(obj, fmt, f);
+    }
+    return GT_ERR_INVALID;
 }
 
-gt_status gt_usage_string(const gt_usage *u, gt_format fmt, char **out)
+static gt_status to_string(enum report kind, const void *obj, gt_format fmt, char **out)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -22,7 +25,7 @@ gt_status gt_usage_string(const gt_usage *u, gt_format fmt, char **out)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return GT_ERR_NOMEM;
-    gt_status st = gt_usage_write(u, fmt, f);
+    gt_status st = write_report(kind, obj, fmt, f);
     /* fclose flushes into buf; a failure there means the buffer could not grow. */
     if (fclose(f) != 0 && st == GT_OK)
         st = GT_ERR_NOMEM;
@@ -32,4 +35,22 @@ gt_status gt_usage_string(const gt_usage *u, gt_format fmt, char **out)
     }
     *out = buf;
     return GT_OK;
+}
+
+gt_status gt_usage_string(const gt_usage *u, gt_format fmt, char **out)
+{
+    return to_string(USAGE, u, fmt, out);
+}
+
+gt_status gt_comparison_string(const gt_comparison *c, gt_format fmt, char **out)
+{
+    return to_string(COMPARISON, c, fmt, out);
+}
+
+void gt_string_free(char **s)
+{
+    if (!s)
+        return;
+    free(*s);
+    *s = NULL;
 }
