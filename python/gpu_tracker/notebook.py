@@ -39,7 +39,6 @@ class CellUsage:
     gpu_ram_peaked: float | None
     gpu_ram_used: float | None
     python_heap_peak: float | None = None
-    n_samples: int = 0
 
     def __str__(self):
         def f(x, unit):
@@ -131,8 +130,7 @@ class _CellTracker:
             gpu_ram_consumed=None if gpu_after is None else gpu_after - gpu_before,
             gpu_ram_peaked=None if gpu_after is None else max(gpu_max, gpu_after) - gpu_before,
             gpu_ram_used=gpu_after,
-            python_heap_peak=heap_peak,
-            n_samples=0)
+            python_heap_peak=heap_peak)
         print(self.last, flush=True)
 
     def set_tracemalloc(self, on: bool):
