@@ -160,14 +160,14 @@ def _log_to_python(ctx, message):
 
 # One C callback for every tracker: it must outlive each tracker's thread.
 _LOG_CALLBACK = _lib.LOG_FN(_log_to_python)
-# Trackers still running at exit are stopped first, so no sampling thread
-# calls into an interpreter that is shutting down.
-_running = weakref.WeakSet()
+# Trackers not yet stopped are freed at exit, before the interpreter is torn
+# down, so no sampling thread calls into an interpreter that is going away.
+_alive = weakref.WeakSet()
 
 
 @atexit.register
-def _stop_running():
-    for tracker in list(_running):
+def _release_alive():
+    for tracker in list(_alive):
         tracker._release()
 
 
@@ -227,6 +227,7 @@ class Tracker:
         err = _lib.Error()
         status = _lib.lib.gt_tracker_new(ctypes.byref(opts), ctypes.byref(self._handle), ctypes.byref(err))
         _lib.check(status, err.message)
+        _alive.add(self)
 
     def __repr__(self):
         return f'State: {self._state.name}'
@@ -250,7 +251,6 @@ class Tracker:
             raise RuntimeError('Cannot start tracking when tracking has already stopped.')
         self._call(_lib.lib.gt_tracker_start(self._handle))
         self._state = _TrackerState.STARTED
-        _running.add(self)
 
     def stop(self):
         """Takes the last sample, stops tracking and sets resource_usage."""
@@ -259,7 +259,7 @@ class Tracker:
         if self._state == _TrackerState.STOPPED:
             raise RuntimeError('Cannot stop tracking when tracking has already stopped.')
         self._state = _TrackerState.STOPPED
-        _running.discard(self)
+        _alive.discard(self)
         status = _lib.lib.gt_tracker_stop(self._handle)
         message = self._error()
         try:
@@ -292,7 +292,7 @@ class Tracker:
     def _release(self):
         if self._handle:
             _lib.lib.gt_tracker_free(ctypes.byref(self._handle))
-        _running.discard(self)
+        _alive.discard(self)
 
     def __del__(self):
         handle = getattr(self, '_handle', None)

@@ -282,6 +282,7 @@ def test_warnings_go_to_logging(caplog):
     assert not [r for r in caplog.records if r.name.startswith('gpu_tracker')]
 
 
-def test_a_running_tracker_at_exit_does_not_crash_the_interpreter():
-    run_python('import gpu_tracker as g, time\nt = g.Tracker(sleep_time=0.001, disable_logs=True)\n'
-               't.start()\ntime.sleep(0.05)\n')
+def test_trackers_alive_at_exit_do_not_crash_the_interpreter():
+    proc = run_python('import gpu_tracker as g, time\nt = g.Tracker(sleep_time=0.001)\n'
+                      'unstarted = g.Tracker(disable_logs=True)\nt.start()\ntime.sleep(0.05)\nprint("end")\n')
+    assert proc.stdout == 'end\n'
