@@ -12,7 +12,9 @@ import inspect
 import json
 import logging
 import os
+import pickle
 import sys
+import tempfile
 import threading
 
 from . import _lib, _tables
@@ -152,7 +154,10 @@ class _Report:
         return self._text
 
     def to_json(self) -> dict:
-        return json.loads(json.dumps(self._json))  # a copy the caller may change
+        return json.loads(json.dumps(self._json or self._json_from_fields()))  # a copy the caller may change
+
+    def _json_from_fields(self) -> dict:
+        raise NotImplementedError
 
 
 @dclass.dataclass
@@ -181,6 +186,24 @@ class SubTrackingResults(_Report):
                   for b in d.get('code_block_results', [])]
         return cls(_tables.frame(d['overall']), _tables.series(d['static_data'], name=0, dtype=object),
                    blocks)._set_report(d, text)
+
+
+    def _json_from_fields(self) -> dict:
+        """The JSON layout rebuilt from the fields, for an object unpickled
+        without it (a pickle of the Python package's SubTrackingResults)."""
+        def plain(table):
+            return table.to_dict('index') if hasattr(table, 'to_dict') else dict(table)
+
+        return {
+            'overall': plain(self.overall),
+            'static_data': {k: (v.item() if hasattr(v, 'item') else v) for k, v in dict(self.static_data).items()},
+            'code_block_results': [
+                {'name': b.name, 'num_timepoints': int(b.num_timepoints), 'num_calls': int(b.num_calls),
+                 'num_non_empty_calls': int(b.num_non_empty_calls),
+                 'compute_time': {k: float(v) for k, v in dict(b.compute_time).items()},
+                 'resource_usage': plain(b.resource_usage)}
+                for b in self.code_block_results],
+        }
 
 
 class SubTrackingAnalyzer:
@@ -243,10 +266,29 @@ class ComparisonResults(_Report):
                    {b: s(v) for b, v in d.get('code_block_compute_time', {}).items()})._set_report(d, text)
 
 
+def _as_json_file(path: str, directory: str, index: int) -> str:
+    """path itself for a JSON results file; for a pickled SubTrackingResults
+    (what scripts written for the Python package store), a JSON copy of it in
+    directory.  Like the Python package, this unpickles the file: compare only
+    results files you trust."""
+    with open(path, 'rb') as f:
+        if f.read(1) != b'\x80':  # not a pickle: the library reads it, or says what is wrong
+            return path
+        f.seek(0)
+        results = pickle.load(f)
+    if not isinstance(results, SubTrackingResults):
+        raise ValueError(f"'{path}' holds a pickled {type(results).__name__}, not SubTrackingResults")
+    copy = os.path.join(directory, f'{index}.json')
+    with open(copy, 'w') as f:
+        json.dump(results.to_json(), f)
+    return copy
+
+
 class TrackingComparison:
     """Compares tracking sessions.  file_path_map: session name -> path of its
-    results in the JSON layout of SubTrackingResults.to_json() (what
-    `gpu-tracker sub-track analyze -f json` writes)."""
+    results: JSON in the layout of SubTrackingResults.to_json() (what
+    `gpu-tracker sub-track analyze -f json` writes), or a pickled
+    SubTrackingResults as the Python package's scripts store them."""
 
     def __init__(self, file_path_map: dict):
         if not file_path_map:
@@ -256,8 +298,14 @@ class TrackingComparison:
     def compare(self, statistic: str = 'mean') -> ComparisonResults:
         """Compares the sessions on the statistic: 'min', 'max', 'mean' or 'std'."""
         names = list(self.file_path_map)
+        with tempfile.TemporaryDirectory() as directory:
+            files = [_as_json_file(os.fspath(self.file_path_map[n]), directory, i) for i, n in enumerate(names)]
+            return self._compare(names, files, statistic)
+
+    @staticmethod
+    def _compare(names, files, statistic):
         c_names = _lib.c_strings(names)
-        c_files = _lib.c_strings([os.fspath(self.file_path_map[n]) for n in names])
+        c_files = _lib.c_strings(files)
         warnings = []
         log_fn = _c_log(warnings)
         handle = ctypes.c_void_p()

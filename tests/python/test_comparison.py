@@ -4,6 +4,7 @@ logging, errors, and the results with and without pandas."""
 import json
 import logging
 import os
+import pickle
 
 import pytest
 
@@ -63,3 +64,31 @@ def test_comparison_series_where_pandas_is_installed():
     assert isinstance(main, pd.Series) and list(main.index) == ['A', 'B']
     assert main['A'] == pytest.approx(0.6006015590399999)
     assert isinstance(c.code_block_resource_usage['main_ram']['X'], pd.Series)
+
+
+def _fields_only(results_json):
+    """A SubTrackingResults with its fields alone, as unpickling the Python
+    package's own object gives (pandas tables, no JSON kept)."""
+    pd = pytest.importorskip('pandas')
+    blocks = [gput.CodeBlockResults(b['name'], b['num_timepoints'], b['num_calls'], b['num_non_empty_calls'],
+                                    pd.Series(b['compute_time']), pd.DataFrame.from_dict(b['resource_usage'], 'index'))
+              for b in results_json['code_block_results']]
+    return gput.SubTrackingResults(pd.DataFrame.from_dict(results_json['overall'], 'index'),
+                                   pd.Series(results_json['static_data'], name=0), blocks)
+
+
+def test_pickled_results_as_the_python_packages_scripts_store_them():
+    paths = {}
+    for name in 'AB':
+        results = _fields_only(json.load(open(os.path.join(CMP, f'results-{name}.json'))))
+        with open(f'results-{name}.pkl', 'wb') as f:
+            pickle.dump(results, f)
+        paths[name] = f'results-{name}.pkl'
+    results = gput.TrackingComparison(paths).compare(statistic='max')
+    assert_close(results.to_json(), json.load(open(os.path.join(CMP, 'comparison_max.json'))))
+    # (Text differs only where pandas made the integer maxima floats: "15.0" for "15".)
+    assert str(results).startswith('Overall Resource Usage:\n')
+    with open('other.pkl', 'wb') as f:
+        pickle.dump({'not': 'results'}, f)
+    with pytest.raises(ValueError, match="'other.pkl' holds a pickled dict, not SubTrackingResults"):
+        gput.TrackingComparison({'A': paths['A'], 'X': 'other.pkl'}).compare()
