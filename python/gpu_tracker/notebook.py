@@ -8,9 +8,13 @@ of the last cell are ``gpu_tracker.last_cell_usage()``.
 
     %gpu_tracker                 show the settings
     %gpu_tracker off | on        stop / resume the per-cell line
-    %gpu_tracker ram_unit=megabytes gpu_ram_unit=megabytes sleep_time=0.05 tracemalloc=on
+    %gpu_tracker ram_unit=megabytes gpu_ram_unit=megabytes sleep_time=0.05 tracemalloc=on kernel_peak=on
 
-Cells that run ``%gpu_tracker`` get no line.  tracemalloc=on (off by default) adds the Python heap's peak above its level at
+Cells that run ``%gpu_tracker`` get no line.  The RAM peak is the largest
+sample (every sleep_time seconds) and, with kernel_peak=on (the default), the
+kernel's high-water mark of the kernel process, reset at the start of each
+cell (/proc/self/clear_refs), which no peak escapes however short.
+tracemalloc=on (off by default) adds the Python heap's peak above its level at
 the start of the cell, from the tracemalloc module; it slows Python code down
 while it is on.
 """
@@ -75,10 +79,12 @@ class _CellTracker:
         self.enabled = True
         self.settings = {'ram_unit': 'megabytes', 'gpu_ram_unit': 'megabytes', 'sleep_time': 0.1}
         self.tracemalloc = False
+        self.kernel_peak = True
         self._started_tracemalloc = False
         self._tracker = None
         self._before = None
         self._heap_before = 0
+        self._hwm_reset = False
         self._magic_ran = False
         self.last = None
 
@@ -93,6 +99,7 @@ class _CellTracker:
         if self.tracemalloc:
             tracemalloc.reset_peak()
             self._heap_before = tracemalloc.get_traced_memory()[0]
+        self._hwm_reset = self.kernel_peak and _reset_high_water_mark()
         tracker = self._new_tracker(self.settings['sleep_time'])
         tracker.start()
         # The first sample is taken by start(): the level before the cell.
@@ -118,13 +125,17 @@ class _CellTracker:
         after = probe._usage()
         probe.stop()
         usage, before = tracker.resource_usage, self._before
+        peak = max(_ram(usage), _ram(after))
+        if self._hwm_reset and usage.peak_ram is not None and usage.peak_ram.main is not None:
+            # The kernel process's own peak since the reset: combined can only be larger.
+            peak = max(peak, usage.peak_ram.main)
         gpu_before, gpu_after, gpu_max = _gpu_ram(before), _gpu_ram(after), _gpu_ram(usage)
         self.last = CellUsage(
             execution_count=getattr(result, 'execution_count', None),
             wall_time=usage.compute_time.time,
             ram_unit=usage.max_ram.unit,
             ram_consumed=_ram(after) - _ram(before),
-            ram_peaked=max(_ram(usage), _ram(after)) - _ram(before),
+            ram_peaked=peak - _ram(before),
             ram_used=_ram(after),
             gpu_ram_unit=usage.max_gpu_ram.unit,
             gpu_ram_consumed=None if gpu_after is None else gpu_after - gpu_before,
@@ -147,44 +158,67 @@ class _CellTracker:
         self._magic_ran = True
         words = line.split()
         if not words:
-            state = 'on' if self.enabled else 'off'
-            settings = ' '.join(f'{k}={v}' for k, v in self.settings.items())
-            print(f'gpu-tracker: {state} {settings} tracemalloc={"on" if self.tracemalloc else "off"}')
+            print(f'gpu-tracker: {"on" if self.enabled else "off"} '
+                  + ' '.join(f'{k}={v}' for k, v in self.settings.items())
+                  + f' tracemalloc={_on_off(self.tracemalloc)} kernel_peak={_on_off(self.kernel_peak)}')
             return
-        changes, tm = {}, None
+        changes = {}
         for word in words:
             if word in ('on', 'off'):
                 changes['enabled'] = word == 'on'
                 continue
             key, sep, value = word.partition('=')
-            if not sep:
+            if not sep or key not in _SETTINGS:
                 raise UsageError(f"gpu_tracker: unknown argument '{word}': use on, off or KEY=VALUE with KEY one "
-                                 f"of ram_unit, gpu_ram_unit, sleep_time, tracemalloc")
-            if key in ('ram_unit', 'gpu_ram_unit'):
-                if value not in _RAM_UNITS:
-                    raise UsageError(f"gpu_tracker: invalid {key} '{value}': valid units are "
-                                     f"{', '.join(_RAM_UNITS)}")
-                changes[key] = value
-            elif key == 'sleep_time':
-                try:
-                    seconds = float(value)
-                except ValueError:
-                    seconds = -1.0
-                if not seconds >= 0.001:
-                    raise UsageError(f"gpu_tracker: invalid sleep_time '{value}': must be at least 0.001 seconds")
-                changes[key] = seconds
-            elif key == 'tracemalloc':
-                if value not in ('on', 'off'):
-                    raise UsageError(f"gpu_tracker: invalid tracemalloc '{value}': use on or off")
-                tm = value == 'on'
-            else:
-                raise UsageError(f"gpu_tracker: unknown setting '{key}': valid settings are ram_unit, "
-                                 f"gpu_ram_unit, sleep_time, tracemalloc")
+                                 f"of {', '.join(_SETTINGS)}")
+            changes[key] = _SETTINGS[key](key, value, UsageError)
         # Applied only once every word is valid.
         self.enabled = changes.pop('enabled', self.enabled)
+        if 'tracemalloc' in changes:
+            self.set_tracemalloc(changes.pop('tracemalloc'))
+        self.kernel_peak = changes.pop('kernel_peak', self.kernel_peak)
         self.settings.update(changes)
-        if tm is not None:
-            self.set_tracemalloc(tm)
+
+
+def _on_off(flag):
+    return 'on' if flag else 'off'
+
+
+def _unit_setting(key, value, error):
+    if value not in _RAM_UNITS:
+        raise error(f"gpu_tracker: invalid {key} '{value}': valid units are {', '.join(_RAM_UNITS)}")
+    return value
+
+
+def _seconds_setting(key, value, error):
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0.001:
+        raise error(f"gpu_tracker: invalid {key} '{value}': must be at least 0.001 seconds")
+    return seconds
+
+
+def _flag_setting(key, value, error):
+    if value not in ('on', 'off'):
+        raise error(f"gpu_tracker: invalid {key} '{value}': use on or off")
+    return value == 'on'
+
+
+_SETTINGS = {'ram_unit': _unit_setting, 'gpu_ram_unit': _unit_setting, 'sleep_time': _seconds_setting,
+             'tracemalloc': _flag_setting, 'kernel_peak': _flag_setting}
+
+
+def _reset_high_water_mark():
+    """Resets this process's peak resident set size (VmHWM) to its current
+    size; False where the kernel does not allow it."""
+    try:
+        with open('/proc/self/clear_refs', 'w') as f:
+            f.write('5')
+        return True
+    except OSError:
+        return False
 
 
 _cell_tracker = None

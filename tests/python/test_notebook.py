@@ -36,6 +36,8 @@ def test_a_line_after_every_cell_with_the_cells_memory():
         'import gpu_tracker\nu = gpu_tracker.last_cell_usage()\nprint("DATA", u.ram_consumed, u.ram_peaked, '
         'u.ram_used, u.wall_time, u.execution_count, u.ram_unit)',
         'del x',
+        'y = b"\\x01" * (100 * 2**20)\ndel y',
+        '%gpu_tracker kernel_peak=off',
         'y = b"\\x01" * (100 * 2**20)\ntime.sleep(0.5)\ndel y',
     ])
     assert out[0] == '' and out[1] == ''  # no line for the cells that load and configure it
@@ -52,8 +54,14 @@ def test_a_line_after_every_cell_with_the_cells_memory():
     # Freeing gives the memory back: a negative consumption.
     (_, _, consumed, _, _, _, _), = lines(out[4])
     assert float(consumed) <= -200 * MIB / MB * 0.9
-    # 100 MiB held for 0.5 s (25 samples) and freed within the cell: consumed ~0, but its peak shows.
+    # 100 MiB allocated and freed at once: consumed ~0, but the kernel's
+    # high-water mark, reset at the start of the cell, keeps its peak.
     (_, _, consumed, peaked, _, _, _), = lines(out[5])
+    assert abs(float(consumed)) < 30
+    assert float(peaked) >= 100 * MIB / MB * 0.97
+    # Sampling alone (kernel_peak=off) sees a peak that lasts 0.5 s (25 samples).
+    assert out[6] == ''
+    (_, _, consumed, peaked, _, _, _), = lines(out[7])
     assert abs(float(consumed)) < 30
     assert float(peaked) >= 100 * MIB / MB * 0.9
 
@@ -74,8 +82,8 @@ def test_off_on_units_and_tracemalloc():
     assert 'RAM: consumed' in out[4] and ' KB, peaked' in out[4]
     heap = re.search(r'Python heap peaked ([0-9.]+) KB', out[4])
     assert heap and float(heap.group(1)) >= 8 * 10**6 / 1e3  # a million pointers at least
-    assert out[5].startswith('gpu-tracker: on ram_unit=kilobytes gpu_ram_unit=megabytes sleep_time=0.1 '
-                             'tracemalloc=on')
+    assert out[5] == ('gpu-tracker: on ram_unit=kilobytes gpu_ram_unit=megabytes sleep_time=0.1 '
+                      'tracemalloc=on kernel_peak=on\n')
     assert 'Python heap' not in out[7] and ' MB, peaked' in out[7]
 
 
@@ -87,3 +95,9 @@ def test_invalid_settings_are_refused():
     with pytest.raises(CellExecutionError) as error:
         run(['%load_ext gpu_tracker', '%gpu_tracker sleep_time=0'])
     assert "invalid sleep_time '0': must be at least 0.001 seconds" in str(error.value)
+    with pytest.raises(CellExecutionError) as error:
+        run(['%load_ext gpu_tracker', '%gpu_tracker kernel_peak=yes'])
+    assert "invalid kernel_peak 'yes': use on or off" in str(error.value)
+    with pytest.raises(CellExecutionError) as error:
+        run(['%load_ext gpu_tracker', '%gpu_tracker interval=1'])
+    assert "unknown argument 'interval=1'" in str(error.value)
