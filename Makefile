@@ -100,6 +100,6 @@ python: $(SHARED)
 	cp $(SHARED) python/gpu_tracker/libgputracker.so
 
 clean:
-	rm -rf build build-san python/build python/gpu_tracker/libgputracker.so
+	rm -rf build build-san python/build python/gpu_tracker.egg-info python/gpu_tracker/libgputracker.so
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
