@@ -100,12 +100,22 @@ class ResourceUsage:
     compute_time: ComputeTime
     peak_ram: PeakRAM | None = None
     _text: str = dclass.field(default='', repr=False, compare=False)
+    # The report as the library wrote it, with gpu-tracker's own sections
+    # (peak_ram, and GPU process utilization and power where measured).
+    _json: dict | None = dclass.field(default=None, repr=False, compare=False)
 
     def __str__(self):
         return self._text
 
     def to_json(self) -> dict:
-        return _usage_dict(self)
+        if self._json is not None:
+            return json.loads(json.dumps(self._json))  # a copy the caller may change
+        d = dclass.asdict(self)
+        for private in ('_text', '_json'):
+            del d[private]
+        if d['peak_ram'] is None:  # the Python package's layout exactly
+            del d['peak_ram']
+        return d
 
     @classmethod
     def _from_json(cls, d: dict, text: str) -> ResourceUsage:
@@ -130,15 +140,7 @@ class ResourceUsage:
                                            pct(u['gpu_percentages'])),
             compute_time=ComputeTime(**t),
             peak_ram=PeakRAM(**peak) if peak is not None else None,
-            _text=text)
-
-
-def _usage_dict(usage: ResourceUsage) -> dict:
-    d = dclass.asdict(usage)
-    del d['_text']
-    if d['peak_ram'] is None:  # the Python package's layout exactly
-        del d['peak_ram']
-    return d
+            _text=text, _json=d)
 
 
 class _TrackerState(enum.Enum):

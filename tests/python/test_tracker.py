@@ -253,6 +253,11 @@ def test_layout_matches_the_python_package(reference):
     # Text is the JSON's values rounded to three places, as the Python package prints them.
     assert f'      Total RSS: {round(got["max_ram"]["main"]["total_rss"], 3)}\n' in text
     assert tracker.resource_usage.to_json() == tracker.to_json()
+    # A ResourceUsage made by hand gives the same layout from its fields.
+    usage = tracker.resource_usage
+    by_hand = gput.ResourceUsage(usage.max_ram, usage.max_gpu_ram, usage.cpu_utilization, usage.gpu_utilization,
+                                 usage.compute_time)
+    assert by_hand.to_json() == {k: v for k, v in got.items() if k in expected}
 
 
 def test_tracking_file_and_overwrite():
