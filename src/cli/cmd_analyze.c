@@ -1,12 +1,87 @@
-/* gpu-tracker sub-track analyze (placeholder until it lands). */
+/* gpu-tracker sub-track analyze --tf=FILE --stf=FILE [-o FILE] [-f text|json] */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
+#include "gpu_tracker.h"
+#include "options.h"
+
+static const char usage_text[] =
+    "Usage: gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> "
+    "[--output=<output>] [--format=<format>]\n"
+    "\n"
+    "Summary statistics of the tracking file, overall and within the calls of every code block\n"
+    "of the sub-tracking file (CSV or SQLite).\n"
+    "\n"
+    "    --tf=<tracking-file>     The tracking file (.csv or .sqlite) written with --tf.\n"
+    "    --stf=<sub-track-file>   The sub-tracking file (.csv or .sqlite).\n"
+    "    -o --output=<output>     Write the results to this file instead of the screen.\n"
+    "    -f --format=<format>     'text' (default) or 'json' (the input of 'sub-track compare').\n";
+
+static int exit_status(gt_status st)
+{
+    return st == GT_ERR_IO || st == GT_ERR_NOMEM || st == GT_ERR_SYS ? GT_EXIT_FAILURE
+                                                                       : GT_EXIT_USAGE;
+}
 
 int gt_cli_subtrack_analyze(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("gpu-tracker: sub-track analyze is not available in this build\n", stderr);
-    return GT_EXIT_USAGE;
+    const char *tf = NULL, *stf = NULL, *output = NULL, *format = "text";
+    static const gt_cli_opt defs[] = {
+        {"--tf", 0, 1}, {"--stf", 0, 1}, {"--output", 'o', 1}, {"--format", 'f', 1}, {"--help", 'h', 0},
+    };
+    for (int i = 1; i < argc; i++) {
+        const gt_cli_opt *d;
+        const char *v;
+        int rc = gt_cli_next_opt(argc, argv, &i, defs, sizeof defs / sizeof *defs,
+                                 "gpu-tracker sub-track analyze", &d, &v);
+        if (rc)
+            return rc;
+        if (d == &defs[0])
+            tf = v;
+        else if (d == &defs[1])
+            stf = v;
+        else if (d == &defs[2])
+            output = v;
+        else if (d == &defs[3])
+            format = v;
+        else {
+            fputs(usage_text, stdout);
+            return 0;
+        }
+    }
+    if (!tf || !stf)
+        return gt_cli_usage_error("sub-track analyze needs --tf=<tracking-file> and --stf=<sub-track-file>");
+    gt_format fmt;
+    if (!strcmp(format, "text"))
+        fmt = GT_FORMAT_TEXT;
+    else if (!strcmp(format, "json"))
+        fmt = GT_FORMAT_JSON;
+    else
+        return gt_cli_usage_error("sub-track analyze: invalid format '%s': must be 'text' or 'json'",
+                                  format);
+
+    gt_results *r = NULL;
+    gt_error err;
+    gt_status st = gt_analyze(tf, stf, &r, &err);
+    if (st != GT_OK) {
+        fprintf(stderr, "gpu-tracker: %s\n", err.msg);
+        return exit_status(st);
+    }
+    FILE *out = stdout;
+    if (output && !(out = fopen(output, "w"))) {
+        perror(output);
+        gt_results_free(&r);
+        return GT_EXIT_FAILURE;
+    }
+    st = gt_results_write(r, fmt, out);
+    if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
+        st = GT_ERR_IO;
+    gt_results_free(&r);
+    if (st != GT_OK) {
+        fprintf(stderr, "gpu-tracker: cannot write the results to %s\n",
+                output ? output : "the screen");
+        return GT_EXIT_FAILURE;
+    }
+    return 0;
 }
