@@ -125,12 +125,13 @@ def sub_track(code_block_name: str | None = None, sub_tracking_file: str | None 
     return decorator
 
 
-def _take_report(handle, string_name, free_name):
+def _take_report(handle, string_name, free_name, release_name=None):
     """(JSON as a dict, text) of a C results object, which is then freed."""
     try:
         string = _lib.require(string_name)
-        text = _lib.to_string(string, handle, _lib.FORMAT_TEXT)
-        return json.loads(_lib.to_string(string, handle, _lib.FORMAT_JSON)), text
+        release = _lib.require(release_name) if release_name else None
+        text = _lib.to_string(string, handle, _lib.FORMAT_TEXT, release)
+        return json.loads(_lib.to_string(string, handle, _lib.FORMAT_JSON, release)), text
     finally:
         getattr(_lib.lib, free_name)(ctypes.byref(handle))
 
@@ -222,7 +223,8 @@ class SubTrackingAnalyzer:
         status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), _lib.encode(self.sub_tracking_file),
                                             ctypes.byref(handle), ctypes.byref(err))
         _lib.check(status, err.message)
-        return SubTrackingResults._from_json(*_take_report(handle, 'gt_results_string', 'gt_results_free'))
+        report = _take_report(handle, 'gt_results_format', 'gt_results_free', 'gt_results_string_free')
+        return SubTrackingResults._from_json(*report)
 
     def combine_sub_tracking_files(self, files):
         """Combines sub-tracking files (from several processes, say) into
