@@ -32,7 +32,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 FAKES     := $(patsubst tests/fakes/%.c,$(BUILD)/fakes/%.so,$(wildcard tests/fakes/*.c))
 EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all deps demo test test-fast check-san install clean
+.PHONY: all deps demo test test-fast check-san install clean python
 all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES)
 
 $(BUILD)/obj/%.o: %.c
@@ -99,7 +99,12 @@ install: all
 	install -m 644 $(STATIC) $(SHARED) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/gpu_tracker.h $(DESTDIR)$(PREFIX)/include/
 
+# The Python package with the library inside it, for
+# `pip install --no-build-isolation ./python`.
+python: $(SHARED)
+	cp $(SHARED) python/gpu_tracker/libgputracker.so
+
 clean:
-	rm -rf build build-san
+	rm -rf build build-san python/build python/gpu_tracker.egg-info python/gpu_tracker/libgputracker.so
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

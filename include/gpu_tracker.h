@@ -186,6 +186,10 @@ GT_API void gt_tracker_free(gt_tracker **t);
 
 /* Writes usage as the Python package prints it (text) or to_json() (JSON). */
 GT_API gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out);
+/* The same as a NUL-terminated string in *out, released with gt_string_free()
+ * (for bindings without a FILE *).  On failure *out is NULL. */
+GT_API gt_status gt_usage_string(const gt_usage *u, gt_format fmt, char **out);
+GT_API void gt_string_free(char **s);
 
 /* ------------------------------------------------------------------------
  * Sub-tracking: marks of named code blocks, written to a sub-tracking file
@@ -282,6 +286,8 @@ GT_API gt_status gt_compare(const char *const *names, const char *const *files,
                             size_t n, const char *statistic, gt_log_fn log,
                             void *log_ctx, gt_comparison **out, gt_error *err);
 GT_API gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE *out);
+/* The same as a string released with gt_string_free() (see gt_usage_string). */
+GT_API gt_status gt_comparison_string(const gt_comparison *c, gt_format fmt, char **out);
 GT_API void gt_comparison_free(gt_comparison **c);
 
 #ifdef __cplusplus
