@@ -4,6 +4,7 @@
  * drift apart. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gpu_tracker.h"
 #include "util/pyfloat.h"
@@ -31,6 +32,26 @@ static int indent(FILE *out, int n)
         if (fputc(' ', out) == EOF)
             return -1;
     return 0;
+}
+
+/* A JSON string literal; NULL is null.  Energy reasons quote udev rules. */
+static void put_json_str(FILE *out, const char *s)
+{
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
 }
 
 /* Python's str(round(x, 3)) for text, repr(x) for JSON. */
@@ -93,7 +114,7 @@ static void write_json(FILE *out, const item *it, size_t n)
             depth++;
             first = 1;
             break;
-        case K_STR: fprintf(out, "\"%s\"", it[i].s); break;
+        case K_STR: put_json_str(out, it[i].s); break;
         case K_INT: fprintf(out, "%ld", it[i].i); break;
         case K_FLOAT:
             if (it[i].f < 0 && it[i].s)
@@ -117,6 +138,49 @@ static void write_json(FILE *out, const item *it, size_t n)
     SECTION(label, key), FLT("Total RSS", "total_rss", (r).total_rss),             \
         FLT("Private RSS", "private_rss", (r).private_rss),                        \
         FLT("Shared RSS", "shared_rss", (r).shared_rss), END
+
+/* Per-domain items of one energy domain (7 items). */
+static size_t energy_domain_items(const struct gt_energy_domain *d, item *it)
+{
+    size_t n = 0;
+    it[n++] = (item)SECTION(d->name, d->name);
+    it[n++] = (item)STR("Source", "source", d->source);
+    it[n++] = (item){K_FLOAT, "Energy", "energy", "", d->energy, 0};
+    it[n++] = (item){K_FLOAT, "Mean power (watts)", "mean_power_watts", "", d->mean_power_watts, 0};
+    it[n++] = (item){K_FLOAT, "Max power (watts)", "max_power_watts", "", d->max_power_watts, 0};
+    it[n++] = (item){K_FLOAT, "Attributed energy (estimate)", "attributed_energy_estimate", "",
+                     d->attributed_energy, 0};
+    it[n++] = (item)END;
+    return n;
+}
+
+#define ENERGY_MAX_ITEMS (10 + 7 * GT_ENERGY_MAX_DOMAINS)
+
+/* gpu-tracker's Energy section; none when energy was not measured.  The
+ * reason a counter is unavailable is stated once, for its group. */
+static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
+{
+    if (!u->energy.unit)
+        return 0;
+    size_t n = 0;
+    const char *why = u->energy.cpu_unavailable[0] ? u->energy.cpu_unavailable : NULL;
+    it[n++] = (item)SECTION("Energy", "energy");
+    it[n++] = (item)STR("Unit", "unit", u->energy.unit);
+    it[n++] = (item)SECTION("CPU (RAPL)", "cpu");
+    if (why || fmt == GT_FORMAT_JSON) /* JSON keeps the key: null when all is read */
+        it[n++] = (item)STR("Unavailable", "unavailable", why);
+    if (u->energy.n_domains > 0) {
+        it[n++] = (item)STR("Attribution method", "attribution_method",
+                            u->energy.cpu_attribution_method);
+        it[n++] = (item)SECTION("Domains", "domains");
+        for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
+            n += energy_domain_items(&u->energy.domains[i], it + n);
+        it[n++] = (item)END;
+    }
+    it[n++] = (item)END;
+    it[n++] = (item)END;
+    return n;
+}
 
 gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
 {
@@ -169,10 +233,13 @@ gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
     size_t n = sizeof layout / sizeof *layout;
     if (u->peak_ram.main < 0 && u->peak_ram.largest_descendant < 0)
         n -= 5;
+    item all[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS];
+    memcpy(all, layout, n * sizeof *layout);
+    n += energy_items(u, fmt, all + n);
     errno = 0;
     if (fmt == GT_FORMAT_JSON)
-        write_json(out, layout, n);
+        write_json(out, all, n);
     else
-        write_text(out, layout, n);
+        write_text(out, all, n);
     return ferror(out) ? GT_ERR_IO : GT_OK;
 }

@@ -19,7 +19,8 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err);
 /* Flushes and closes; NULL-safe; sets *s to NULL. */
 gt_status gt_store_close(gt_store **s, gt_error *err);
 
-/* Timepoint column names in file order (21 measurements + "timestamp"). */
+/* Timepoint column names in file order (21 measurements, "timestamp", then
+ * the energy columns). */
 extern const char *const gt_store_columns[];
 extern const int gt_store_ncolumns;
 /* Static-data column names in file order. */

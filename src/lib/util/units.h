@@ -9,4 +9,7 @@
 
 double gt_ram_in_unit(double bytes, gt_ram_unit u);
 double gt_time_in_unit(double seconds, gt_time_unit u);
+
+#define GT_ENERGY_UNITS_VALID "'joules', 'kilojoules', 'watt-hours', 'kilowatt-hours'"
+double gt_energy_in_unit(double joules, gt_energy_unit u);
 #endif
