@@ -47,7 +47,9 @@ sed -n 4p t.csv | awk -F, '$23 != "0.0" || $24 != "0.0" || $25 != "" { exit 1 }'
 tail -n 1 t.csv | awk -F, '$23 != "5.0" || $24 != "2.5" || $25 != "" { exit 1 }' || fail "last row: $(tail -n 1 t.csv)"
 
 reset
-GT_SYSFS_ROOT=$SYS "$GT_BIN" --eu=kilojoules --st=0.05 -- sh advance.sh >out.txt
+GT_SYSFS_ROOT=$SYS "$GT_BIN" --eu=kilojoules --st=0.05 --tf=t.sqlite -- sh advance.sh >out.txt 2>/dev/null
+[ "$(sqlite3 t.sqlite 'select cpu_energy_joules, dram_energy_joules, gpu_energy_joules is null from data order by rowid desc limit 1')" = "5.0|2.5|1" ] ||
+    fail "sqlite energy columns: $(sqlite3 t.sqlite 'select * from data order by rowid desc limit 1')"
 grep -q '^   Unit: kilojoules$' out.txt || fail "--eu text unit"
 grep -q '^            Energy: 0.005$' out.txt || fail "--eu: $(sed -n '/^Energy:/,$p' out.txt)"
 
