@@ -153,28 +153,33 @@ typedef struct gt_usage {
     /* GPU figures beyond the Python package's (per-process utilization,
      * power, energy counters) are added here by the GPU backends. */
 
-    /* Energy from the hardware's own counters: CPU domains from the kernel's
-     * powercap RAPL interface (counter differences, wraparound handled), in
-     * energy.unit; power in watts.  A figure < 0 is unavailable.  unit NULL:
-     * energy was not measured (the report then has no Energy section).
+    /* Energy from the hardware's own counters, in energy.unit; power in
+     * watts.  CPU domains come from the kernel's powercap RAPL interface,
+     * GPU devices from the vendor's energy counter or, where it has none,
+     * from power draw integrated over the samples (source says which).
+     * Counter differences, wraparound handled.  A figure < 0 is unavailable.
+     * unit NULL: energy was not measured (the report has no Energy section).
      * The sysfs root is /sys, or $GT_SYSFS_ROOT, which exists for tests. */
-#define GT_ENERGY_MAX_DOMAINS 16
+#define GT_ENERGY_MAX_DOMAINS 32
     struct {
         const char *unit;
         int n_domains;
         struct gt_energy_domain {
-            char name[32];      /* "package-0", "package-0:dram", "psys" */
-            const char *source; /* "rapl" */
-            int available;      /* 0: unreadable, see cpu_unavailable */
+            char name[32];      /* "package-0", "package-0:dram", "psys", "gpu-0" */
+            /* "rapl"; GPUs: "energy_counter" or "power_integrated" */
+            const char *source;
+            int gpu;            /* 0: a CPU (RAPL) domain, 1: a GPU device */
+            int available;      /* 0: unreadable, see cpu_/gpu_unavailable */
             double energy, mean_power_watts, max_power_watts;
-            /* Estimate of the tracked processes' part (see
-             * cpu_attribution_method); < 0 when not attributed. */
+            /* Estimate of the tracked processes' part (see the attribution
+             * methods); < 0 when not attributed. */
             double attributed_energy;
         } domains[GT_ENERGY_MAX_DOMAINS];
-        /* Why some or all CPU domains are unavailable and how to fix it;
-         * "" when every domain was read. */
+        /* Why some or all domains are unavailable and how to fix it; ""
+         * when every domain was read. */
         char cpu_unavailable[640];
-        const char *cpu_attribution_method;
+        char gpu_unavailable[256];
+        const char *cpu_attribution_method, *gpu_attribution_method;
     } energy;
 } gt_usage;
 

@@ -313,8 +313,12 @@ static void test_report_section(void **state)
     u.energy.unit = "joules";
     u.energy.cpu_attribution_method = "cpu_time_share: x";
     u.energy.n_domains = 2;
-    u.energy.domains[0] = (struct gt_energy_domain){"package-0", "rapl", 1, 5.0, 2.5, 4.0, 1.25};
-    u.energy.domains[1] = (struct gt_energy_domain){"package-0:core", "rapl", 0, -1, -1, -1, -1};
+    u.energy.domains[0] = (struct gt_energy_domain){
+        .name = "package-0", .source = "rapl", .available = 1, .energy = 5.0,
+        .mean_power_watts = 2.5, .max_power_watts = 4.0, .attributed_energy = 1.25};
+    u.energy.domains[1] = (struct gt_energy_domain){
+        .name = "package-0:core", .source = "rapl", .energy = -1, .mean_power_watts = -1,
+        .max_power_watts = -1, .attributed_energy = -1};
     snprintf(u.energy.cpu_unavailable, sizeof u.energy.cpu_unavailable,
              "some cannot be read; udev rule 'RUN+=\"/bin/chmod\"'");
     txt = render(&u, GT_FORMAT_TEXT);
@@ -354,7 +358,116 @@ static void test_report_section(void **state)
     free(js);
     txt = render(&u, GT_FORMAT_TEXT);
     assert_null(strstr(txt, "Unavailable"));
+    assert_null(strstr(txt, "GPU:")); /* no GPU selected: no GPU group */
     free(txt);
+
+    u.energy.n_domains = 3;
+    u.energy.gpu_attribution_method = "gpu_memory_share: y";
+    u.energy.domains[2] = (struct gt_energy_domain){
+        .name = "gpu-0", .source = "power_integrated", .gpu = 1, .available = 1, .energy = 300.0,
+        .mean_power_watts = 150.0, .max_power_watts = 150.0, .attributed_energy = 75.0};
+    txt = render(&u, GT_FORMAT_TEXT);
+    assert_non_null(strstr(txt, "\n   GPU:\n      Attribution method: gpu_memory_share: y\n"
+                                "      Devices:\n         gpu-0:\n"
+                                "            Source: power_integrated\n            Energy: 300.0\n"));
+    free(txt);
+    js = render(&u, GT_FORMAT_JSON);
+    o = cJSON_Parse(js);
+    assert_non_null(o);
+    const cJSON *g0 = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "energy"), "gpu"), "devices"),
+        "gpu-0");
+    assert_string_equal(cJSON_GetObjectItem(g0, "source")->valuestring, "power_integrated");
+    assert_true(cJSON_GetObjectItem(g0, "attributed_energy_estimate")->valuedouble == 75.0);
+    cJSON_Delete(o);
+    free(js);
+}
+
+/* ---- GPU devices --------------------------------------------------------- */
+
+static gt_energy_gpu gpu_counter(int index, double joules)
+{
+    return (gt_energy_gpu){.index = index, .energy_valid = 1, .energy_joules = joules,
+                           .power_valid = 1, .power_watts = 999.0};
+}
+
+/* Folds one reading at time t with the given GPU devices; the tracked
+ * processes hold a quarter of the GPUs' used memory. */
+static gt_sample fold_gpus(gt_energy *e, double t, const gt_energy_gpu *g, size_t n)
+{
+    gt_energy_reading rd;
+    gt_energy_read(e, &rd);
+    rd.t = t;
+    rd.n_gpus = n;
+    memcpy(rd.gpu, g, n * sizeof *g);
+    gt_sample s = {0};
+    s.combined_gpu_ram = 1000;
+    s.system_gpu_ram = 4000;
+    gt_energy_fold(e, &rd, &s);
+    return s;
+}
+
+/* The energy counter's difference, never the power draw, when the counter
+ * exists; a counter that goes back gives nothing for that interval. */
+static void test_gpu_counter(void **state)
+{
+    (void)state;
+    gt_energy *e;
+    assert_int_equal(gt_energy_open("/nonexistent-sysfs", &e, NULL), GT_OK);
+    gt_energy_gpu g[2] = {gpu_counter(0, 1000.0), gpu_counter(3, 50.0)};
+    gt_sample s = fold_gpus(e, 10.0, g, 2);
+    assert_true(s.gpu_energy == 0.0);
+    g[0].energy_joules = 1010.5;
+    g[1].energy_joules = 52.0;
+    s = fold_gpus(e, 11.0, g, 2);
+    assert_true(s.gpu_energy == 12.5);
+    g[0].energy_joules = 3.0; /* driver reloaded */
+    s = fold_gpus(e, 12.0, g, 2);
+    assert_true(s.gpu_energy == 12.5);
+    g[0].energy_joules = 7.0;
+    s = fold_gpus(e, 14.0, g, 2);
+    assert_true(s.gpu_energy == 16.5);
+
+    gt_usage u;
+    gt_energy_usage(e, GT_JOULES, &u);
+    assert_int_equal(u.energy.n_domains, 2);
+    assert_string_equal(u.energy.domains[0].name, "gpu-0");
+    assert_string_equal(u.energy.domains[1].name, "gpu-3");
+    assert_true(u.energy.domains[0].gpu);
+    assert_string_equal(u.energy.domains[0].source, "energy_counter");
+    assert_true(u.energy.domains[0].energy == 14.5);
+    assert_true(u.energy.domains[0].attributed_energy == 14.5 / 4);
+    assert_true(u.energy.domains[0].mean_power_watts == 14.5 / 4.0);
+    assert_true(u.energy.domains[0].max_power_watts == 10.5);
+    assert_true(u.energy.domains[1].energy == 2.0);
+    assert_string_equal(u.energy.gpu_unavailable, "");
+    assert_non_null(strstr(u.energy.gpu_attribution_method, "gpu_memory_share"));
+    gt_energy_close(&e);
+}
+
+/* No counter (NVML's NOT_SUPPORTED): power integrated over the samples, and
+ * labelled so; a device with neither is unavailable, with the reason. */
+static void test_gpu_power_integrated(void **state)
+{
+    (void)state;
+    gt_energy *e;
+    assert_int_equal(gt_energy_open("/nonexistent-sysfs", &e, NULL), GT_OK);
+    gt_energy_gpu g[2] = {{.index = 0, .power_valid = 1, .power_watts = 100.0}, {.index = 1}};
+    gt_sample s = fold_gpus(e, 5.0, g, 2);
+    assert_true(s.gpu_energy == 0.0);
+    g[0].power_watts = 200.0;
+    s = fold_gpus(e, 7.0, g, 2);
+    assert_true(s.gpu_energy == 300.0); /* (100 + 200) / 2 W over 2 s */
+    gt_usage u;
+    gt_energy_usage(e, GT_KILOJOULES, &u);
+    assert_string_equal(u.energy.domains[0].source, "power_integrated");
+    assert_true(u.energy.domains[0].energy == 0.3);
+    assert_true(u.energy.domains[0].mean_power_watts == 150.0);
+    assert_false(u.energy.domains[1].available);
+    assert_true(u.energy.domains[1].energy < 0);
+    assert_string_equal(u.energy.domains[1].source, "none");
+    assert_non_null(strstr(u.energy.gpu_unavailable, "gpu-1: the vendor library gave neither"));
+    gt_energy_close(&e);
 }
 
 int main(void)
@@ -364,7 +477,8 @@ int main(void)
         cmocka_unit_test(test_units),          cmocka_unit_test(test_cpu_share),
         cmocka_unit_test(test_discovery),      cmocka_unit_test(test_fold_exact),
         cmocka_unit_test(test_unreadable_domain), cmocka_unit_test(test_no_rapl),
-        cmocka_unit_test(test_report_section),
+        cmocka_unit_test(test_report_section), cmocka_unit_test(test_gpu_counter),
+        cmocka_unit_test(test_gpu_power_integrated),
     };
     return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
 }

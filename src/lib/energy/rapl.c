@@ -11,7 +11,7 @@
 
 #include "util/error.h"
 
-#define MAX_DOMAINS GT_ENERGY_MAX_DOMAINS
+#define MAX_DOMAINS GT_RAPL_MAX_DOMAINS
 #define ZONE_PREFIX "intel-rapl:"
 
 typedef struct domain {

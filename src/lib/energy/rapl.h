@@ -14,6 +14,9 @@ typedef enum gt_rapl_kind {
 
 typedef struct gt_rapl gt_rapl;
 
+/* Domains read at most; a machine has a handful per package. */
+#define GT_RAPL_MAX_DOMAINS 16
+
 /* Discovers the domains under sysfs_root (NULL: "/sys").  Fails only for
  * lack of memory: a machine without RAPL, or with counters it may not read,
  * gives a handle whose unavailable() text says why and how to fix it.

@@ -154,30 +154,46 @@ static size_t energy_domain_items(const struct gt_energy_domain *d, item *it)
     return n;
 }
 
-#define ENERGY_MAX_ITEMS (10 + 7 * GT_ENERGY_MAX_DOMAINS)
+#define ENERGY_MAX_ITEMS (12 + 7 * GT_ENERGY_MAX_DOMAINS)
 
-/* gpu-tracker's Energy section; none when energy was not measured.  The
- * reason a counter is unavailable is stated once, for its group. */
+/* One group of the Energy section: its domains (those whose gpu flag is
+ * gpu), the reason some are unavailable (stated once), the attribution. */
+static size_t energy_group(const gt_usage *u, gt_format fmt, int gpu, item *it)
+{
+    const char *why = gpu ? u->energy.gpu_unavailable : u->energy.cpu_unavailable;
+    int n_dom = 0;
+    for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
+        n_dom += u->energy.domains[i].gpu == gpu;
+    if (gpu && !n_dom && !why[0])
+        return 0; /* no GPU selected: nothing to say */
+    size_t n = 0;
+    it[n++] = gpu ? (item)SECTION("GPU", "gpu") : (item)SECTION("CPU (RAPL)", "cpu");
+    if (why[0] || fmt == GT_FORMAT_JSON) /* JSON keeps the key: null when all is read */
+        it[n++] = (item)STR("Unavailable", "unavailable", why[0] ? why : NULL);
+    if (n_dom > 0) {
+        it[n++] = (item)STR("Attribution method", "attribution_method",
+                            gpu ? u->energy.gpu_attribution_method
+                                : u->energy.cpu_attribution_method);
+        it[n++] = gpu ? (item)SECTION("Devices", "devices") : (item)SECTION("Domains", "domains");
+        for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
+            if (u->energy.domains[i].gpu == gpu)
+                n += energy_domain_items(&u->energy.domains[i], it + n);
+        it[n++] = (item)END;
+    }
+    it[n++] = (item)END;
+    return n;
+}
+
+/* gpu-tracker's Energy section; none when energy was not measured. */
 static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
 {
     if (!u->energy.unit)
         return 0;
     size_t n = 0;
-    const char *why = u->energy.cpu_unavailable[0] ? u->energy.cpu_unavailable : NULL;
     it[n++] = (item)SECTION("Energy", "energy");
     it[n++] = (item)STR("Unit", "unit", u->energy.unit);
-    it[n++] = (item)SECTION("CPU (RAPL)", "cpu");
-    if (why || fmt == GT_FORMAT_JSON) /* JSON keeps the key: null when all is read */
-        it[n++] = (item)STR("Unavailable", "unavailable", why);
-    if (u->energy.n_domains > 0) {
-        it[n++] = (item)STR("Attribution method", "attribution_method",
-                            u->energy.cpu_attribution_method);
-        it[n++] = (item)SECTION("Domains", "domains");
-        for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
-            n += energy_domain_items(&u->energy.domains[i], it + n);
-        it[n++] = (item)END;
-    }
-    it[n++] = (item)END;
+    n += energy_group(u, fmt, 0, it + n);
+    n += energy_group(u, fmt, 1, it + n);
     it[n++] = (item)END;
     return n;
 }
