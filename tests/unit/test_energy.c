@@ -18,6 +18,7 @@
 
 #include "energy/energy.h"
 #include "energy/rapl.h"
+#include "energy/span.h"
 #include "gpu_tracker.h"
 
 /* ---- a fixture sysfs tree ------------------------------------------------ */
@@ -470,6 +471,29 @@ static void test_gpu_power_integrated(void **state)
     gt_energy_close(&e);
 }
 
+/* ---- energy of a stretch, from a tracking file's cumulative columns ------ */
+
+static void test_between(void **state)
+{
+    (void)state;
+    const double ts[] = {10.0, 11.0, 12.0, 14.0};
+    const double cum[] = {0.0, 5.0, 5.0, 25.0};
+    assert_true(gt_energy_between(ts, cum, 4, 10.0, 14.0) == 25.0);
+    assert_true(gt_energy_between(ts, cum, 4, 11.0, 12.0) == 0.0); /* a real 0 */
+    assert_true(gt_energy_between(ts, cum, 4, 10.5, 13.0) == 15.0 - 2.5);
+    assert_true(gt_energy_between(ts, cum, 4, 12.0, 12.0) == 0.0);
+    /* Clamped to the sampled span; outside it, unavailable. */
+    assert_true(gt_energy_between(ts, cum, 4, 5.0, 10.5) == 2.5);
+    assert_true(gt_energy_between(ts, cum, 4, 13.0, 20.0) == 10.0);
+    assert_true(isnan(gt_energy_between(ts, cum, 4, 1.0, 2.0)));
+    assert_true(isnan(gt_energy_between(ts, cum, 4, 15.0, 16.0)));
+    assert_true(isnan(gt_energy_between(ts, cum, 1, 10.0, 10.0)));
+    assert_true(isnan(gt_energy_between(ts, cum, 4, 12.0, 11.0)));
+    const double gap[] = {0.0, NAN, 5.0, 25.0};
+    assert_true(isnan(gt_energy_between(ts, gap, 4, 10.5, 13.0)));
+    assert_true(gt_energy_between(ts, gap, 4, 12.0, 14.0) == 20.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,7 +502,7 @@ int main(void)
         cmocka_unit_test(test_discovery),      cmocka_unit_test(test_fold_exact),
         cmocka_unit_test(test_unreadable_domain), cmocka_unit_test(test_no_rapl),
         cmocka_unit_test(test_report_section), cmocka_unit_test(test_gpu_counter),
-        cmocka_unit_test(test_gpu_power_integrated),
+        cmocka_unit_test(test_gpu_power_integrated), cmocka_unit_test(test_between),
     };
     return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
 }
