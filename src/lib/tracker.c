@@ -35,6 +35,10 @@ typedef struct aggregate {
     double max_cpu[4], sum_cpu[4]; /* system, main, descendants, combined */
     unsigned long n, n_cpu;
     uint64_t main_hwm, desc_hwm;
+    double max_sm[3], sum_sm[3];        /* main, descendants, combined */
+    unsigned long n_sm;
+    double max_power, sum_power;
+    unsigned long n_power;
 } aggregate;
 
 struct gt_tracker {
@@ -199,6 +203,19 @@ static void fold(aggregate *a, const gt_sample *s)
             a->sum_cpu[i] += v[i];
         }
         a->n_cpu++;
+    }
+    if (s->gpu_sm_valid) {
+        const double v[3] = {s->gpu_sm_main, s->gpu_sm_descendants, s->gpu_sm_combined};
+        for (int i = 0; i < 3; i++) {
+            MAXU(a->max_sm[i], v[i]);
+            a->sum_sm[i] += v[i];
+        }
+        a->n_sm++;
+    }
+    if (s->gpu_power_valid) {
+        MAXU(a->max_power, s->gpu_power_watts);
+        a->sum_power += s->gpu_power_watts;
+        a->n_power++;
     }
 #undef MAXU
 }
@@ -398,6 +415,14 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
     u->gpu_utilization.system_gpu_count = sd->system_gpu_count;
     u->gpu_utilization.n_expected_gpus = sd->n_expected_gpus;
     pct(&u->gpu_utilization.gpu_percentages, a.max_gpu, a.sum_gpu, a.n, sd->n_expected_gpus);
+    u->gpu_process_utilization.available = a.n_sm > 0;
+    pct(&u->gpu_process_utilization.main, a.max_sm[0], a.sum_sm[0], a.n_sm, sd->n_expected_gpus);
+    pct(&u->gpu_process_utilization.descendants, a.max_sm[1], a.sum_sm[1], a.n_sm, sd->n_expected_gpus);
+    pct(&u->gpu_process_utilization.combined, a.max_sm[2], a.sum_sm[2], a.n_sm, sd->n_expected_gpus);
+    u->gpu_power.available = a.n_power > 0;
+    u->gpu_power.unit = "watts";
+    u->gpu_power.max = a.max_power;
+    u->gpu_power.mean = a.n_power ? a.sum_power / (double)a.n_power : 0.0;
 
     struct timespec end = t->t_stop;
     if (t->state == ST_RUNNING)

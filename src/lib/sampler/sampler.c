@@ -751,6 +751,17 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         out->combined_gpu_ram = g.combined_bytes;
         out->system_gpu_ram = g.system_bytes;
         out->gpu_sum_percent = g.sum_util_percent;
+        out->gpu_sm_valid = g.sm_valid;
+        out->gpu_sm_main = g.main_sm_percent;
+        out->gpu_sm_descendants = g.descendants_sm_percent;
+        out->gpu_sm_combined = g.combined_sm_percent;
+        out->gpu_power_valid = 0;
+        out->gpu_power_watts = 0;
+        for (size_t i = 0; i < g.n_devices; i++)
+            if (g.devices[i].power_valid) {
+                out->gpu_power_valid = 1;
+                out->gpu_power_watts += g.devices[i].power_watts;
+            }
     }
 
     /* This sample becomes the baseline of the next interval; the lists swap
