@@ -228,7 +228,7 @@ static void take(gt_tracker *t)
     gt_status st = gt_sampler_take(t->sampler, &s, &e);
     gt_energy_reading er;
     if (st == GT_OK)
-        gt_energy_read(t->energy, &er);
+        gt_energy_read(t->energy, t->gpu, &er);
     pthread_mutex_lock(&t->mu);
     if (st != GT_OK) {
         if (t->status == GT_OK) {

@@ -195,7 +195,7 @@ static void test_fold_exact(void **state)
     assert_int_equal(gt_energy_open(root, &e, NULL), GT_OK);
     gt_energy_reading rd;
     gt_sample s0 = {0};
-    gt_energy_read(e, &rd);
+    gt_energy_read(e, NULL, &rd);
     gt_energy_fold(e, &rd, &s0);
     assert_true(s0.cpu_energy == 0.0 && s0.dram_energy == 0.0);
     assert_true(isnan(s0.gpu_energy));
@@ -204,7 +204,7 @@ static void test_fold_exact(void **state)
     counter("intel-rapl:0", "2000000\n");
     counter("intel-rapl:0:1", "1000000\n");
     gt_sample s1 = interval(100.0, 50.0);
-    gt_energy_read(e, &rd);
+    gt_energy_read(e, NULL, &rd);
     gt_energy_fold(e, &rd, &s1);
     assert_true(s1.cpu_energy == 3.0);
     assert_true(s1.dram_energy == 1.0);
@@ -212,7 +212,7 @@ static void test_fold_exact(void **state)
     /* +2 J more, all while the tracked processes used a quarter. */
     counter("intel-rapl:0", "4000000\n");
     gt_sample s2 = interval(200.0, 50.0);
-    gt_energy_read(e, &rd);
+    gt_energy_read(e, NULL, &rd);
     gt_energy_fold(e, &rd, &s2);
     assert_true(s2.cpu_energy == 5.0);
 
@@ -253,7 +253,7 @@ static void test_unreadable_domain(void **state)
     assert_int_equal(gt_energy_open(root, &e, NULL), GT_OK);
     gt_energy_reading rd;
     gt_sample s = {0};
-    gt_energy_read(e, &rd);
+    gt_energy_read(e, NULL, &rd);
     gt_energy_fold(e, &rd, &s);
     gt_usage u;
     gt_energy_usage(e, GT_JOULES, &u);
@@ -275,7 +275,7 @@ static void test_no_rapl(void **state)
     assert_int_equal(gt_energy_open("/nonexistent-sysfs", &e, NULL), GT_OK);
     gt_energy_reading rd;
     gt_sample s = {0};
-    gt_energy_read(e, &rd);
+    gt_energy_read(e, NULL, &rd);
     gt_energy_fold(e, &rd, &s);
     assert_true(isnan(s.cpu_energy) && isnan(s.dram_energy));
     gt_usage u;
@@ -363,12 +363,12 @@ static void test_report_section(void **state)
     free(txt);
 
     u.energy.n_domains = 3;
-    u.energy.gpu_attribution_method = "gpu_memory_share: y";
+    u.energy.gpu_attribution_method = "gpu_utilization_share: y";
     u.energy.domains[2] = (struct gt_energy_domain){
         .name = "gpu-0", .source = "power_integrated", .gpu = 1, .available = 1, .energy = 300.0,
         .mean_power_watts = 150.0, .max_power_watts = 150.0, .attributed_energy = 75.0};
     txt = render(&u, GT_FORMAT_TEXT);
-    assert_non_null(strstr(txt, "\n   GPU:\n      Attribution method: gpu_memory_share: y\n"
+    assert_non_null(strstr(txt, "\n   GPU:\n      Attribution method: gpu_utilization_share: y\n"
                                 "      Devices:\n         gpu-0:\n"
                                 "            Source: power_integrated\n            Energy: 300.0\n"));
     free(txt);
@@ -397,7 +397,7 @@ static gt_energy_gpu gpu_counter(int index, double joules)
 static gt_sample fold_gpus(gt_energy *e, double t, const gt_energy_gpu *g, size_t n)
 {
     gt_energy_reading rd;
-    gt_energy_read(e, &rd);
+    gt_energy_read(e, NULL, &rd);
     rd.t = t;
     rd.n_gpus = n;
     memcpy(rd.gpu, g, n * sizeof *g);
@@ -442,7 +442,7 @@ static void test_gpu_counter(void **state)
     assert_true(u.energy.domains[0].max_power_watts == 10.5);
     assert_true(u.energy.domains[1].energy == 2.0);
     assert_string_equal(u.energy.gpu_unavailable, "");
-    assert_non_null(strstr(u.energy.gpu_attribution_method, "gpu_memory_share"));
+    assert_non_null(strstr(u.energy.gpu_attribution_method, "gpu_utilization_share"));
     gt_energy_close(&e);
 }
 

@@ -13,8 +13,10 @@ const char gt_energy_cpu_method[] =
     "cpu_time_share: each sample interval's energy times the tracked processes' share of the "
     "machine's busy CPU time in that interval (their utime+stime over /proc/stat's busy time)";
 const char gt_energy_gpu_method[] =
-    "gpu_memory_share: each sample interval's energy times the tracked processes' share of the "
-    "used memory of the selected GPUs at the end of that interval";
+    "gpu_utilization_share: each sample interval's energy times the tracked processes' share of "
+    "the selected GPUs at the end of that interval: their SM percent over the devices' "
+    "utilization percent (summed over the selected GPUs), or, where the driver gives no "
+    "per-process samples, their share of the devices' used memory";
 
 /* Running figures of one domain, in joules and seconds. */
 typedef struct total {
@@ -60,7 +62,7 @@ void gt_energy_close(gt_energy **ep)
     *ep = NULL;
 }
 
-void gt_energy_read(gt_energy *e, gt_energy_reading *r)
+void gt_energy_read(gt_energy *e, const gt_gpu *gpu, gt_energy_reading *r)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -68,7 +70,12 @@ void gt_energy_read(gt_energy *e, gt_energy_reading *r)
     int n = gt_rapl_count(e->rapl);
     for (int i = 0; i < n; i++)
         r->ok[i] = gt_rapl_readable(e->rapl, i) && gt_rapl_read(e->rapl, i, &r->uj[i]) == 0;
-    r->n_gpus = 0;
+    size_t ng = 0;
+    const gt_gpu_device_reading *d = gpu ? gt_gpu_devices(gpu, &ng) : NULL;
+    r->n_gpus = ng < GT_ENERGY_MAX_GPUS ? ng : GT_ENERGY_MAX_GPUS;
+    for (size_t i = 0; i < r->n_gpus; i++)
+        r->gpu[i] = (gt_energy_gpu){d[i].index, d[i].energy_valid, d[i].energy_joules,
+                                    d[i].power_valid, d[i].power_watts};
 }
 
 static double clamp01(double num, double den)
@@ -87,6 +94,8 @@ double gt_energy_cpu_share(const gt_sample *s)
 
 double gt_energy_gpu_share(const gt_sample *s)
 {
+    if (s->gpu_sm_valid && s->gpu_sum_percent > 0)
+        return clamp01(s->gpu_sm_combined, s->gpu_sum_percent);
     return clamp01((double)s->combined_gpu_ram, (double)s->system_gpu_ram);
 }
 
