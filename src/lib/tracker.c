@@ -396,11 +396,11 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
     rss(&u->max_ram.combined, &a.max_comb, &a.at_max_comb, ru);
 
     u->max_gpu_ram.unit = gt_ram_unit_name(gu);
-    u->max_gpu_ram.system_capacity = gt_ram_in_unit((double)sd->gpu_ram_system_capacity, gu);
-    u->max_gpu_ram.system = gt_ram_in_unit((double)a.max_gpu_system, gu);
-    u->max_gpu_ram.main = gt_ram_in_unit((double)a.max_gpu_main, gu);
-    u->max_gpu_ram.descendants = gt_ram_in_unit((double)a.max_gpu_desc, gu);
-    u->max_gpu_ram.combined = gt_ram_in_unit((double)a.max_gpu_comb, gu);
+    u->max_gpu_ram.system_capacity = gt_gpu_ram_in_unit((double)sd->gpu_ram_system_capacity, gu);
+    u->max_gpu_ram.system = gt_gpu_ram_in_unit((double)a.max_gpu_system, gu);
+    u->max_gpu_ram.main = gt_gpu_ram_in_unit((double)a.max_gpu_main, gu);
+    u->max_gpu_ram.descendants = gt_gpu_ram_in_unit((double)a.max_gpu_desc, gu);
+    u->max_gpu_ram.combined = gt_gpu_ram_in_unit((double)a.max_gpu_comb, gu);
 
     u->cpu_utilization.system_core_count = sd->system_core_count;
     u->cpu_utilization.n_expected_cores = sd->n_expected_cores;
