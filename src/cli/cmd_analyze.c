@@ -4,7 +4,7 @@
 
 #include "commands.h"
 #include "gpu_tracker.h"
-#include "subopt.h"
+#include "options.h"
 
 static const char usage_text[] =
     "Usage: gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> "
@@ -27,32 +27,39 @@ static int exit_status(gt_status st)
 int gt_cli_subtrack_analyze(int argc, char **argv)
 {
     const char *tf = NULL, *stf = NULL, *output = NULL, *format = "text";
+    static const gt_cli_opt defs[] = {
+        {"--tf", 0, 1}, {"--stf", 0, 1}, {"--output", 'o', 1}, {"--format", 'f', 1}, {"--help", 'h', 0},
+    };
     for (int i = 1; i < argc; i++) {
-        int m;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+        const gt_cli_opt *d;
+        const char *v;
+        int rc = gt_cli_next_opt(argc, argv, &i, defs, sizeof defs / sizeof *defs,
+                                 "gpu-tracker sub-track analyze", &d, &v);
+        if (rc)
+            return rc;
+        if (d == &defs[0])
+            tf = v;
+        else if (d == &defs[1])
+            stf = v;
+        else if (d == &defs[2])
+            output = v;
+        else if (d == &defs[3])
+            format = v;
+        else {
             fputs(usage_text, stdout);
             return 0;
         }
-        if ((m = gt_subopt_value(argc, argv, &i, "--tf", 0, &tf)) ||
-            (m = gt_subopt_value(argc, argv, &i, "--stf", 0, &stf)) ||
-            (m = gt_subopt_value(argc, argv, &i, "--output", 'o', &output)) ||
-            (m = gt_subopt_value(argc, argv, &i, "--format", 'f', &format))) {
-            if (m < 0)
-                return GT_EXIT_USAGE;
-            continue;
-        }
-        return gt_subopt_usage_error("analyze", "unknown argument '%s'; see --help", argv[i]);
     }
     if (!tf || !stf)
-        return gt_subopt_usage_error("analyze", "needs --tf=<tracking-file> and --stf=<sub-track-file>");
+        return gt_cli_usage_error("sub-track analyze needs --tf=<tracking-file> and --stf=<sub-track-file>");
     gt_format fmt;
     if (!strcmp(format, "text"))
         fmt = GT_FORMAT_TEXT;
     else if (!strcmp(format, "json"))
         fmt = GT_FORMAT_JSON;
     else
-        return gt_subopt_usage_error("analyze", "invalid format '%s': must be 'text' or 'json'",
-                                     format);
+        return gt_cli_usage_error("sub-track analyze: invalid format '%s': must be 'text' or 'json'",
+                                  format);
 
     gt_results *r = NULL;
     gt_error err;

@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "gpu_tracker.h"
-#include "subopt.h"
+#include "options.h"
 
 static const char usage_text[] =
     "Usage: gpu-tracker sub-track combine --stf=<sub-track-file> -p <file-path>...\n"
@@ -79,33 +79,31 @@ int gt_cli_subtrack_combine(int argc, char **argv)
         fputs("gpu-tracker: out of memory\n", stderr);
         return GT_EXIT_FAILURE;
     }
+    static const gt_cli_opt defs[] = {{"--stf", 0, 1}, {"--path", 'p', 1}, {"--help", 'h', 0}};
     for (int i = 1; i < argc; i++) {
+        const gt_cli_opt *d;
         const char *v;
-        int m;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+        if (argv[i][0] != '-') {
+            /* More files after one -p, as a shell glob gives them. */
+            paths[npaths++] = argv[i];
+            continue;
+        }
+        if ((rc = gt_cli_next_opt(argc, argv, &i, defs, sizeof defs / sizeof *defs,
+                                  "gpu-tracker sub-track combine", &d, &v)))
+            goto done;
+        rc = GT_EXIT_USAGE;
+        if (d == &defs[0])
+            stf = v;
+        else if (d == &defs[1])
+            paths[npaths++] = v;
+        else {
             fputs(usage_text, stdout);
             rc = 0;
             goto done;
         }
-        if ((m = gt_subopt_value(argc, argv, &i, "--stf", 0, &stf)) < 0)
-            goto done;
-        if (m)
-            continue;
-        if ((m = gt_subopt_value(argc, argv, &i, "--path", 'p', &v)) < 0)
-            goto done;
-        if (m) {
-            paths[npaths++] = v;
-            continue;
-        }
-        if (argv[i][0] == '-') {
-            rc = gt_subopt_usage_error("combine", "unknown option '%s'; see --help", argv[i]);
-            goto done;
-        }
-        /* More files after one -p, as a shell glob gives them. */
-        paths[npaths++] = argv[i];
     }
     if (!stf || npaths == 0) {
-        rc = gt_subopt_usage_error("combine", "needs --stf=<sub-track-file> and at least one -p");
+        rc = gt_cli_usage_error("sub-track combine: needs --stf=<sub-track-file> and at least one -p");
         goto done;
     }
     if (npaths == 1 && stat(paths[0], &sb) == 0 && S_ISDIR(sb.st_mode)) {
@@ -114,16 +112,15 @@ int gt_cli_subtrack_combine(int argc, char **argv)
             goto done;
         }
         if (nlisted == 0) {
-            rc = gt_subopt_usage_error("combine", "directory '%s' holds no file", paths[0]);
+            rc = gt_cli_usage_error("sub-track combine: directory '%s' holds no file", paths[0]);
             goto done;
         }
     } else {
         for (size_t i = 0; i < npaths; i++)
             if (stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
-                rc = gt_subopt_usage_error("combine",
-                                           "'%s' is a directory: give one -p with a directory, "
-                                           "or files only",
-                                           paths[i]);
+                rc = gt_cli_usage_error("sub-track combine: '%s' is a directory: give one -p with a "
+                                        "directory, or files only",
+                                        paths[i]);
                 goto done;
             }
     }
