@@ -471,6 +471,42 @@ static void test_gpu_power_integrated(void **state)
     gt_energy_close(&e);
 }
 
+/* ---- through the public API ---------------------------------------------- */
+
+/* The library reads $GT_SYSFS_ROOT and fills gt_usage.energy: a counter that
+ * moves by 2 J through its wrap while a region runs gives exactly 2 J. */
+static void test_tracker_usage(void **state)
+{
+    (void)state;
+    assert_int_equal(setenv("GT_SYSFS_ROOT", root, 1), 0);
+    gt_options o;
+    gt_options_init(&o);
+    o.disable_logs = 1;
+    o.sleep_time = 0.01;
+    o.energy_unit = GT_WATT_HOURS;
+    gt_tracker *t;
+    assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_start(t), GT_OK);
+    counter("intel-rapl:0", "1000000\n"); /* 999 J -> 1000 J -> 1 J */
+    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    gt_usage u;
+    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_string_equal(u.energy.unit, "watt-hours");
+    assert_int_equal(u.energy.n_domains, 4);
+    assert_string_equal(u.energy.domains[0].name, "package-0");
+    assert_true(fabs(u.energy.domains[0].energy - 2.0 / 3600) < 1e-15);
+    assert_true(u.energy.domains[0].attributed_energy >= 0);
+    assert_true(u.energy.domains[0].attributed_energy <= u.energy.domains[0].energy);
+    gt_tracker_free(&t);
+    counter("intel-rapl:0", "999000000\n");
+
+    o.energy_unit = (gt_energy_unit)7;
+    gt_error e;
+    assert_int_equal(gt_tracker_new(&o, &t, &e), GT_ERR_INVALID);
+    assert_non_null(strstr(e.msg, "'kilowatt-hours'"));
+    assert_int_equal(unsetenv("GT_SYSFS_ROOT"), 0);
+}
+
 /* ---- energy of a stretch, from a tracking file's cumulative columns ------ */
 
 static void test_between(void **state)
@@ -503,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_unreadable_domain), cmocka_unit_test(test_no_rapl),
         cmocka_unit_test(test_report_section), cmocka_unit_test(test_gpu_counter),
         cmocka_unit_test(test_gpu_power_integrated), cmocka_unit_test(test_between),
+        cmocka_unit_test(test_tracker_usage),
     };
     return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
 }
