@@ -62,6 +62,14 @@ typedef enum gt_gpu_brand {
 
 typedef enum gt_format { GT_FORMAT_TEXT = 0, GT_FORMAT_JSON } gt_format;
 
+/* Energy report unit (--eu): "joules", "kilojoules", "watt-hours",
+ * "kilowatt-hours".  Power is always in watts. */
+typedef enum gt_energy_unit {
+    GT_JOULES = 0, GT_KILOJOULES, GT_WATT_HOURS, GT_KILOWATT_HOURS
+} gt_energy_unit;
+GT_API const char *gt_energy_unit_name(gt_energy_unit u);
+GT_API gt_status gt_energy_unit_parse(const char *s, gt_energy_unit *out);
+
 /* Unit names as the Python package spells them ("bytes" ... "terabytes",
  * "seconds" ... "days").  Parsing returns GT_ERR_INVALID for anything else. */
 GT_API const char *gt_ram_unit_name(gt_ram_unit u);
@@ -91,6 +99,7 @@ typedef struct gt_options {
      * own PID so orphaned grandchildren stay tracked; the root itself and
      * its threads are never counted. */
     pid_t tree_root;
+    gt_energy_unit energy_unit; /* default joules */
 } gt_options;
 
 /* Fills *opts with the Python package's defaults. */
@@ -159,7 +168,34 @@ typedef struct gt_usage {
         double max, mean;
     } gpu_power;
 
-    /* The energy section (RAPL, NVML energy counters) goes here. */
+    /* Energy from the hardware's own counters, in energy.unit; power in
+     * watts.  CPU domains come from the kernel's powercap RAPL interface,
+     * GPU devices from the vendor's energy counter or, where it has none,
+     * from power draw integrated over the samples (source says which).
+     * Counter differences, wraparound handled.  A figure < 0 is unavailable.
+     * unit NULL: energy was not measured (the report has no Energy section).
+     * The sysfs root is /sys, or $GT_SYSFS_ROOT, which exists for tests. */
+#define GT_ENERGY_MAX_DOMAINS 32
+    struct {
+        const char *unit;
+        int n_domains;
+        struct gt_energy_domain {
+            char name[32];      /* "package-0", "package-0:dram", "psys", "gpu-0" */
+            /* "rapl"; GPUs: "energy_counter" or "power_integrated" */
+            const char *source;
+            int gpu;            /* 0: a CPU (RAPL) domain, 1: a GPU device */
+            int available;      /* 0: unreadable, see cpu_/gpu_unavailable */
+            double energy, mean_power_watts, max_power_watts;
+            /* Estimate of the tracked processes' part (see the attribution
+             * methods); < 0 when not attributed. */
+            double attributed_energy;
+        } domains[GT_ENERGY_MAX_DOMAINS];
+        /* Why some or all domains are unavailable and how to fix it; ""
+         * when every domain was read. */
+        char cpu_unavailable[640];
+        char gpu_unavailable[256];
+        const char *cpu_attribution_method, *gpu_attribution_method;
+    } energy;
 } gt_usage;
 
 typedef struct gt_tracker gt_tracker;

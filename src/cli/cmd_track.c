@@ -50,7 +50,7 @@ static const char usage_text[] =
     "    -f --format=<format>    'text' or 'json'. Defaults to 'text'.\n"
     "    --tconfig=<config-file> JSON file with the Tracker's keyword arguments (sleep_time, ram_unit, gpu_ram_unit,\n"
     "                            time_unit, n_expected_cores, gpu_uuids, disable_logs, gpu_brand, tracking_file,\n"
-    "                            overwrite). Command-line options override it.\n"
+    "                            overwrite, energy_unit). Command-line options override it.\n"
     "    --st=<sleep-time>       Seconds between samples (at least 0.001). Defaults to 1.0.\n"
     "    --ru=<ram-unit>         One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
     "    --gru=<gpu-ram-unit>    One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
@@ -61,6 +61,8 @@ static const char usage_text[] =
     "    --gb=<gpu-brand>        'nvidia' or 'amd'. Defaults to the brand detected, checking NVIDIA first.\n"
     "    --tf=<tracking-file>    Store every sample in this file: CSV (.csv) or SQLite (.sqlite).\n"
     "    --overwrite             Overwrite the tracking file if it already exists.\n"
+    "    --eu=<energy-unit>      Unit of the Energy section: 'joules', 'kilojoules', 'watt-hours', or\n"
+    "                            'kilowatt-hours'. Defaults to joules.\n"
     "\n"
     "Exit status: the command's own (128+N if signal N killed it); 127 if it cannot be started;\n"
     "2 for invalid options; 1 if tracking failed.\n";
@@ -124,6 +126,14 @@ static int set_time_unit(const char *v, gt_time_unit *u)
     return 0;
 }
 
+static int set_energy_unit(const char *name, const char *v, gt_energy_unit *u)
+{
+    if (gt_energy_unit_parse(v, u) != GT_OK)
+        return usage_error("invalid value '%s' for %s: valid units are 'joules', 'kilojoules', "
+                           "'watt-hours', 'kilowatt-hours'", v, name);
+    return 0;
+}
+
 static int set_brand(const char *v, gt_gpu_brand *b)
 {
     if (gt_gpu_brand_parse(v, b) != GT_OK)
@@ -169,6 +179,8 @@ static int apply(settings *s, const char *name, const char *v)
         s->o.tracking_file = v;
     else if (!strcmp(name, "--overwrite"))
         s->o.overwrite = 1;
+    else if (!strcmp(name, "--eu"))
+        return set_energy_unit("--eu", v, &s->o.energy_unit);
     else if (!strcmp(name, "--attach")) {
         if (parse_posint("--attach", v, INT_MAX, &n))
             return GT_EXIT_USAGE;
@@ -189,6 +201,7 @@ static const optdef optdefs[] = {
     {"--nec", 0, 1},       {"--guuids", 0, 1},   {"--disable-logs", 0, 0},
     {"--gb", 0, 1},        {"--tf", 0, 1},       {"--overwrite", 0, 0}, {"--attach", 0, 1},
     {"--help", 'h', 0},    {"--version", 'v', 0},
+    {"--eu", 0, 1},
 };
 
 /* Reads --tconfig into s->o; the command line is applied afterwards. */
@@ -229,6 +242,8 @@ static int load_tconfig(settings *s, const char *path)
             rc = set_ram_unit("gpu_ram_unit", sv, &s->o.gpu_ram_unit);
         else if (!strcmp(k, "time_unit") && sv)
             rc = set_time_unit(sv, &s->o.time_unit);
+        else if (!strcmp(k, "energy_unit") && sv)
+            rc = set_energy_unit("energy_unit", sv, &s->o.energy_unit);
         else if (!strcmp(k, "gpu_brand") && sv)
             rc = set_brand(sv, &s->o.gpu_brand);
         else if (!strcmp(k, "disable_logs") && cJSON_IsBool(it))
@@ -272,7 +287,7 @@ static int load_tconfig(settings *s, const char *path)
         } else {
             rc = usage_error("config file '%s': invalid key or value type for '%s'; valid keys: sleep_time, "
                              "ram_unit, gpu_ram_unit, time_unit, n_expected_cores, gpu_uuids, disable_logs, "
-                             "gpu_brand, tracking_file, overwrite", path, k);
+                             "gpu_brand, tracking_file, overwrite, energy_unit", path, k);
         }
     }
     cJSON_Delete(root);

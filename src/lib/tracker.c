@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "energy/energy.h"
 #include "gpu/gpu.h"
 #include "sampler/sampler.h"
 #include "store/store.h"
@@ -45,6 +46,7 @@ struct gt_tracker {
     char *uuids, *tracking_file;
     gt_gpu *gpu;
     gt_sampler *sampler;
+    gt_energy *energy;
     gt_store *store;
     gt_static_data sd;
     enum state state;
@@ -108,6 +110,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
         return gt_err(err, GT_ERR_INVALID, "the number of expected cores must be positive");
     if ((unsigned)opts->gpu_brand > GT_GPU_AMD)
         return gt_err(err, GT_ERR_INVALID, "invalid GPU brand: valid brands are 'nvidia', 'amd'");
+    if ((unsigned)opts->energy_unit > GT_KILOWATT_HOURS)
+        return gt_err(err, GT_ERR_INVALID, "invalid energy unit: valid units are " GT_ENERGY_UNITS_VALID);
 
     gt_tracker *t = calloc(1, sizeof *t);
     if (!t)
@@ -135,6 +139,9 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
         return fail(t, st, err);
     gt_sampler_config sc = {t->opts.process_id, opts->tree_root, NULL, t->gpu};
     if ((st = gt_sampler_new(&sc, &t->sampler, &t->err)) != GT_OK)
+        return fail(t, st, err);
+    /* GT_SYSFS_ROOT points the RAPL reader at a fixture tree in tests. */
+    if ((st = gt_energy_open(getenv("GT_SYSFS_ROOT"), &t->energy, &t->err)) != GT_OK)
         return fail(t, st, err);
 
     t->sd = (gt_static_data){
@@ -219,6 +226,9 @@ static void take(gt_tracker *t)
     gt_sample s;
     gt_error e;
     gt_status st = gt_sampler_take(t->sampler, &s, &e);
+    gt_energy_reading er;
+    if (st == GT_OK)
+        gt_energy_read(t->energy, t->gpu, &er);
     pthread_mutex_lock(&t->mu);
     if (st != GT_OK) {
         if (t->status == GT_OK) {
@@ -229,6 +239,7 @@ static void take(gt_tracker *t)
         return;
     }
     fold(&t->agg, &s);
+    gt_energy_fold(t->energy, &er, &s);
     pthread_mutex_unlock(&t->mu);
     /* A failing tracking file never stops tracking: the report still comes,
      * and the failure is reported once at stop. */
@@ -424,6 +435,9 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
     u->peak_ram.main = main_peak ? gt_ram_in_unit((double)main_peak, ru) : -1.0;
     u->peak_ram.largest_descendant = gt_ram_in_unit((double)a.desc_hwm, ru);
     u->n_samples = a.n;
+    pthread_mutex_lock(&t->mu);
+    gt_energy_usage(t->energy, t->opts.energy_unit, u);
+    pthread_mutex_unlock(&t->mu);
     return GT_OK;
 }
 
@@ -442,6 +456,7 @@ void gt_tracker_free(gt_tracker **tp)
     gt_error e;
     gt_store_close(&t->store, &e);
     gt_sampler_free(&t->sampler);
+    gt_energy_close(&t->energy);
     gt_gpu_close(&t->gpu);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
