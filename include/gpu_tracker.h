@@ -72,6 +72,35 @@ GT_API gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out);
 
 typedef void (*gt_log_fn)(void *ctx, const char *message);
 
+/* One sample as it is taken, for live displays and exporters.  Base units:
+ * bytes, percent of one core (CPU) or of one GPU, seconds.  The *_valid
+ * flags say which figures are available; an unavailable percent is NaN. */
+typedef struct gt_timepoint {
+    double timestamp;           /* Unix seconds */
+    double elapsed;             /* seconds since gt_tracker_start */
+    unsigned long n_samples;    /* samples taken so far, this one included */
+    /* Total RSS (private + shared), bytes; system is the machine's used RAM. */
+    uint64_t main_ram, descendants_ram, combined_ram, system_ram, system_ram_capacity;
+    /* GPU RAM, bytes; gpu_valid is 0 when no GPU is tracked. */
+    int gpu_valid;
+    uint64_t main_gpu_ram, descendants_gpu_ram, combined_gpu_ram, system_gpu_ram,
+        system_gpu_ram_capacity;
+    double gpu_sum_percent;     /* summed over the selected GPUs */
+    int n_expected_gpus;
+    /* CPU percent of one core over the last interval; cpu_valid is 0 for the
+     * first sample, which closes no interval (the percents are NaN then). */
+    int cpu_valid;
+    double cpu_system_sum, cpu_main_sum, cpu_descendants_sum, cpu_combined_sum;
+    /* CPU seconds used since the first sample (summed over the intervals). */
+    double cpu_main_seconds, cpu_descendants_seconds, cpu_combined_seconds;
+    int system_core_count, n_expected_cores;
+    int main_n_threads, descendants_n_threads, combined_n_threads;
+} gt_timepoint;
+
+/* Called on the sampling thread right after each sample; must be quick and
+ * must not call back into the tracker. */
+typedef void (*gt_timepoint_fn)(void *ctx, const gt_timepoint *tp);
+
 typedef struct gt_options {
     double sleep_time;          /* seconds between samples; > 0; default 1.0 */
     gt_ram_unit ram_unit;       /* default gigabytes */
@@ -91,6 +120,8 @@ typedef struct gt_options {
      * own PID so orphaned grandchildren stay tracked; the root itself and
      * its threads are never counted. */
     pid_t tree_root;
+    gt_timepoint_fn on_timepoint; /* NULL: none */
+    void *on_timepoint_ctx;
 } gt_options;
 
 /* Fills *opts with the Python package's defaults. */
@@ -218,6 +249,25 @@ GT_API gt_status gt_compare(const char *const *names, const char *const *files,
                             void *log_ctx, gt_comparison **out, gt_error *err);
 GT_API gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE *out);
 GT_API void gt_comparison_free(gt_comparison **c);
+
+/* ------------------------------------------------------------------------
+ * Metrics endpoint: the latest timepoint served over HTTP in the Prometheus
+ * text exposition format (or OpenMetrics when the scraper asks for it).
+ * ------------------------------------------------------------------------ */
+typedef struct gt_metrics gt_metrics;
+
+/* Listens on address "HOST:PORT", ":PORT" or "PORT" (host: loopback unless
+ * given; "[::1]:PORT" for IPv6; port 0: any free port) and serves GET
+ * /metrics on a thread of its own.  A port in use is GT_ERR_SYS with a
+ * message naming the address. */
+GT_API gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error *err);
+/* The address actually bound, "HOST:PORT" (IPv6 hosts in brackets). */
+GT_API const char *gt_metrics_address(const gt_metrics *m);
+/* Publishes tp as the current values; safe from any thread.  Meant to be
+ * called from a gt_timepoint_fn. */
+GT_API void gt_metrics_update(gt_metrics *m, const gt_timepoint *tp);
+/* Stops serving and closes the socket; NULL-safe. */
+GT_API void gt_metrics_free(gt_metrics **m);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 # The only place the project installs anything; everything comes from Debian.
 set -eu
 PKGS="build-essential clang libsqlite3-dev libcjson-dev libcmocka-dev sqlite3 jq valgrind"
+# Live line, metrics endpoint and plots are tested with these.
+PKGS="$PKGS tmux curl prometheus chromium"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
