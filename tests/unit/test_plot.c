@@ -143,8 +143,8 @@ static void test_render(void **state)
         {"train", 1.7e9 + 300, 1.7e9 + 400},
     };
     gt_plot_data d = {.title = "run.csv", .t = t, .n = N, .n_charts = 2, .spans = spans, .n_spans = 3};
-    d.charts[0] = (gt_plot_chart){"RAM", NULL, GT_PLOT_BYTES, NULL, 2, {{"main", a}, {"system", b}}};
-    d.charts[1] = (gt_plot_chart){"GPU RAM", NULL, GT_PLOT_BYTES, "no GPU tracked", 1, {{"main", a}}};
+    d.charts[0] = (gt_plot_chart){"RAM", NULL, GT_PLOT_BYTES, NULL, 0, 2, {{"main", a}, {"system", b}}};
+    d.charts[1] = (gt_plot_chart){"GPU RAM", NULL, GT_PLOT_BYTES, "no GPU tracked", 0, 1, {{"main", a}}};
     char *h = render(&d, GT_PLOT_HTML);
     assert_non_null(strstr(h, "<!DOCTYPE html>"));
     assert_int_equal(count(h, "<path class=\"series\""), 2);
@@ -178,10 +178,18 @@ static void test_render_edges(void **state)
     (void)state;
     double t = 5, v = 3;
     gt_plot_data d = {.t = &t, .n = 1, .n_charts = 1};
-    d.charts[0] = (gt_plot_chart){"CPU", "% of one core", GT_PLOT_PERCENT, NULL, 1, {{"main", &v}}};
+    d.charts[0] = (gt_plot_chart){"CPU", "% of one core", GT_PLOT_PERCENT, NULL, 0, 1, {{"main", &v}}};
     char *h = render(&d, GT_PLOT_HTML);
-    assert_non_null(strstr(h, "data-series=\"main\" stroke=\"#1f77b4\" d=\"M"));
+    assert_non_null(strstr(h, "data-series=\"main\" stroke=\"#1f77b4\" stroke-dasharray=\"none\" d=\"M"));
     assert_non_null(strstr(h, "h0.01")); /* a lone sample shows as a dot */
+    free(h);
+    /* Values in the file's unit (here megabytes) reach the axis as bytes. */
+    double mb[2] = {1.5, 2500}, tt[2] = {0, 1};
+    gt_plot_data d2 = {.t = tt, .n = 2, .n_charts = 1};
+    d2.charts[0] = (gt_plot_chart){.title = "RAM", .kind = GT_PLOT_BYTES, .scale = 1e6, .n_series = 1};
+    d2.charts[0].series[0] = (gt_plot_series){"main", mb};
+    h = render(&d2, GT_PLOT_SVG);
+    assert_non_null(strstr(h, ">main (max 2.50 GB)</text>"));
     free(h);
     d.n = 0;
     gt_error e;

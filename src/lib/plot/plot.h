@@ -27,6 +27,7 @@ typedef struct gt_plot_chart {
     const char *y_label; /* axis text after the unit, e.g. "% of one core" */
     gt_plot_kind kind;
     const char *note;    /* non-NULL: drawn instead of the series ("no GPU tracked") */
+    double scale;        /* values times scale are bytes / percent; 0 means 1 */
     int n_series;
     gt_plot_series series[GT_PLOT_MAX_SERIES];
 } gt_plot_chart;

@@ -25,6 +25,9 @@
 #define HEADER_H 16
 
 static const char *const palette[GT_PLOT_MAX_SERIES] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#7f7f7f"};
+/* The third series (combined) is the sum of the first two and often lies on
+ * one of them: dashed, so the one below stays visible. */
+static const char *const dashes[GT_PLOT_MAX_SERIES] = {"none", "none", "7 4", "none"};
 static const char *const span_palette[] = {"#8c564b", "#9467bd", "#e377c2", "#17becf",
                                            "#bcbd22", "#d62728", "#393b79", "#637939"};
 
@@ -186,6 +189,11 @@ static void chart(const ctx *c, const gt_plot_data *d, const gt_plot_chart *ch, 
         if (maxes[s] > ymax)
             ymax = maxes[s];
     }
+    /* In the chart's values from here on: the axis unit folds in scale. */
+    double sc = ch->scale > 0 ? ch->scale : 1;
+    ymax *= sc;
+    for (int s = 0; s < ch->n_series; s++)
+        maxes[s] *= sc;
     double div = 1;
     const char *unit = "%";
     if (ch->kind == GT_PLOT_BYTES) {
@@ -235,14 +243,14 @@ static void chart(const ctx *c, const gt_plot_data *d, const gt_plot_chart *ch, 
         size_t m = gt_downsample_minmax(d->t, ch->series[s].v, d->n, c->t0, c->t1, PLOT_W, c->bt, c->bv);
         fprintf(f, "<path class=\"series\" data-series=\"");
         xml_text(f, ch->series[s].label);
-        fprintf(f, "\" stroke=\"%s\" d=\"", palette[s]);
+        fprintf(f, "\" stroke=\"%s\" stroke-dasharray=\"%s\" d=\"", palette[s], dashes[s]);
         int pen = 0;
         for (size_t i = 0; i < m; i++) {
             if (isnan(c->bv[i])) {
                 pen = 0;
                 continue;
             }
-            double y = y_top + PLOT_H - c->bv[i] / div / top * PLOT_H;
+            double y = y_top + PLOT_H - c->bv[i] * sc / div / top * PLOT_H;
             fprintf(f, "%c%.1f %.1f", pen ? 'L' : 'M', x_of(c, c->bt[i]), y);
             /* A lone point between gaps still shows as a dot. */
             if (!pen && (i + 1 >= m || isnan(c->bv[i + 1])))
@@ -253,9 +261,10 @@ static void chart(const ctx *c, const gt_plot_data *d, const gt_plot_chart *ch, 
         /* Legend: colour, name and the largest value, readable at a glance. */
         double ly = y_top + 14 + s * 22;
         char num[32];
-        fmt_num(maxes[s] / div, maxes[s] / div >= 100 ? 1 : maxes[s] / div >= 10 ? 0.1 : 0.01, num, sizeof num);
-        fprintf(f, "<line stroke=\"%s\" stroke-width=\"3\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", palette[s],
-                LEFT + PLOT_W + 14, ly - 4, LEFT + PLOT_W + 34, ly - 4);
+        double mv = maxes[s] / div; /* three significant digits, and 0 as "0" */
+        fmt_num(mv, mv >= 100 || mv == 0 ? 1 : mv >= 10 ? 0.1 : 0.01, num, sizeof num);
+        fprintf(f, "<line stroke=\"%s\" stroke-dasharray=\"%s\" stroke-width=\"3\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>",
+                palette[s], dashes[s], LEFT + PLOT_W + 14, ly - 4, LEFT + PLOT_W + 34, ly - 4);
         fprintf(f, "<text class=\"legend\" x=\"%d\" y=\"%.1f\">", LEFT + PLOT_W + 40, ly);
         xml_text(f, ch->series[s].label);
         fprintf(f, " (max %s %s)</text>\n", num, unit);
