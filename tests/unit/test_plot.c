@@ -173,6 +173,30 @@ static void test_render(void **state)
     free(b);
 }
 
+/* Many narrow calls merge into few rects; wide adjacent calls stay apart. */
+static void test_span_merging(void **state)
+{
+    (void)state;
+    enum { CALLS = 20000 };
+    double t[2] = {0, 1000}, v[2] = {1, 2};
+    gt_plot_span *sp = malloc((CALLS + 2) * sizeof *sp);
+    assert_non_null(sp);
+    for (int i = 0; i < CALLS; i++) /* 10 ms calls, 10 ms apart, over 400 s */
+        sp[i] = (gt_plot_span){"step", i * 0.02, i * 0.02 + 0.01};
+    sp[CALLS] = (gt_plot_span){"epoch", 500, 700};
+    sp[CALLS + 1] = (gt_plot_span){"epoch", 700.001, 900};
+    gt_plot_data d = {.t = t, .n = 2, .n_charts = 1, .spans = sp, .n_spans = CALLS + 2};
+    d.charts[0] = (gt_plot_chart){.title = "CPU", .kind = GT_PLOT_PERCENT, .n_series = 1};
+    d.charts[0].series[0] = (gt_plot_series){"main", v};
+    char *h = render(&d, GT_PLOT_HTML);
+    assert_int_equal(count(h, "data-block=\"epoch\""), 2);
+    size_t steps = count(h, "data-block=\"step\"");
+    assert_true(steps >= 1 && steps < 100);
+    assert_non_null(strstr(h, "step: 20000 calls, 0.000 s to 399.990 s after start"));
+    free(h);
+    free(sp);
+}
+
 static void test_render_edges(void **state)
 {
     (void)state;
@@ -202,7 +226,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_short_series_copied), cmocka_unit_test(test_min_max_kept_per_bucket),
         cmocka_unit_test(test_gaps_kept),           cmocka_unit_test(test_render),
-        cmocka_unit_test(test_render_edges),
+        cmocka_unit_test(test_render_edges),        cmocka_unit_test(test_span_merging),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

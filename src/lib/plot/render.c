@@ -140,8 +140,9 @@ static double chart_max(const gt_plot_data *d, const gt_plot_chart *ch, int s)
 typedef void (*span_fn)(const ctx *c, int lane, double x0, double x1, size_t calls, const gt_plot_span *first,
                         double last_stop, double y);
 
-/* Calls fn for the spans of each lane, merging spans less than a pixel
- * apart, so a block called a million times draws as a few hundred rects. */
+/* Calls fn for the spans of each lane, merging narrow spans less than a
+ * pixel apart, so a block called a million times draws as a few hundred
+ * rects, while calls wide enough to see stay apart. */
 static void each_span(const ctx *c, span_fn fn, double y)
 {
     int lane = -1;
@@ -154,7 +155,8 @@ static void each_span(const ctx *c, span_fn fn, double y)
         const gt_plot_span *first = &c->spans[i];
         double x0 = x_of(c, first->start), x1 = x_of(c, first->stop), last = first->stop;
         size_t calls = 1;
-        while (++i < c->n_spans && !strcmp(c->spans[i].name, first->name) && x_of(c, c->spans[i].start) - x1 < 1) {
+        while (++i < c->n_spans && !strcmp(c->spans[i].name, first->name) && x_of(c, c->spans[i].start) - x1 < 1 &&
+               (x1 - x0 < 3 || x_of(c, c->spans[i].stop) - x_of(c, c->spans[i].start) < 3)) {
             double nx1 = x_of(c, c->spans[i].stop);
             if (nx1 > x1) {
                 x1 = nx1;
@@ -337,7 +339,7 @@ static const char style[] =
     ".title{font-size:15px;font-weight:bold}.tick{font-size:11px;fill:#555}.label{font-size:12px;fill:#333}"
     ".legend{font-size:12px}.lane{font-size:11px}.note{font-size:13px;fill:#888}"
     ".plot{fill:#fff;stroke:#bbb}.grid{stroke:#e6e6e6}.axis{stroke:#888}"
-    ".series{fill:none;stroke-width:1.4;stroke-linejoin:round}.band{opacity:.10}.span{opacity:.85}";
+    ".series{fill:none;stroke-width:1.4;stroke-linejoin:round}.band{opacity:.10}.span{opacity:.85;stroke:#fff;stroke-width:.5}";
 
 static void svg_body(const ctx *c, const gt_plot_data *d, int height, int standalone)
 {
