@@ -178,18 +178,25 @@ static void test_span_merging(void **state)
 {
     (void)state;
     enum { CALLS = 20000 };
-    double t[2] = {0, 1000}, v[2] = {1, 2};
-    gt_plot_span *sp = malloc((CALLS + 2) * sizeof *sp);
+    double t[2] = {0, 1000}, v[2] = {0, 0};
+    gt_plot_span *sp = malloc((CALLS + 4) * sizeof *sp);
     assert_non_null(sp);
     for (int i = 0; i < CALLS; i++) /* 10 ms calls, 10 ms apart, over 400 s */
         sp[i] = (gt_plot_span){"step", i * 0.02, i * 0.02 + 0.01};
     sp[CALLS] = (gt_plot_span){"epoch", 500, 700};
     sp[CALLS + 1] = (gt_plot_span){"epoch", 700.001, 900};
-    gt_plot_data d = {.t = t, .n = 2, .n_charts = 1, .spans = sp, .n_spans = CALLS + 2};
+    sp[CALLS + 2] = (gt_plot_span){"io", 100, 300}; /* two processes at once */
+    sp[CALLS + 3] = (gt_plot_span){"io", 200, 400};
+    gt_plot_data d = {.t = t, .n = 2, .n_charts = 1, .spans = sp, .n_spans = CALLS + 4};
     d.charts[0] = (gt_plot_chart){.title = "CPU", .kind = GT_PLOT_PERCENT, .n_series = 1};
     d.charts[0].series[0] = (gt_plot_series){"main", v};
     char *h = render(&d, GT_PLOT_HTML);
     assert_int_equal(count(h, "data-block=\"epoch\""), 2);
+    assert_int_equal(count(h, "data-block=\"io\""), 1);
+    assert_non_null(strstr(h, "io: 2 calls, 100.000 s to 400.000 s after start"));
+    /* The value axis of a percent chart without values ends at 100. */
+    assert_non_null(strstr(h, ">100</text>"));
+    assert_null(strstr(h, ">120</text>"));
     size_t steps = count(h, "data-block=\"step\"");
     assert_true(steps >= 1 && steps < 100);
     assert_non_null(strstr(h, "step: 20000 calls, 0.000 s to 399.990 s after start"));

@@ -140,9 +140,9 @@ static double chart_max(const gt_plot_data *d, const gt_plot_chart *ch, int s)
 typedef void (*span_fn)(const ctx *c, int lane, double x0, double x1, size_t calls, const gt_plot_span *first,
                         double last_stop, double y);
 
-/* Calls fn for the spans of each lane, merging narrow spans less than a
- * pixel apart, so a block called a million times draws as a few hundred
- * rects, while calls wide enough to see stay apart. */
+/* Calls fn for the spans of each lane, merging overlapping spans and
+ * narrow spans less than a pixel apart, so a block called a million times
+ * draws as a few hundred rects, while calls wide enough to see stay apart. */
 static void each_span(const ctx *c, span_fn fn, double y)
 {
     int lane = -1;
@@ -155,8 +155,11 @@ static void each_span(const ctx *c, span_fn fn, double y)
         const gt_plot_span *first = &c->spans[i];
         double x0 = x_of(c, first->start), x1 = x_of(c, first->stop), last = first->stop;
         size_t calls = 1;
-        while (++i < c->n_spans && !strcmp(c->spans[i].name, first->name) && x_of(c, c->spans[i].start) - x1 < 1 &&
-               (x1 - x0 < 3 || x_of(c, c->spans[i].stop) - x_of(c, c->spans[i].start) < 3)) {
+        /* Overlapping calls (from several processes) always merge. */
+        while (++i < c->n_spans && !strcmp(c->spans[i].name, first->name) &&
+               (x_of(c, c->spans[i].start) < x1 ||
+                (x_of(c, c->spans[i].start) - x1 < 1 &&
+                 (x1 - x0 < 3 || x_of(c, c->spans[i].stop) - x_of(c, c->spans[i].start) < 3)))) {
             double nx1 = x_of(c, c->spans[i].stop);
             if (nx1 > x1) {
                 x1 = nx1;
@@ -207,7 +210,7 @@ static void chart(const ctx *c, const gt_plot_data *d, const gt_plot_chart *ch, 
     if (!(top > 0))
         top = ch->kind == GT_PLOT_PERCENT ? 100 : 1;
     step = nice_step(top, 5);
-    top = ceil(top / step * (1 + 1e-9)) * step;
+    top = ceil(top / step - 1e-9) * step;
     if (top * div < ymax) /* rounding: the largest value must fit */
         top += step;
 
