@@ -174,6 +174,21 @@ typedef struct gt_usage {
 
     /* GPU figures beyond the Python package's (per-process utilization,
      * power, energy counters) are added here by the GPU backends. */
+    /* SM utilization of the tracked processes themselves (NVIDIA's
+     * per-process samples), summed over the GPUs selected by gpu_uuids;
+     * hardware percents divide by n_expected_gpus.  available is 0 (and the
+     * report omits the section) where the driver gives no such samples. */
+    struct {
+        int available;
+        gt_percentages main, descendants, combined;
+    } gpu_process_utilization;
+    /* Power draw of the selected GPUs together, in watts: max and mean over
+     * the samples that read it.  available is 0 where no GPU reports it. */
+    struct {
+        int available;
+        const char *unit;   /* "watts" */
+        double max, mean;
+    } gpu_power;
 
     /* The energy section (RAPL, NVML energy counters) goes here. */
 } gt_usage;
@@ -243,7 +258,8 @@ typedef struct gt_comparison gt_comparison;
 
 /* names[i] labels the session whose results JSON is files[i].  statistic is
  * "min", "max", "mean" or "std".  Warnings (code blocks matched despite
- * differing line numbers) go to log. */
+ * differing line numbers) go to log (NULL: stderr).  On failure *out is
+ * NULL and err says which file or code block is wrong. */
 GT_API gt_status gt_compare(const char *const *names, const char *const *files,
                             size_t n, const char *statistic, gt_log_fn log,
                             void *log_ctx, gt_comparison **out, gt_error *err);

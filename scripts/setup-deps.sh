@@ -12,7 +12,13 @@ done
 [ -z "$missing" ] && exit 0
 echo "gpu-tracker: installing Debian packages:$missing"
 SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+        echo "gpu-tracker: as root, run: apt-get install$missing" >&2
+        exit 1
+    fi
+    SUDO="sudo"
+fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086

@@ -1,12 +1,243 @@
-/* gpu-tracker sub-track compare (placeholder until it lands). */
+/* gpu-tracker sub-track compare: compares tracking sessions from the JSON
+ * results files of `sub-track analyze -f json`. */
+#include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "gpu_tracker.h"
+#include "options.h"
+
+static const char usage_text[] =
+    "Compares the resource usage of tracking sessions, overall and per code block.\n"
+    "\n"
+    "Usage:\n"
+    "    gpu-tracker sub-track compare [--output=<output>] [--format=<format>] [--cconfig=<config-file>] "
+    "[-m <name>=<file-path>...] [--stat=<statistic>]\n"
+    "\n"
+    "Options:\n"
+    "    -m <name>=<file-path>   A session's name and its results file (from 'sub-track analyze -f json').\n"
+    "                            Repeat for every session; the first is the one the others are matched to.\n"
+    "    --stat=<statistic>      'min', 'max', 'mean' or 'std'. Defaults to 'mean'.\n"
+    "    --cconfig=<config-file> JSON object with 'file_path_map' (name -> file) and/or 'statistic'.\n"
+    "                            -m adds to (or replaces a name of) the map; --stat overrides the statistic.\n"
+    "    -o --output=<output>    File to write the comparison to. If not set, prints to the screen.\n"
+    "    -f --format=<format>    'text' or 'json'. Defaults to 'text'.\n"
+    "\n"
+    "Exit status: 0 on success, 2 for invalid options or input files, 1 if the output cannot be written.\n";
+
+/* The sessions, in the order a Python dict would keep them: a name given
+ * again replaces its file where it first appeared.  Strings are owned. */
+typedef struct sessions {
+    char **names, **files;
+    size_t n, cap;
+} sessions;
+
+static int sessions_put(sessions *s, const char *name, size_t name_len, const char *file)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strlen(s->names[i]) == name_len && !strncmp(s->names[i], name, name_len)) {
+            char *f = strdup(file);
+            if (!f)
+                return -1;
+            free(s->files[i]);
+            s->files[i] = f;
+            return 0;
+        }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        char **n = realloc(s->names, cap * sizeof *n);
+        if (!n)
+            return -1;
+        s->names = n;
+        char **f = realloc(s->files, cap * sizeof *f);
+        if (!f)
+            return -1;
+        s->files = f;
+        s->cap = cap;
+    }
+    s->names[s->n] = strndup(name, name_len);
+    s->files[s->n] = strdup(file);
+    if (!s->names[s->n] || !s->files[s->n]) {
+        free(s->names[s->n]);
+        free(s->files[s->n]);
+        return -1;
+    }
+    s->n++;
+    return 0;
+}
+
+static void sessions_clear(sessions *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->names[i]);
+        free(s->files[i]);
+    }
+    free(s->names);
+    free(s->files);
+}
+
+typedef struct settings {
+    sessions ss;
+    char *stat;  /* owned */
+    const char *output, *format;
+} settings;
+
+static int out_of_memory(void)
+{
+    fputs("gpu-tracker: out of memory\n", stderr);
+    return GT_EXIT_FAILURE;
+}
+
+static int set_stat(settings *s, const char *v)
+{
+    char *copy = strdup(v);
+    if (!copy)
+        return out_of_memory();
+    free(s->stat);
+    s->stat = copy;
+    return 0;
+}
+
+static int add_mapping(settings *s, const char *v)
+{
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1])
+        return gt_cli_usage_error("invalid value '%s' for -m: expected <name>=<file-path>", v);
+    if (sessions_put(&s->ss, v, (size_t)(eq - v), eq + 1))
+        return out_of_memory();
+    return 0;
+}
+
+/* Reads --cconfig: {"file_path_map": {name: file, ...}, "statistic": s}. */
+static int load_cconfig(settings *s, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return gt_cli_usage_error("cannot read config file '%s': %s", path, strerror(errno));
+    static char buf[1 << 20];
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    int too_big = !feof(f);
+    fclose(f);
+    buf[len] = '\0';
+    if (too_big)
+        return gt_cli_usage_error("config file '%s' is larger than %s", path, "1 MiB");
+    cJSON *root = cJSON_Parse(buf);
+    if (!root || !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return gt_cli_usage_error("config file '%s' is not a JSON object", path);
+    }
+    int rc = 0;
+    for (const cJSON *it = root->child; it && !rc; it = it->next) {
+        if (!strcmp(it->string, "statistic") && cJSON_IsString(it)) {
+            rc = set_stat(s, it->valuestring);
+        } else if (!strcmp(it->string, "file_path_map") && cJSON_IsObject(it)) {
+            for (const cJSON *m = it->child; m && !rc; m = m->next) {
+                if (!cJSON_IsString(m) || !*m->string || !*m->valuestring)
+                    rc = gt_cli_usage_error("config file '%s': file_path_map must map names to file paths", path);
+                else if (sessions_put(&s->ss, m->string, strlen(m->string), m->valuestring))
+                    rc = out_of_memory();
+            }
+        } else {
+            rc = gt_cli_usage_error("config file '%s': invalid key or value type for '%s'; valid keys: "
+                                    "file_path_map (an object), statistic (a string)", path, it->string);
+        }
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+static const gt_cli_opt optdefs[] = {
+    {"--output", 'o', 1}, {"--format", 'f', 1}, {"--cconfig", 0, 1},
+    {"--stat", 0, 1},     {"-m", 'm', 1},       {"--help", 'h', 0},
+};
+
+/* Parses argv into s: --cconfig first, then the rest in order, so that the
+ * command line overrides the config.  Returns 0, an exit status, or -1
+ * after --help. */
+static int parse_args(int argc, char **argv, settings *s)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 1; i < argc; i++) {
+            const gt_cli_opt *d;
+            const char *v;
+            int rc = gt_cli_next_opt(argc, argv, &i, optdefs, sizeof optdefs / sizeof *optdefs,
+                                     "gpu-tracker sub-track compare", &d, &v);
+            if (rc)
+                return rc;
+            int is_cconfig = !strcmp(d->longname, "--cconfig");
+            if (pass != !is_cconfig)
+                continue;
+            if (!strcmp(d->longname, "--help")) {
+                fputs(usage_text, stdout);
+                return -1;
+            }
+            if (is_cconfig)
+                rc = load_cconfig(s, v);
+            else if (!strcmp(d->longname, "-m"))
+                rc = add_mapping(s, v);
+            else if (!strcmp(d->longname, "--stat"))
+                rc = set_stat(s, v);
+            else if (!strcmp(d->longname, "--output"))
+                s->output = v;
+            else if (strcmp(v, "text") && strcmp(v, "json"))
+                rc = gt_cli_usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v,
+                                        "--format");
+            else
+                s->format = v;
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int run(settings *s)
+{
+    if (s->ss.n == 0)
+        return gt_cli_usage_error("no sessions to compare: give -m <name>=<file-path> (or file_path_map in "
+                                  "--cconfig)");
+    gt_comparison *c = NULL;
+    gt_error e;
+    gt_status st = gt_compare((const char *const *)s->ss.names, (const char *const *)s->ss.files, s->ss.n,
+                              s->stat ? s->stat : "mean", gt_cli_log_stderr, NULL, &c, &e);
+    if (st != GT_OK) {
+        fprintf(stderr, "gpu-tracker: %s\n", e.msg);
+        return st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+    }
+    FILE *out = stdout;
+    int rc = 0;
+    if (s->output && !(out = fopen(s->output, "w"))) {
+        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", s->output, strerror(errno));
+        gt_comparison_free(&c);
+        return GT_EXIT_FAILURE;
+    }
+    gt_format fmt = s->format && !strcmp(s->format, "json") ? GT_FORMAT_JSON : GT_FORMAT_TEXT;
+    if (gt_comparison_write(c, fmt, out) != GT_OK || fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "gpu-tracker: cannot write the comparison to '%s': %s\n", s->output ? s->output : "stdout",
+                strerror(errno));
+        rc = GT_EXIT_FAILURE;
+    }
+    if (out != stdout && fclose(out) != 0 && rc == 0) {
+        fprintf(stderr, "gpu-tracker: cannot write the comparison to '%s': %s\n", s->output, strerror(errno));
+        rc = GT_EXIT_FAILURE;
+    }
+    gt_comparison_free(&c);
+    return rc;
+}
 
 int gt_cli_subtrack_compare(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("gpu-tracker: sub-track compare is not available in this build\n", stderr);
-    return GT_EXIT_USAGE;
+    settings s;
+    memset(&s, 0, sizeof s);
+    int rc = parse_args(argc, argv, &s);
+    if (rc == 0)
+        rc = run(&s);
+    else if (rc < 0)
+        rc = 0;
+    sessions_clear(&s.ss);
+    free(s.stat);
+    return rc;
 }

@@ -34,6 +34,10 @@ typedef struct aggregate {
     double max_cpu[4], sum_cpu[4]; /* system, main, descendants, combined */
     unsigned long n, n_cpu;
     uint64_t main_hwm, desc_hwm;
+    double max_sm[3], sum_sm[3];        /* main, descendants, combined */
+    unsigned long n_sm;
+    double max_power, sum_power;
+    unsigned long n_power;
     double cpu_seconds[3]; /* main, descendants, combined */
     double last_timestamp;
 } aggregate;
@@ -204,6 +208,19 @@ static void fold(aggregate *a, const gt_sample *s)
             a->sum_cpu[i] += v[i];
         }
         a->n_cpu++;
+    }
+    if (s->gpu_sm_valid) {
+        const double v[3] = {s->gpu_sm_main, s->gpu_sm_descendants, s->gpu_sm_combined};
+        for (int i = 0; i < 3; i++) {
+            MAXU(a->max_sm[i], v[i]);
+            a->sum_sm[i] += v[i];
+        }
+        a->n_sm++;
+    }
+    if (s->gpu_power_valid) {
+        MAXU(a->max_power, s->gpu_power_watts);
+        a->sum_power += s->gpu_power_watts;
+        a->n_power++;
     }
 #undef MAXU
 }
@@ -428,11 +445,11 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
     rss(&u->max_ram.combined, &a.max_comb, &a.at_max_comb, ru);
 
     u->max_gpu_ram.unit = gt_ram_unit_name(gu);
-    u->max_gpu_ram.system_capacity = gt_ram_in_unit((double)sd->gpu_ram_system_capacity, gu);
-    u->max_gpu_ram.system = gt_ram_in_unit((double)a.max_gpu_system, gu);
-    u->max_gpu_ram.main = gt_ram_in_unit((double)a.max_gpu_main, gu);
-    u->max_gpu_ram.descendants = gt_ram_in_unit((double)a.max_gpu_desc, gu);
-    u->max_gpu_ram.combined = gt_ram_in_unit((double)a.max_gpu_comb, gu);
+    u->max_gpu_ram.system_capacity = gt_gpu_ram_in_unit((double)sd->gpu_ram_system_capacity, gu);
+    u->max_gpu_ram.system = gt_gpu_ram_in_unit((double)a.max_gpu_system, gu);
+    u->max_gpu_ram.main = gt_gpu_ram_in_unit((double)a.max_gpu_main, gu);
+    u->max_gpu_ram.descendants = gt_gpu_ram_in_unit((double)a.max_gpu_desc, gu);
+    u->max_gpu_ram.combined = gt_gpu_ram_in_unit((double)a.max_gpu_comb, gu);
 
     u->cpu_utilization.system_core_count = sd->system_core_count;
     u->cpu_utilization.n_expected_cores = sd->n_expected_cores;
@@ -447,6 +464,14 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
     u->gpu_utilization.system_gpu_count = sd->system_gpu_count;
     u->gpu_utilization.n_expected_gpus = sd->n_expected_gpus;
     pct(&u->gpu_utilization.gpu_percentages, a.max_gpu, a.sum_gpu, a.n, sd->n_expected_gpus);
+    u->gpu_process_utilization.available = a.n_sm > 0;
+    pct(&u->gpu_process_utilization.main, a.max_sm[0], a.sum_sm[0], a.n_sm, sd->n_expected_gpus);
+    pct(&u->gpu_process_utilization.descendants, a.max_sm[1], a.sum_sm[1], a.n_sm, sd->n_expected_gpus);
+    pct(&u->gpu_process_utilization.combined, a.max_sm[2], a.sum_sm[2], a.n_sm, sd->n_expected_gpus);
+    u->gpu_power.available = a.n_power > 0;
+    u->gpu_power.unit = "watts";
+    u->gpu_power.max = a.max_power;
+    u->gpu_power.mean = a.n_power ? a.sum_power / (double)a.n_power : 0.0;
 
     struct timespec end = t->t_stop;
     if (t->state == ST_RUNNING)

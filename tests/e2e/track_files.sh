@@ -26,3 +26,28 @@ n=$(sqlite3 t.sqlite "select count(*) from data")
 
 rc=0; "$GT_BIN" --tf=t.txt -- true 2>err.txt >/dev/null || rc=$?
 [ $rc = 2 ] || fail "bad extension: exit $rc"
+
+# Samples reach the disk as they are taken: a tracker killed with SIGKILL
+# leaves every row so far readable and none torn.
+for ext in csv sqlite; do
+    "$GT_BIN" --st=0.01 --tf=k.$ext --overwrite --disable-logs -- "$W/touch_mem" 5 30 >/dev/null &
+    pid=$!
+    sleep 1
+    child=$(cat /proc/$pid/task/$pid/children)
+    kill -9 $pid
+    wait $pid 2>/dev/null || true
+    kill $child
+    if [ $ext = csv ]; then
+        rows=$(($(wc -l <k.csv) - 3))
+        [ "$(tail -c 1 k.csv | od -An -c | tr -d ' ')" = '\n' ] || fail "killed tracker: last CSV row torn"
+        awk -F, 'NR > 3 && NF != 22 { exit 1 }' k.csv || fail "killed tracker: a CSV row is torn"
+    else
+        rows=$(sqlite3 k.sqlite "select count(*) from data")
+    fi
+    [ "$rows" -ge 20 ] || fail "killed tracker: $rows $ext rows readable"
+done
+
+# Intervals down to 1 ms work.
+"$GT_BIN" --st=0.001 --tf=ms.csv --disable-logs -- "$W/touch_mem" 5 0.3 >/dev/null
+rows=$(($(wc -l <ms.csv) - 3))
+[ "$rows" -ge 20 ] || fail "--st=0.001: $rows samples in 0.3 s"

@@ -26,6 +26,19 @@ bad "not a JSON object" --tconfig=broken.json
 echo '{"sleep_tme": 0.5}' >typo.json
 bad "valid keys" --tconfig=typo.json
 bad "cannot read config file" --tconfig=missing.json
+echo '{"ram_unit": "kb"}' >unit.json
+bad "'bytes', 'kilobytes'" --tconfig=unit.json
+echo '{"sleep_time": 0}' >zero.json
+bad "at least 0.001" --tconfig=zero.json
+echo '{"time_unit": 5}' >type.json
+bad "valid keys" --tconfig=type.json
+bad "positive integer" --nec=abc
+bad "positive integer" --attach=abc
+rc=0; "$GT_BIN" -e "touch ran.marker 'unbalanced" >out.txt 2>err.txt || rc=$?
+[ $rc = 2 ] && [ ! -e ran.marker ] && grep -q "unterminated single quote" err.txt || fail "unbalanced quote: exit $rc"
+bad "only one of" -e true
+rc=0; "$GT_BIN" >out.txt 2>err.txt || rc=$?
+[ $rc = 2 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q "nothing to track" err.txt || fail "no command: exit $rc"
 
 cat >cfg.json <<'JSON'
 {"sleep_time": 0.05, "ram_unit": "megabytes", "gpu_ram_unit": "megabytes", "time_unit": "seconds", "n_expected_cores": 2}

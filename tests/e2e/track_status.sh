@@ -19,3 +19,7 @@ rc=0; "$GT_BIN" --st=0.5 --tf=quick.csv -- true >out.txt || rc=$?
 [ $rc = 0 ] || fail "true: exit $rc"
 rows=$(($(wc -l <quick.csv) - 3))
 [ $rows -ge 2 ] || fail "a command shorter than one interval has $rows samples, expected >= 2"
+
+# --disable-logs: nothing but the report, not even the GPU warning.
+"$GT_BIN" --disable-logs -- true >out.txt 2>err.txt
+[ ! -s err.txt ] || fail "--disable-logs still wrote: $(cat err.txt)"

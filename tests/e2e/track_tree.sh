@@ -15,3 +15,14 @@ c_shared=$(jget r.json .max_ram.combined.shared_rss)
 m_shared=$(jget r.json .max_ram.main.shared_rss)
 awk -v d="$d_shared" -v c="$c_shared" -v m="$m_shared" 'BEGIN { exit !(c <= 2 * m + 1 && d <= 2 * m + 1) }' ||
     fail "shared RSS not deduplicated: main $m_shared desc $d_shared combined $c_shared"
+
+# Children forked by short-lived threads other than the main one: found
+# through each thread's own children list while the threads come and go.
+K=3 MIB=10
+"$GT_BIN" --st=0.01 --ru=bytes -f json --disable-logs -- "$W/thread_fork" $K $MIB 0.3 >out.txt
+json_report out.txt >r.json
+N=$((MIB * 1048576))
+within "$(jget r.json .max_ram.descendants.private_rss)" $((N * 97 / 100)) $((N * 110 / 100)) "children of threads"
+within "$(jget r.json .peak_ram.largest_descendant)" "$N" $((N * 13 / 10)) "children of threads: peak"
+[ "$(jget r.json .cpu_utilization.descendants_n_threads)" = 1 ] || fail "children of threads: descendant threads"
+[ "$(jget r.json .cpu_utilization.main_n_threads)" = 2 ] || fail "children of threads: main threads"

@@ -11,16 +11,7 @@ int main(int argc, char **argv)
     long k = wl_long(argv[1], 0, 4096, USAGE);
     double secs = wl_seconds(argv[2], USAGE);
     long mib = argc == 4 ? wl_long(argv[3], 0, 1L << 20, USAGE) : 0;
-    for (long i = 0; i < k; i++) {
-        pid_t pid = fork();
-        if (pid < 0)
-            wl_die("fork");
-        if (pid == 0) {
-            char *p = wl_touch(mib);
-            wl_sleep(secs);
-            wl_release(p, mib);
-            _exit(0);
-        }
-    }
+    for (long i = 0; i < k; i++)
+        wl_fork_holding(mib, secs);
     return wl_wait_children();
 }

@@ -82,6 +82,22 @@ static inline void wl_release(char *p, long mib)
         wl_die("munmap");
 }
 
+/* Forks a child that touches mib MiB, holds it for secs and exits 0;
+ * returns the child's PID. */
+static inline pid_t wl_fork_holding(long mib, double secs)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        wl_die("fork");
+    if (pid == 0) {
+        char *p = wl_touch(mib);
+        wl_sleep(secs);
+        wl_release(p, mib);
+        _exit(0);
+    }
+    return pid;
+}
+
 /* Waits for every child; 0 if all exited with status 0. */
 static inline int wl_wait_children(void)
 {

@@ -1,5 +1,6 @@
 /* What the sampler sees of GPUs: one handle over whichever vendor backend
- * was selected (backend.h holds the vendor table). */
+ * was selected (backend.h holds the vendor table).  A handle is used by one
+ * thread at a time (the sampling thread, once tracking runs). */
 #ifndef GT_GPU_GPU_H
 #define GT_GPU_GPU_H
 #include <stdint.h>
@@ -14,9 +15,38 @@ typedef struct gt_pidset {
     const pid_t *desc;  size_t n_desc;
 } gt_pidset;
 
+#define GT_GPU_UUID_MAX 96
+
+/* One selected device at the latest sample: what an energy report needs.
+ * The array holding these is owned by the gt_gpu handle; its entries keep
+ * their order (the vendor's device index, ascending) for the whole session,
+ * and are overwritten by each gt_gpu_sample. */
+typedef struct gt_gpu_device_reading {
+    int index;                 /* the vendor's device index (nvidia-smi's, rocm-smi's) */
+    const char *uuid;          /* as --guuids takes it; valid until gt_gpu_close */
+    /* 0: not read at this sample (the reason was warned once); a lost
+     * device stays 0 from then on. */
+    int power_valid;
+    double power_watts;        /* NVML: nvmlDeviceGetPowerUsage; ROCm SMI: average power */
+    int energy_valid;
+    /* Cumulative counter (NVML: nvmlDeviceGetTotalEnergyConsumption, since
+     * the driver was loaded; ROCm SMI: the energy accumulator): use the
+     * difference between two samples.  A value below the previous one
+     * means the counter restarted (driver reload). */
+    double energy_joules;
+} gt_gpu_device_reading;
+
 typedef struct gt_gpu_reading {
     uint64_t main_bytes, descendants_bytes, combined_bytes, system_bytes;
     double sum_util_percent;        /* over the selected devices */
+    /* gpu-tracker's own: SM utilization of the tracked processes, percent,
+     * summed over the selected devices; sm_valid is 0 where the vendor
+     * library gives no per-process utilization. */
+    int sm_valid;
+    double main_sm_percent, descendants_sm_percent, combined_sm_percent;
+    /* Each selected device's power and energy (see above). */
+    size_t n_devices;
+    const gt_gpu_device_reading *devices;
 } gt_gpu_reading;
 
 /* Detects and opens a backend (brand GT_GPU_AUTO: NVIDIA then AMD).  Never
@@ -28,6 +58,9 @@ gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, gt_log_fn log,
 int gt_gpu_count(const gt_gpu *g);           /* system GPU count */
 int gt_gpu_expected(const gt_gpu *g);        /* devices selected by --guuids */
 uint64_t gt_gpu_capacity(const gt_gpu *g);   /* sum of total memory, bytes */
+/* The selected devices (index and UUID are set from open on; power and
+ * energy from the first sample on).  Owned by g. */
+const gt_gpu_device_reading *gt_gpu_devices(const gt_gpu *g, size_t *n);
 /* Reads one sample.  Degraded figures are reported once via log, and leave
  * the reading's other fields intact; never fails the tracker. */
 void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out);

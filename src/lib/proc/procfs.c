@@ -94,17 +94,28 @@ static ssize_t read_all(gt_procfs *p, int fd, int short_eof)
     return (ssize_t)len;
 }
 
-ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **data)
+static ssize_t read_at(gt_procfs *p, int dirfd, const char *name, const char **data,
+                       int short_eof)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    ssize_t n = read_all(p, fd, 0);
+    ssize_t n = read_all(p, fd, short_eof);
     int e = errno;
     close(fd);
     errno = e;
     *data = p->buf;
     return n;
+}
+
+ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **data)
+{
+    return read_at(p, dirfd, name, data, 0);
+}
+
+ssize_t gt_procfs_read_small(gt_procfs *p, int dirfd, const char *name, const char **data)
+{
+    return read_at(p, dirfd, name, data, 1);
 }
 
 ssize_t gt_procfs_pread(gt_procfs *p, int fd, const char **data)

@@ -21,6 +21,10 @@ int gt_procfs_root(const gt_procfs *p);
  * valid until the next read.  Returns the length, or -1 with errno set (the
  * process may have exited between open and read: a normal event). */
 ssize_t gt_procfs_read(gt_procfs *p, int dirfd, const char *name, const char **data);
+/* The same for files of small records (stat, status, children,
+ * smaps_rollup): a short read is the end, which saves the read that would
+ * return 0.  Not for smaps, whose records can fill a page. */
+ssize_t gt_procfs_read_small(gt_procfs *p, int dirfd, const char *name, const char **data);
 
 /* Re-reads an fd kept open across samples (the kernel regenerates /proc
  * text on each read from offset 0), saving an open and a close per file.

@@ -20,6 +20,8 @@ typedef struct item {
 } item;
 
 #define SECTION(l, k) {K_SECTION, l, k, NULL, 0, 0}
+/* A section written only when cond holds (i marks it omitted). */
+#define SECTION_IF(l, k, cond) {K_SECTION, l, k, NULL, 0, !(cond)}
 #define END {K_END, NULL, NULL, NULL, 0, 0}
 #define STR(l, k, v) {K_STR, l, k, v, 0, 0}
 #define FLT(l, k, v) {K_FLOAT, l, k, NULL, v, 0}
@@ -107,6 +109,23 @@ static void write_json(FILE *out, const item *it, size_t n)
     fputs("\n}", out);
 }
 
+/* Copies the layout into dst without the omitted sections (their items and
+ * nested sections included); returns the number of items kept. */
+static size_t drop_omitted(item *dst, const item *src, size_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (src[i].k == K_SECTION && src[i].i) {
+            int depth = 1;
+            while (depth > 0 && ++i < n)
+                depth += src[i].k == K_SECTION ? 1 : src[i].k == K_END ? -1 : 0;
+            continue;
+        }
+        dst[kept++] = src[i];
+    }
+    return kept;
+}
+
 #define PERCENTS(label, key, p)                                                     \
     SECTION(label, key), FLT("Max sum percent", "max_sum_percent", (p).max_sum_percent), \
         FLT("Max hardware percent", "max_hardware_percent", (p).max_hardware_percent), \
@@ -160,19 +179,31 @@ gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
         END,
         /* gpu-tracker's own: kernel high-water marks.  Omitted when neither
          * is known, so output then equals the Python package's. */
-        SECTION("Peak RAM (kernel high-water mark)", "peak_ram"),
+        SECTION_IF("Peak RAM (kernel high-water mark)", "peak_ram",
+                   u->peak_ram.main >= 0 || u->peak_ram.largest_descendant >= 0),
         STR("Unit", "unit", u->peak_ram.unit),
         {K_FLOAT, "Main", "main", "", u->peak_ram.main, 0},
         {K_FLOAT, "Largest descendant", "largest_descendant", "", u->peak_ram.largest_descendant, 0},
         END,
+        /* gpu-tracker's own GPU figures, where the vendor library has them. */
+        SECTION_IF("GPU process utilization (SM)", "gpu_process_utilization",
+                   u->gpu_process_utilization.available),
+        PERCENTS("Main", "main", u->gpu_process_utilization.main),
+        PERCENTS("Descendants", "descendants", u->gpu_process_utilization.descendants),
+        PERCENTS("Combined", "combined", u->gpu_process_utilization.combined),
+        END,
+        SECTION_IF("GPU power", "gpu_power", u->gpu_power.available),
+        STR("Unit", "unit", u->gpu_power.unit),
+        FLT("Max", "max", u->gpu_power.max),
+        FLT("Mean", "mean", u->gpu_power.mean),
+        END,
     };
-    size_t n = sizeof layout / sizeof *layout;
-    if (u->peak_ram.main < 0 && u->peak_ram.largest_descendant < 0)
-        n -= 5;
+    item shown[sizeof layout / sizeof *layout];
+    size_t n = drop_omitted(shown, layout, sizeof layout / sizeof *layout);
     errno = 0;
     if (fmt == GT_FORMAT_JSON)
-        write_json(out, layout, n);
+        write_json(out, shown, n);
     else
-        write_text(out, layout, n);
+        write_text(out, shown, n);
     return ferror(out) ? GT_ERR_IO : GT_OK;
 }

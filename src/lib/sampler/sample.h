@@ -21,6 +21,13 @@ typedef struct gt_sample {
      * cpu_valid is 0 for the first sample, which closes no interval. */
     int cpu_valid;
     double cpu_system_sum, cpu_main_sum, cpu_descendants_sum, cpu_combined_sum;
+    /* gpu-tracker's own GPU figures (not in tracking files): SM percent of
+     * the tracked processes and total power of the selected GPUs; each
+     * valid flag is 0 where the vendor library gave none this sample. */
+    int gpu_sm_valid;
+    double gpu_sm_main, gpu_sm_descendants, gpu_sm_combined;
+    int gpu_power_valid;
+    double gpu_power_watts;
     /* Kernel high-water marks (VmHWM) seen so far, bytes. */
     uint64_t main_hwm, descendants_max_hwm;
 } gt_sample;

@@ -26,10 +26,20 @@ typedef struct path_use {
     uint64_t shared;
 } path_use;
 
+/* A thread's children file, kept open across samples. */
+typedef struct thread_file {
+    pid_t tid;
+    int fd;
+} thread_file;
+
 typedef struct proc_entry {
     pid_t pid;
     int is_main;
     int stat_fd, children_fd;  /* kept open across samples, or -1 */
+    /* Several threads: the task folder and each thread's children file. */
+    int task_fd;
+    thread_file *tf;
+    uint32_t ntf, tfcap;
     uint64_t starttime;        /* ticks since boot: tells a reused PID apart */
     double cpu, ccpu;          /* seconds: own utime+stime, reaped children's */
     int threads;
@@ -52,6 +62,7 @@ struct gt_sampler {
     gt_procfs *fs;
     pid_t main_pid, root;
     int self_tracking;         /* the tracked process is this process */
+    pid_t self_pid, self_tid;  /* this process; the sampling thread (0: not yet known) */
     gt_gpu *gpu;
     long hz;
     proc_list prev, cur;
@@ -68,6 +79,9 @@ struct gt_sampler {
     double prev_root_ccpu, root_ccpu_now;
     int kept_fds;
     int meminfo_fd, stat_fd;
+    /* The root's files, kept across samples like a member's although the
+     * root itself is not tracked. */
+    proc_entry root_files;
     gt_cpu_times cores_prev[MAX_CORES];
     gt_cpu_times cores_cur[MAX_CORES];
     int ncores;
@@ -131,9 +145,11 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
     s->main_pid = cfg->main_pid;
     s->root = cfg->tree_root ? cfg->tree_root : cfg->main_pid;
-    s->self_tracking = cfg->main_pid == getpid();
+    s->self_pid = getpid();
+    s->self_tracking = cfg->main_pid == s->self_pid;
     s->gpu = cfg->gpu;
     s->meminfo_fd = s->stat_fd = -1;
+    s->root_files.stat_fd = s->root_files.children_fd = s->root_files.task_fd = -1;
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
         s->hz = 100;
@@ -155,11 +171,32 @@ uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; 
 int gt_sampler_core_count(const gt_sampler *s) { return s->ncores; }
 int gt_sampler_main_alive(const gt_sampler *s) { return s->main_alive; }
 
+static void close_kept(gt_sampler *s, int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        s->kept_fds--;
+    }
+    *fd = -1;
+}
+
+/* Closes the per-thread files of e (kept while it has several threads). */
+static void release_threads(gt_sampler *s, proc_entry *e)
+{
+    for (uint32_t i = 0; i < e->ntf; i++)
+        close_kept(s, &e->tf[i].fd);
+    free(e->tf);
+    e->tf = NULL;
+    e->ntf = e->tfcap = 0;
+    close_kept(s, &e->task_fd);
+}
+
 static void release_entry(gt_sampler *s, proc_entry *e)
 {
     free(e->paths);
     e->paths = NULL;
     e->npaths = e->cap = 0;
+    release_threads(s, e);
     if (e->stat_fd >= 0) {
         close(e->stat_fd);
         s->kept_fds--;
@@ -190,6 +227,7 @@ void gt_sampler_free(gt_sampler **sp)
         close(s->meminfo_fd);
     if (s->stat_fd >= 0)
         close(s->stat_fd);
+    release_entry(s, &s->root_files);
     free(s->queue);
     free(s->pids_main);
     free(s->pids_desc);
@@ -228,19 +266,61 @@ static int queue_pid_text(gt_sampler *s, const char *d, ssize_t n, size_t *qn)
 static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t *qn)
 {
     const char *d;
-    ssize_t n = gt_procfs_read(s->fs, dirfd, rel, &d);
+    ssize_t n = gt_procfs_read_small(s->fs, dirfd, rel, &d);
     return n > 0 ? queue_pid_text(s, d, n, qn) : 0; /* exited meanwhile, or none */
 }
 
 /* Opens a per-process file to keep, within the fd budget; -1 otherwise. */
-static int open_kept(gt_sampler *s, const char *rel)
+static int open_kept_at(gt_sampler *s, int dirfd, const char *rel, int flags)
 {
     if (s->kept_fds >= MAX_KEPT_FDS)
         return -1;
-    int fd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_CLOEXEC);
+    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | flags);
     if (fd >= 0)
         s->kept_fds++;
     return fd;
+}
+
+static int open_kept(gt_sampler *s, const char *rel)
+{
+    return open_kept_at(s, gt_procfs_root(s->fs), rel, 0);
+}
+
+/* Queues the children listed in thread tid's file, through a descriptor kept
+ * in e->tf[*w] (moved there from later in the array, or opened): entries
+ * before *w are the threads seen in this pass. */
+static int queue_thread_children(gt_sampler *s, proc_entry *e, int tfd, const char *name,
+                                 uint32_t *w, size_t *qn)
+{
+    char rel[40];
+    pid_t tid = (pid_t)atoi(name);
+    uint32_t k = *w;
+    while (k < e->ntf && e->tf[k].tid != tid)
+        k++;
+    snprintf(rel, sizeof rel, "%.20s/children", name);
+    if (k == e->ntf) { /* a thread not seen before */
+        size_t cap = e->tfcap;
+        int fd = open_kept_at(s, tfd, rel, 0);
+        if (fd < 0 || grow((void **)&e->tf, &cap, (size_t)e->ntf + 1, sizeof *e->tf) != 0) {
+            close_kept(s, &fd);
+            return queue_children_file(s, tfd, rel, qn); /* over budget: read once */
+        }
+        e->tfcap = (uint32_t)cap;
+        e->tf[e->ntf++] = (thread_file){tid, fd};
+    }
+    thread_file t = e->tf[k];
+    e->tf[k] = e->tf[*w];
+    e->tf[(*w)++] = t;
+    const char *d;
+    ssize_t n = gt_procfs_pread(s->fs, t.fd, &d);
+    if (n < 0) { /* that thread exited and its TID came back: open afresh */
+        thread_file *kept = &e->tf[*w - 1];
+        close_kept(s, &kept->fd);
+        kept->fd = open_kept_at(s, tfd, rel, 0);
+        n = kept->fd >= 0 ? gt_procfs_pread(s->fs, kept->fd, &d)
+                          : gt_procfs_read_small(s->fs, tfd, rel, &d);
+    }
+    return n > 0 ? queue_pid_text(s, d, n, qn) : 0;
 }
 
 /* Appends the children of every thread of pid to the queue.  A child may be
@@ -250,6 +330,7 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
     char rel[64];
     pid_t pid = e->pid;
     if (e->threads <= 1) {
+        release_threads(s, e);
         if (e->children_fd < 0) {
             snprintf(rel, sizeof rel, "%d/task/%d/children", (int)pid, (int)pid);
             if ((e->children_fd = open_kept(s, rel)) < 0)
@@ -259,13 +340,22 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
         ssize_t n = gt_procfs_pread(s->fs, e->children_fd, &d);
         return n > 0 ? queue_pid_text(s, d, n, qn) : 0;
     }
-    snprintf(rel, sizeof rel, "%d/task", (int)pid);
-    int tfd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (tfd < 0)
-        return 0;
+    /* The task folder stays open and is listed again from its start; each
+     * thread's children file stays open while the thread lives. */
+    int tfd = e->task_fd;
+    if (tfd < 0 || lseek(tfd, 0, SEEK_SET) != 0) {
+        close_kept(s, &e->task_fd);
+        snprintf(rel, sizeof rel, "%d/task", (int)pid);
+        tfd = e->task_fd = open_kept_at(s, gt_procfs_root(s->fs), rel, O_DIRECTORY);
+        if (tfd < 0)
+            tfd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (tfd < 0)
+            return 0;
+    }
     char dents[4096];
     long nread;
     int rc = 0;
+    uint32_t w = 0;
     while (rc == 0 && (nread = syscall(SYS_getdents64, tfd, dents, sizeof dents)) > 0) {
         for (long off = 0; rc == 0 && off < nread;) {
             /* struct linux_dirent64: ino(8) off(8) reclen(2) type(1) name */
@@ -275,11 +365,18 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
             off += reclen;
             if (name[0] < '0' || name[0] > '9')
                 continue;
-            snprintf(rel, sizeof rel, "%.20s/children", name);
-            rc = queue_children_file(s, tfd, rel, qn);
+            /* The sampling thread (the caller) forks nothing. */
+            if (pid == s->self_pid && atoi(name) == s->self_tid)
+                continue;
+            rc = queue_thread_children(s, e, tfd, name, &w, qn);
         }
     }
-    close(tfd);
+    /* Files of threads that have exited. */
+    for (uint32_t k = w; k < e->ntf; k++)
+        close_kept(s, &e->tf[k].fd);
+    e->ntf = w;
+    if (tfd != e->task_fd)
+        close(tfd);
     return rc;
 }
 
@@ -303,7 +400,7 @@ static int queue_children_by_scan(gt_sampler *s, pid_t parent, size_t *qn)
             char rel[40];
             snprintf(rel, sizeof rel, "%.20s/stat", name);
             const char *d;
-            ssize_t n = gt_procfs_read(s->fs, dfd, rel, &d);
+            ssize_t n = gt_procfs_read_small(s->fs, dfd, rel, &d);
             gt_proc_stat ps;
             if (n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.ppid == parent &&
                 push_pid(s, qn, ps.pid) != 0)
@@ -383,7 +480,7 @@ static int read_stat(gt_sampler *s, proc_entry *e)
         snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
         e->stat_fd = open_kept(s, rel);
         n = e->stat_fd >= 0 ? gt_procfs_pread(s->fs, e->stat_fd, &d)
-                            : gt_procfs_read(s->fs, gt_procfs_root(s->fs), rel, &d);
+                            : gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, &d);
     }
     gt_proc_stat ps;
     if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
@@ -410,12 +507,12 @@ static void read_memory(gt_sampler *s, proc_entry *e)
     if (dirfd < 0)
         return;
     const char *d;
-    ssize_t n = gt_procfs_read(s->fs, dirfd, "status", &d);
+    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
     if (n > 0)
         gt_parse_status_hwm(d, (size_t)n, &e->hwm);
     gt_mem_rollup r;
     if (gt_procfs_has_rollup(s->fs)) {
-        n = gt_procfs_read(s->fs, dirfd, "smaps_rollup", &d);
+        n = gt_procfs_read_small(s->fs, dirfd, "smaps_rollup", &d);
         if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
             e->private_rss = r.private_clean + r.private_dirty;
             e->shared_rss = r.shared_clean + r.shared_dirty;
@@ -424,6 +521,20 @@ static void read_memory(gt_sampler *s, proc_entry *e)
     if (s->need_paths || !gt_procfs_has_rollup(s->fs))
         read_paths(s, dirfd, e);
     close(dirfd);
+}
+
+/* Moves the descriptors kept for a process from src to dst. */
+static void move_files(proc_entry *dst, proc_entry *src)
+{
+    dst->stat_fd = src->stat_fd;
+    dst->children_fd = src->children_fd;
+    dst->task_fd = src->task_fd;
+    dst->tf = src->tf;
+    dst->ntf = src->ntf;
+    dst->tfcap = src->tfcap;
+    src->stat_fd = src->children_fd = src->task_fd = -1;
+    src->tf = NULL;
+    src->ntf = src->tfcap = 0;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -464,26 +575,26 @@ static int discover(gt_sampler *s)
         memset(e, 0, sizeof *e);
         e->pid = pid;
         e->is_main = pid == s->main_pid;
-        e->stat_fd = e->children_fd = -1;
+        e->stat_fd = e->children_fd = e->task_fd = -1;
+        int is_root_only = pid == s->root && s->root != s->main_pid;
         proc_entry *p = find_prev_pid(s, pid);
-        if (p) { /* its open files move to this sample's entry */
-            e->stat_fd = p->stat_fd;
-            e->children_fd = p->children_fd;
-            p->stat_fd = p->children_fd = -1;
-        }
+        if (is_root_only)
+            move_files(e, &s->root_files);
+        else if (p) /* its open files move to this sample's entry */
+            move_files(e, p);
         if (read_stat(s, e) != 0) {
             release_entry(s, e);
             continue; /* gone: its children were re-parented and show up elsewhere */
         }
-        int is_root_only = pid == s->root && s->root != s->main_pid;
         if (is_root_only)
             s->root_ccpu_now = e->ccpu;
         int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &qn)
                                                : queue_children_by_scan(s, pid, &qn);
-        if (is_root_only)
-            release_entry(s, e); /* the launcher itself is not tracked */
-        else
+        if (is_root_only) { /* the launcher itself is not tracked */
+            move_files(&s->root_files, e);
+        } else {
             cur->n++;
+        }
         if (rc != 0)
             return -1;
     }
@@ -583,7 +694,7 @@ static int still_alive(gt_sampler *s, const proc_entry *p)
         return 0;
     const char *d;
     gt_proc_stat ps;
-    ssize_t n = gt_procfs_read(s->fs, dirfd, "stat", &d);
+    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "stat", &d);
     close(dirfd);
     return n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.starttime == p->starttime &&
            ps.state != 'Z';
@@ -592,11 +703,16 @@ static int still_alive(gt_sampler *s, const proc_entry *p)
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (!s->self_tid)
+        s->self_tid = gettid(); /* always the same thread, see sampler.h */
     struct timespec real, mono, boot, thr;
     clock_gettime(CLOCK_REALTIME, &real);
     clock_gettime(CLOCK_MONOTONIC, &mono);
     clock_gettime(CLOCK_BOOTTIME, &boot);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &thr);
+    /* A real system call, unlike the clocks above: only when it is needed. */
+    thr = (struct timespec){0, 0};
+    if (s->self_tracking)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &thr);
     out->timestamp = ts_seconds(&real);
 
     int ncores = 0;
@@ -751,6 +867,17 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         out->combined_gpu_ram = g.combined_bytes;
         out->system_gpu_ram = g.system_bytes;
         out->gpu_sum_percent = g.sum_util_percent;
+        out->gpu_sm_valid = g.sm_valid;
+        out->gpu_sm_main = g.main_sm_percent;
+        out->gpu_sm_descendants = g.descendants_sm_percent;
+        out->gpu_sm_combined = g.combined_sm_percent;
+        out->gpu_power_valid = 0;
+        out->gpu_power_watts = 0;
+        for (size_t i = 0; i < g.n_devices; i++)
+            if (g.devices[i].power_valid) {
+                out->gpu_power_valid = 1;
+                out->gpu_power_watts += g.devices[i].power_watts;
+            }
     }
 
     /* This sample becomes the baseline of the next interval; the lists swap

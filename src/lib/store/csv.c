@@ -14,11 +14,38 @@
 /* 22 cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
 #define LINE_MAX_BYTES (GT_STORE_NCOLUMNS * (GT_PYFLOAT_BUFSZ + 1) + 2)
 
+/* The last text of each timepoint column: most cells repeat from one row to
+ * the next (an idle process's memory, zero GPU figures), and reusing the text
+ * of an identical double saves the costly shortest-repr search. */
+typedef struct float_memo {
+    double v[GT_STORE_NCOLUMNS];
+    char text[GT_STORE_NCOLUMNS][GT_PYFLOAT_BUFSZ];
+    unsigned char len[GT_STORE_NCOLUMNS]; /* 0: nothing kept */
+} float_memo;
+
 typedef struct csv_store {
     int fd;
     char *path;
+    float_memo memo;
     char line[LINE_MAX_BYTES];
 } csv_store;
+
+/* repr(v) into p, through column i of memo when there is one. */
+static size_t put_float(char *p, double v, float_memo *memo, int i)
+{
+    if (!memo)
+        return gt_pyfloat_repr(v, p, GT_PYFLOAT_BUFSZ);
+    /* Bitwise equality: -0.0 and 0.0 print differently. */
+    if (memo->len[i] && memcmp(&memo->v[i], &v, sizeof v) == 0) {
+        memcpy(p, memo->text[i], memo->len[i]);
+        return memo->len[i];
+    }
+    size_t n = gt_pyfloat_repr(v, memo->text[i], GT_PYFLOAT_BUFSZ);
+    memo->v[i] = v;
+    memo->len[i] = (unsigned char)n;
+    memcpy(p, memo->text[i], n);
+    return n;
+}
 
 static size_t put_int(char *p, long long v)
 {
@@ -37,8 +64,9 @@ static size_t put_int(char *p, long long v)
 }
 
 /* Formats cells as one CSV line (with '\n') into buf of size LINE_MAX_BYTES;
- * text cells are unit names, which need no quoting. */
-static size_t format_line(const gt_cell *c, int n, char *buf)
+ * text cells are unit names, which need no quoting.  memo: see float_memo,
+ * NULL for the static row. */
+static size_t format_line(const gt_cell *c, int n, char *buf, float_memo *memo)
 {
     size_t len = 0;
     for (int i = 0; i < n; i++) {
@@ -46,7 +74,7 @@ static size_t format_line(const gt_cell *c, int n, char *buf)
             buf[len++] = ',';
         switch (c[i].kind) {
         case GT_CELL_FLOAT:
-            len += gt_pyfloat_repr(c[i].f, buf + len, GT_PYFLOAT_BUFSZ);
+            len += put_float(buf + len, c[i].f, memo, i);
             break;
         case GT_CELL_INT:
             len += put_int(buf + len, c[i].i);
@@ -103,7 +131,7 @@ static gt_status write_all(csv_store *s, const char *buf, size_t len, gt_error *
 static gt_status csv_append(void *impl, const gt_cell *cells, gt_error *err)
 {
     csv_store *s = impl;
-    size_t len = format_line(cells, GT_STORE_NCOLUMNS, s->line);
+    size_t len = format_line(cells, GT_STORE_NCOLUMNS, s->line, &s->memo);
     return write_all(s, s->line, len, err);
 }
 
@@ -138,7 +166,7 @@ gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cell
     s->fd = fd;
     fd = -1;
     len += format_header(gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS, head, sizeof head);
-    len += format_line(static_cells, GT_STORE_NSTATIC_COLUMNS, head + len);
+    len += format_line(static_cells, GT_STORE_NSTATIC_COLUMNS, head + len, NULL);
     len += format_header(gt_store_columns, GT_STORE_NCOLUMNS, head + len, sizeof head - len);
     if ((st = write_all(s, head, len, err)) != GT_OK)
         goto fail;

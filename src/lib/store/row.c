@@ -77,10 +77,10 @@ void gt_store_row_fill(const gt_static_data *sd, const gt_sample *s, gt_cell *c)
     c[1] = fcell(rss_in_unit(&s->descendants, ru));
     c[2] = fcell(rss_in_unit(&s->combined, ru));
     c[3] = fcell(gt_ram_in_unit((double)s->system_ram, ru));
-    c[4] = fcell(gt_ram_in_unit((double)s->main_gpu_ram, gu));
-    c[5] = fcell(gt_ram_in_unit((double)s->descendants_gpu_ram, gu));
-    c[6] = fcell(gt_ram_in_unit((double)s->combined_gpu_ram, gu));
-    c[7] = fcell(gt_ram_in_unit((double)s->system_gpu_ram, gu));
+    c[4] = fcell(gt_gpu_ram_in_unit((double)s->main_gpu_ram, gu));
+    c[5] = fcell(gt_gpu_ram_in_unit((double)s->descendants_gpu_ram, gu));
+    c[6] = fcell(gt_gpu_ram_in_unit((double)s->combined_gpu_ram, gu));
+    c[7] = fcell(gt_gpu_ram_in_unit((double)s->system_gpu_ram, gu));
     c[8] = fcell(s->gpu_sum_percent);
     c[9] = fcell(sd->n_expected_gpus > 0 ? s->gpu_sum_percent / sd->n_expected_gpus : 0.0);
     c[10] = icell(s->main_n_threads);
@@ -103,7 +103,7 @@ void gt_store_static_fill(const gt_static_data *sd, gt_cell *c)
     c[1] = tcell(gt_ram_unit_name(sd->gpu_ram_unit));
     c[2] = tcell(gt_time_unit_name(sd->time_unit));
     c[3] = fcell(gt_ram_in_unit((double)sd->ram_system_capacity, sd->ram_unit));
-    c[4] = fcell(gt_ram_in_unit((double)sd->gpu_ram_system_capacity, sd->gpu_ram_unit));
+    c[4] = fcell(gt_gpu_ram_in_unit((double)sd->gpu_ram_system_capacity, sd->gpu_ram_unit));
     c[5] = icell(sd->system_core_count);
     c[6] = icell(sd->n_expected_cores);
     c[7] = icell(sd->system_gpu_count);

@@ -14,14 +14,21 @@ size_t gt_pyfloat_repr(double x, char *buf, size_t size)
     if (x == 0)
         return (size_t)snprintf(buf, size, signbit(x) ? "-0.0" : "0.0");
 
-    /* Shortest precision whose %e form reads back as the same double. */
+    /* Shortest precision whose %e form reads back as the same double.  If p
+     * digits read back, so do p+1 (the nearest (p+1)-digit decimal is at
+     * least as close to x), so the shortest is found by bisection: 5 tries
+     * instead of up to 17, which matters at 100 rows per second. */
     char e[40];
-    int prec;
-    for (prec = 0; prec < 17; prec++) {
-        snprintf(e, sizeof e, "%.*e", prec, x);
+    int lo = 0, hi = 16; /* 17 significant digits always read back */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        snprintf(e, sizeof e, "%.*e", mid, x);
         if (strtod(e, NULL) == x)
-            break;
+            hi = mid;
+        else
+            lo = mid + 1;
     }
+    snprintf(e, sizeof e, "%.*e", lo, x);
     /* e is "[-]d.ddde[+-]XX": split into sign, digit string and exponent. */
     const char *p = e;
     int neg = 0;

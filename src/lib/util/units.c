@@ -11,6 +11,9 @@ static const char *const time_names[] = {"seconds", "minutes", "hours", "days"};
  * keeps every last digit identical. */
 static const double ram_div[] = {1.0, 1e3, 1e6, 1e9, 1e12};
 static const double time_div[] = {1.0, 60.0, 3600.0, 86400.0};
+/* GPU RAM: the Python package reads megabytes from the vendor tool and
+ * multiplies by these (its own constants, e.g. 1 / 1e3 for gigabytes). */
+static const double gpu_coef[] = {1e6, 1e3, 1.0, 1.0 / 1e3, 1.0 / 1e6};
 
 const char *gt_ram_unit_name(gt_ram_unit u)
 {
@@ -61,4 +64,9 @@ double gt_ram_in_unit(double bytes, gt_ram_unit u)
 double gt_time_in_unit(double seconds, gt_time_unit u)
 {
     return seconds * (1.0 / time_div[(unsigned)u < 4 ? u : 0]);
+}
+
+double gt_gpu_ram_in_unit(double bytes, gt_ram_unit u)
+{
+    return bytes / 1e6 * gpu_coef[(unsigned)u < 5 ? u : 0];
 }

@@ -9,4 +9,8 @@
 
 double gt_ram_in_unit(double bytes, gt_ram_unit u);
 double gt_time_in_unit(double seconds, gt_time_unit u);
+/* GPU RAM goes through megabytes, as in the Python package: 4.3e9 bytes are
+ * 4300 MB * (1 / 1e3) = 4.3 gigabytes, where bytes * (1 / 1e9) would give
+ * 4.300000000000001. */
+double gt_gpu_ram_in_unit(double bytes, gt_ram_unit u);
 #endif

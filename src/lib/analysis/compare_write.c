@@ -1,0 +1,215 @@
+/* Writes a comparison as the Python package prints its ComparisonResults
+ * (text: every comparison a one-row pandas table) or its to_json() as
+ * json.dumps writes it (one line, ASCII only). */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/compare.h"
+#include "util/pyfloat.h"
+
+/* Characters, not bytes: pandas pads columns by len() of the text. */
+static size_t text_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* A key as a heading: Python's key.replace("_", " ").title(), except the
+ * names of code blocks, which are printed as they are. */
+static void put_label(FILE *out, const gt_comparison *c, const char *key)
+{
+    for (size_t b = 0; b < c->n_blocks; b++)
+        if (!strcmp(c->blocks[b], key)) {
+            fputs(key, out);
+            return;
+        }
+    int prev_cased = 0;
+    for (const char *p = key; *p; p++) {
+        int ch = *p == '_' ? ' ' : (unsigned char)*p;
+        int cased = isalpha(ch) != 0;
+        fputc(cased ? (prev_cased ? tolower(ch) : toupper(ch)) : ch, out);
+        prev_cased = cased;
+    }
+}
+
+static void put_tabs(FILE *out, int n)
+{
+    while (n-- > 0)
+        fputc('\t', out);
+}
+
+/* One value as the table shows it: integers with pandas' sign column,
+ * floats as Python's float(f"{x:.8f}"). */
+static void format_value(const gt_cmp_series *s, const gt_cmp_value *v, char *buf, size_t size)
+{
+    if (!v->avail)
+        snprintf(buf, size, "nan");
+    else if (s->all_int)
+        snprintf(buf, size, "% .0f", v->v == 0 ? 0.0 : v->v);
+    else
+        gt_pyfloat_repr(gt_pyround(v->v, 8), buf, size);
+}
+
+/* The table: a header of session names, a row of values, each column
+ * right-aligned to its wider cell and preceded by one space. */
+static void write_table(FILE *out, const gt_comparison *c, const gt_cmp_series *s, int tabs)
+{
+    for (int row = 0; row < 2; row++) {
+        put_tabs(out, tabs);
+        for (size_t k = 0; k < c->n_sessions; k++) {
+            size_t j = s->order[k];
+            char cell[GT_PYFLOAT_BUFSZ + 8];
+            format_value(s, &s->vals[j], cell, sizeof cell);
+            size_t wn = text_width(c->sessions[j]), wv = text_width(cell), w = wn > wv ? wn : wv;
+            const char *text = row == 0 ? c->sessions[j] : cell;
+            fprintf(out, " %*s%s", (int)(w - (row == 0 ? wn : wv)), "", text);
+        }
+        fputc('\n', out);
+    }
+}
+
+static void write_text(FILE *out, const gt_comparison *c)
+{
+    put_label(out, c, "overall_resource_usage");
+    fputs(":\n", out);
+    for (size_t m = 0; m < c->n_meas; m++) {
+        fputc('\t', out);
+        put_label(out, c, c->meas[m]);
+        fputs(":\n", out);
+        write_table(out, c, &c->overall[m], 2);
+    }
+    /* Sessions without code blocks leave these two sections empty (where the
+     * Python package fails to print them at all). */
+    put_label(out, c, "code_block_resource_usage");
+    fputs(":\n", out);
+    for (size_t m = 0; m < c->n_meas && c->n_blocks; m++) {
+        fputc('\t', out);
+        put_label(out, c, c->meas[m]);
+        fputs(":\n", out);
+        for (size_t b = 0; b < c->n_blocks; b++) {
+            fprintf(out, "\t\t%s:\n", c->blocks[b]);
+            write_table(out, c, &c->usage[m * c->n_blocks + b], 3);
+        }
+    }
+    put_label(out, c, "code_block_compute_time");
+    fputs(":\n", out);
+    for (size_t b = 0; b < c->n_blocks; b++) {
+        fprintf(out, "\t%s:\n", c->blocks[b]);
+        write_table(out, c, &c->time[b], 2);
+    }
+}
+
+/* A JSON string as json.dumps writes it (ensure_ascii): non-ASCII as
+ * \uXXXX escapes, surrogate pairs above U+FFFF.  Bytes that are not valid
+ * UTF-8 are taken as Latin-1. */
+static void put_json_string(FILE *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', out);
+    while (*p) {
+        unsigned cp = *p, len = 1;
+        if (cp >= 0x80) {
+            unsigned need = cp >= 0xF0 && cp < 0xF5 ? 3 : cp >= 0xE0 ? 2 : cp >= 0xC2 && cp < 0xE0 ? 1 : 0;
+            unsigned v = cp & (0x3F >> need), k = 1;
+            for (; need && k <= need && (p[k] & 0xC0) == 0x80; k++)
+                v = v << 6 | (p[k] & 0x3F);
+            if (need && k == need + 1 && v <= 0x10FFFF && !(v >= 0xD800 && v <= 0xDFFF)) {
+                cp = v;
+                len = need + 1;
+            }
+        }
+        if (cp == '"' || cp == '\\')
+            fprintf(out, "\\%c", (char)cp);
+        else if (cp == '\n')
+            fputs("\\n", out);
+        else if (cp == '\r')
+            fputs("\\r", out);
+        else if (cp == '\t')
+            fputs("\\t", out);
+        else if (cp == '\b')
+            fputs("\\b", out);
+        else if (cp == '\f')
+            fputs("\\f", out);
+        else if (cp < 0x20 || (cp >= 0x7F && cp < 0x10000))
+            fprintf(out, "\\u%04x", cp);
+        else if (cp >= 0x10000)
+            fprintf(out, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF));
+        else
+            fputc((int)cp, out);
+        p += len;
+    }
+    fputc('"', out);
+}
+
+/* {"session": value, ...} in ascending order; full precision. */
+static void write_json_series(FILE *out, const gt_comparison *c, const gt_cmp_series *s)
+{
+    fputc('{', out);
+    for (size_t k = 0; k < c->n_sessions; k++) {
+        size_t j = s->order[k];
+        const gt_cmp_value *v = &s->vals[j];
+        char num[GT_PYFLOAT_BUFSZ + 8];
+        if (!v->avail)
+            snprintf(num, sizeof num, "null");
+        else if (s->all_int)
+            snprintf(num, sizeof num, "%.0f", v->v == 0 ? 0.0 : v->v);
+        else
+            gt_pyfloat_repr(v->v, num, sizeof num);
+        if (k)
+            fputs(", ", out);
+        put_json_string(out, c->sessions[j]);
+        fprintf(out, ": %s", num);
+    }
+    fputc('}', out);
+}
+
+/* {"block": {...}, ...} for one measurement's series (or compute time). */
+static void write_json_blocks(FILE *out, const gt_comparison *c, const gt_cmp_series *first)
+{
+    fputc('{', out);
+    for (size_t b = 0; b < c->n_blocks; b++) {
+        if (b)
+            fputs(", ", out);
+        put_json_string(out, c->blocks[b]);
+        fputs(": ", out);
+        write_json_series(out, c, &first[b]);
+    }
+    fputc('}', out);
+}
+
+static void write_json(FILE *out, const gt_comparison *c)
+{
+    fputs("{\"overall_resource_usage\": {", out);
+    for (size_t m = 0; m < c->n_meas; m++) {
+        if (m)
+            fputs(", ", out);
+        put_json_string(out, c->meas[m]);
+        fputs(": ", out);
+        write_json_series(out, c, &c->overall[m]);
+    }
+    fputs("}, \"code_block_resource_usage\": {", out);
+    for (size_t m = 0; m < c->n_meas && c->n_blocks; m++) {
+        if (m)
+            fputs(", ", out);
+        put_json_string(out, c->meas[m]);
+        fputs(": ", out);
+        write_json_blocks(out, c, &c->usage[m * c->n_blocks]);
+    }
+    fputs("}, \"code_block_compute_time\": ", out);
+    write_json_blocks(out, c, c->time);
+    fputc('}', out);
+}
+
+gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE *out)
+{
+    if (!c || !out || (fmt != GT_FORMAT_TEXT && fmt != GT_FORMAT_JSON))
+        return GT_ERR_INVALID;
+    if (fmt == GT_FORMAT_TEXT)
+        write_text(out, c);
+    else
+        write_json(out, c);
+    return ferror(out) ? GT_ERR_IO : GT_OK;
+}

@@ -1,0 +1,458 @@
+/* NVIDIA backend: libnvidia-ml (NVML) loaded with dlopen at run time, so
+ * gpu-tracker builds and runs without the driver or CUDA.  The types and
+ * functions below are the few this file uses, declared from NVIDIA's public
+ * NVML API reference; versioned functions are resolved newest first. */
+#include "gpu/backend.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st *nvmlDevice_t;
+
+enum {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_NO_PERMISSION = 4,
+    NVML_ERROR_NOT_FOUND = 6,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7,
+    NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+    NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_GPU_NOT_FOUND = 28,
+};
+/* usedGpuMemory when the driver cannot tell (e.g. some containers, WDDM). */
+#define NVML_VALUE_NOT_AVAILABLE ULLONG_MAX
+
+typedef struct { unsigned long long total, free, used; } nvml_memory;
+typedef struct { unsigned int gpu, memory; } nvml_utilization;
+/* nvmlProcessInfo_v1_t, taken by the unversioned process functions. */
+typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvml_proc_v1;
+/* nvmlProcessInfo_v2_t, taken by the _v2 and _v3 process functions. */
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvml_proc_v2;
+typedef struct {
+    unsigned int pid;
+    unsigned long long timeStamp;   /* microseconds, CPU wall clock */
+    unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvml_proc_util;
+
+typedef nvmlReturn_t (*procs_fn)(nvmlDevice_t, unsigned int *, void *);
+
+/* A process-listing function, with the name and struct version it resolved to. */
+typedef struct proc_query {
+    procs_fn fn;
+    const char *name;
+    int v1;
+} proc_query;
+
+typedef struct nvml {
+    void *lib;
+    nvmlReturn_t (*shutdown)(void);
+    const char *(*error_string)(nvmlReturn_t);
+    nvmlReturn_t (*get_uuid)(nvmlDevice_t, char *, unsigned int);
+    nvmlReturn_t (*memory)(nvmlDevice_t, nvml_memory *);
+    nvmlReturn_t (*utilization)(nvmlDevice_t, nvml_utilization *);
+    nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
+    nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);
+    nvmlReturn_t (*proc_util)(nvmlDevice_t, nvml_proc_util *, unsigned int *, unsigned long long);
+    proc_query compute, graphics;
+    int n;
+    nvmlDevice_t *dev;
+    unsigned long long *last_seen;  /* per device: newest process-utilization sample read */
+    void *buf;                      /* process structs, reused each sample */
+    size_t buf_bytes;
+    nvml_proc_util *ubuf;
+    unsigned int ucap;
+} nvml;
+
+static gt_gpu_rc fail(const nvml *m, nvmlReturn_t r, const char *func, gt_gpu_why *why)
+{
+    why->func = func;
+    const char *text = m->error_string ? m->error_string(r) : NULL;
+    snprintf(why->detail, sizeof why->detail, "%s, NVML error %d", text ? text : "unknown error", r);
+    switch (r) {
+    case NVML_ERROR_NOT_SUPPORTED: return GT_GPU_UNSUPPORTED;
+    case NVML_ERROR_NO_PERMISSION: return GT_GPU_NO_PERMISSION;
+    case NVML_ERROR_FUNCTION_NOT_FOUND: return GT_GPU_MISSING;
+    case NVML_ERROR_GPU_IS_LOST:
+    case NVML_ERROR_GPU_NOT_FOUND: return GT_GPU_LOST;
+    default: return GT_GPU_ERROR;
+    }
+}
+
+static gt_gpu_rc missing(const char *func, gt_gpu_why *why)
+{
+    why->func = func;
+    snprintf(why->detail, sizeof why->detail, "not exported by the loaded NVML");
+    return GT_GPU_MISSING;
+}
+
+#define SYM(m, ...) gt_gpu_dlsym((m)->lib, (const char *const[]){__VA_ARGS__, NULL}, NULL)
+
+static void release(nvml *m)
+{
+    if (!m)
+        return;
+    if (m->lib)
+        dlclose(m->lib);
+    free(m->dev);
+    free(m->last_seen);
+    free(m->buf);
+    free(m->ubuf);
+    free(m);
+}
+
+static void nv_shutdown(void *state)
+{
+    nvml *m = state;
+    if (m && m->shutdown)
+        m->shutdown();
+    release(m);
+}
+
+static gt_gpu_found nv_init(void **state, int *count, gt_gpu_why *why)
+{
+    static const char *const names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
+    nvml *m = calloc(1, sizeof *m);
+    if (!m)
+        return GT_GPU_NOT_INSTALLED;
+    if (!(m->lib = gt_gpu_dlopen("GT_NVML_LIBRARY", names))) {
+        release(m);
+        return GT_GPU_NOT_INSTALLED;
+    }
+    m->error_string = (const char *(*)(nvmlReturn_t))SYM(m, "nvmlErrorString");
+    nvmlReturn_t (*init)(void) = (nvmlReturn_t (*)(void))SYM(m, "nvmlInit_v2", "nvmlInit");
+    m->shutdown = (nvmlReturn_t (*)(void))SYM(m, "nvmlShutdown");
+    nvmlReturn_t (*get_count)(unsigned int *) =
+        (nvmlReturn_t (*)(unsigned int *))SYM(m, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
+    nvmlReturn_t (*get_handle)(unsigned int, nvmlDevice_t *) =
+        (nvmlReturn_t (*)(unsigned int, nvmlDevice_t *))SYM(m, "nvmlDeviceGetHandleByIndex_v2",
+                                                             "nvmlDeviceGetHandleByIndex");
+    if (!init || !m->shutdown || !get_count || !get_handle) {
+        missing(!init ? "nvmlInit_v2" : !m->shutdown ? "nvmlShutdown"
+                : !get_count ? "nvmlDeviceGetCount_v2" : "nvmlDeviceGetHandleByIndex_v2", why);
+        m->shutdown = NULL;
+        release(m);
+        return GT_GPU_NO_DEVICE;
+    }
+    nvmlReturn_t r = init();
+    if (r != NVML_SUCCESS) {
+        fail(m, r, "nvmlInit_v2", why);
+        release(m);
+        return GT_GPU_NO_DEVICE;
+    }
+    unsigned int n = 0;
+    if ((r = get_count(&n)) != NVML_SUCCESS || n == 0) {
+        if (r != NVML_SUCCESS)
+            fail(m, r, "nvmlDeviceGetCount_v2", why);
+        else
+            snprintf(why->detail, sizeof why->detail, "no device"), why->func = "nvmlDeviceGetCount_v2";
+        nv_shutdown(m);
+        return GT_GPU_NO_DEVICE;
+    }
+    m->dev = calloc(n, sizeof *m->dev);
+    m->last_seen = calloc(n, sizeof *m->last_seen);
+    if (!m->dev || !m->last_seen) {
+        nv_shutdown(m);
+        return GT_GPU_NOT_INSTALLED;
+    }
+    m->n = (int)n;
+    for (unsigned int i = 0; i < n; i++)
+        if (get_handle(i, &m->dev[i]) != NVML_SUCCESS)
+            m->dev[i] = NULL;   /* reported by the first reading of it */
+
+    m->get_uuid = (nvmlReturn_t (*)(nvmlDevice_t, char *, unsigned int))SYM(m, "nvmlDeviceGetUUID");
+    m->memory = (nvmlReturn_t (*)(nvmlDevice_t, nvml_memory *))SYM(m, "nvmlDeviceGetMemoryInfo");
+    m->utilization = (nvmlReturn_t (*)(nvmlDevice_t, nvml_utilization *))SYM(m, "nvmlDeviceGetUtilizationRates");
+    m->power = (nvmlReturn_t (*)(nvmlDevice_t, unsigned int *))SYM(m, "nvmlDeviceGetPowerUsage");
+    m->energy = (nvmlReturn_t (*)(nvmlDevice_t, unsigned long long *))SYM(m, "nvmlDeviceGetTotalEnergyConsumption");
+    m->proc_util = (nvmlReturn_t (*)(nvmlDevice_t, nvml_proc_util *, unsigned int *, unsigned long long))
+        SYM(m, "nvmlDeviceGetProcessUtilization");
+    static const char *const compute[] = {"nvmlDeviceGetComputeRunningProcesses_v3",
+                                          "nvmlDeviceGetComputeRunningProcesses_v2",
+                                          "nvmlDeviceGetComputeRunningProcesses", NULL};
+    static const char *const graphics[] = {"nvmlDeviceGetGraphicsRunningProcesses_v3",
+                                           "nvmlDeviceGetGraphicsRunningProcesses_v2",
+                                           "nvmlDeviceGetGraphicsRunningProcesses", NULL};
+    m->compute.fn = (procs_fn)gt_gpu_dlsym(m->lib, compute, &m->compute.name);
+    m->compute.v1 = m->compute.fn && m->compute.name == compute[2];
+    m->graphics.fn = (procs_fn)gt_gpu_dlsym(m->lib, graphics, &m->graphics.name);
+    m->graphics.v1 = m->graphics.fn && m->graphics.name == graphics[2];
+    *state = m;
+    *count = m->n;
+    return GT_GPU_FOUND;
+}
+
+/* The device handle of index i, or a failure when NVML refused it. */
+static nvmlDevice_t device(const nvml *m, int i)
+{
+    return i >= 0 && i < m->n ? m->dev[i] : NULL;
+}
+
+static gt_gpu_rc no_handle(gt_gpu_why *why)
+{
+    why->func = "nvmlDeviceGetHandleByIndex_v2";
+    snprintf(why->detail, sizeof why->detail, "no handle for this device");
+    return GT_GPU_ERROR;
+}
+
+static gt_gpu_rc nv_uuid(void *state, int i, char *buf, size_t len, gt_gpu_why *why)
+{
+    nvml *m = state;
+    nvmlDevice_t d = device(m, i);
+    if (!d)
+        return no_handle(why);
+    if (!m->get_uuid)
+        return missing("nvmlDeviceGetUUID", why);
+    nvmlReturn_t r = m->get_uuid(d, buf, (unsigned int)len);
+    if (r != NVML_SUCCESS)
+        return fail(m, r, "nvmlDeviceGetUUID", why);
+    buf[len - 1] = '\0';
+    return GT_GPU_OK;
+}
+
+static gt_gpu_rc read_memory(nvml *m, int i, nvml_memory *mem, gt_gpu_why *why)
+{
+    nvmlDevice_t d = device(m, i);
+    if (!d)
+        return no_handle(why);
+    if (!m->memory)
+        return missing("nvmlDeviceGetMemoryInfo", why);
+    nvmlReturn_t r = m->memory(d, mem);
+    return r == NVML_SUCCESS ? GT_GPU_OK : fail(m, r, "nvmlDeviceGetMemoryInfo", why);
+}
+
+static gt_gpu_rc nv_memory_total(void *state, int i, uint64_t *bytes, gt_gpu_why *why)
+{
+    nvml_memory mem;
+    gt_gpu_rc rc = read_memory(state, i, &mem, why);
+    if (rc == GT_GPU_OK)
+        *bytes = mem.total;
+    return rc;
+}
+
+static gt_gpu_rc nv_memory_used(void *state, int i, uint64_t *bytes, gt_gpu_why *why)
+{
+    nvml_memory mem;
+    gt_gpu_rc rc = read_memory(state, i, &mem, why);
+    if (rc == GT_GPU_OK)
+        *bytes = mem.used;
+    return rc;
+}
+
+static gt_gpu_rc nv_utilization(void *state, int i, double *percent, gt_gpu_why *why)
+{
+    nvml *m = state;
+    nvmlDevice_t d = device(m, i);
+    if (!d)
+        return no_handle(why);
+    if (!m->utilization)
+        return missing("nvmlDeviceGetUtilizationRates", why);
+    nvml_utilization u;
+    nvmlReturn_t r = m->utilization(d, &u);
+    if (r != NVML_SUCCESS)
+        return fail(m, r, "nvmlDeviceGetUtilizationRates", why);
+    *percent = u.gpu;
+    return GT_GPU_OK;
+}
+
+static gt_gpu_rc nv_power(void *state, int i, double *watts, gt_gpu_why *why)
+{
+    nvml *m = state;
+    nvmlDevice_t d = device(m, i);
+    if (!d)
+        return no_handle(why);
+    if (!m->power)
+        return missing("nvmlDeviceGetPowerUsage", why);
+    unsigned int mw;
+    nvmlReturn_t r = m->power(d, &mw);
+    if (r != NVML_SUCCESS)
+        return fail(m, r, "nvmlDeviceGetPowerUsage", why);
+    *watts = mw / 1000.0;
+    return GT_GPU_OK;
+}
+
+static gt_gpu_rc nv_energy(void *state, int i, double *joules, gt_gpu_why *why)
+{
+    nvml *m = state;
+    nvmlDevice_t d = device(m, i);
+    if (!d)
+        return no_handle(why);
+    if (!m->energy)
+        return missing("nvmlDeviceGetTotalEnergyConsumption", why);
+    unsigned long long mj;
+    nvmlReturn_t r = m->energy(d, &mj);
+    if (r != NVML_SUCCESS)
+        return fail(m, r, "nvmlDeviceGetTotalEnergyConsumption", why);
+    *joules = (double)mj / 1000.0;
+    return GT_GPU_OK;
+}
+
+/* Appends the processes one listing function reports.  NVML answers
+ * INSUFFICIENT_SIZE with the count it needs; processes may start between
+ * the calls, so it is retried a few times with room to spare. */
+static gt_gpu_rc list(nvml *m, nvmlDevice_t d, const proc_query *q, gt_gpu_procs *out, gt_gpu_why *why)
+{
+    size_t esize = q->v1 ? sizeof(nvml_proc_v1) : sizeof(nvml_proc_v2);
+    unsigned int n = 0;
+    nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+    for (int tries = 0; tries < 4 && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
+        size_t need = ((size_t)n + 8) * esize;
+        if (need > m->buf_bytes) {
+            void *b = realloc(m->buf, need);
+            if (!b) {
+                why->func = q->name;
+                snprintf(why->detail, sizeof why->detail, "out of memory");
+                return GT_GPU_ERROR;
+            }
+            m->buf = b;
+            m->buf_bytes = need;
+        }
+        n = (unsigned int)(m->buf_bytes / esize);
+        r = q->fn(d, &n, m->buf);
+    }
+    if (r != NVML_SUCCESS)
+        return fail(m, r, q->name, why);
+    if (gt_gpu_procs_reserve(out, out->n + n) != 0) {
+        why->func = q->name;
+        snprintf(why->detail, sizeof why->detail, "out of memory");
+        return GT_GPU_ERROR;
+    }
+    for (unsigned int k = 0; k < n; k++) {
+        unsigned int pid;
+        unsigned long long mem;
+        if (q->v1) {
+            const nvml_proc_v1 *p = (const nvml_proc_v1 *)m->buf + k;
+            pid = p->pid, mem = p->usedGpuMemory;
+        } else {
+            const nvml_proc_v2 *p = (const nvml_proc_v2 *)m->buf + k;
+            pid = p->pid, mem = p->usedGpuMemory;
+        }
+        gt_gpu_proc *e = &out->v[out->n++];
+        e->pid = (pid_t)pid;
+        e->mem_valid = mem != NVML_VALUE_NOT_AVAILABLE;
+        e->mem_bytes = e->mem_valid ? mem : 0;
+        e->sm_valid = 0;
+        e->sm_percent = 0;
+    }
+    return GT_GPU_OK;
+}
+
+static unsigned long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+/* Fills sm_percent of the processes [first, out->n) from the utilization
+ * samples NVML took since the last call (the newest per process). */
+static void sm_utilization(nvml *m, int i, size_t first, gt_gpu_procs *out)
+{
+    if (!m->proc_util) {
+        out->sm_rc = missing("nvmlDeviceGetProcessUtilization", &out->sm_why);
+        return;
+    }
+    nvmlDevice_t d = m->dev[i];
+    /* The first call asks for the last second only, not the driver's whole
+     * buffer of older samples. */
+    unsigned long long since = m->last_seen[i] ? m->last_seen[i] : now_us() - 1000000ull;
+    unsigned int n = 0;
+    nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+    for (int tries = 0; tries < 4 && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
+        if (n + 8 > m->ucap) {
+            nvml_proc_util *b = realloc(m->ubuf, (n + 32) * sizeof *b);
+            if (!b) {
+                out->sm_rc = GT_GPU_ERROR;
+                out->sm_why.func = "nvmlDeviceGetProcessUtilization";
+                snprintf(out->sm_why.detail, sizeof out->sm_why.detail, "out of memory");
+                return;
+            }
+            m->ubuf = b;
+            m->ucap = n + 32;
+        }
+        n = m->ucap;
+        r = m->proc_util(d, m->ubuf, &n, since);
+    }
+    for (size_t k = first; k < out->n; k++)
+        out->v[k].sm_valid = 1;  /* absent from the samples: idle */
+    if (r == NVML_ERROR_NOT_FOUND) {  /* no sample since `since`: all idle */
+        out->sm_rc = GT_GPU_OK;
+        return;
+    }
+    if (r != NVML_SUCCESS) {
+        for (size_t k = first; k < out->n; k++)
+            out->v[k].sm_valid = 0;
+        out->sm_rc = fail(m, r, "nvmlDeviceGetProcessUtilization", &out->sm_why);
+        return;
+    }
+    unsigned long long newest = since;
+    for (size_t k = first; k < out->n; k++) {
+        unsigned long long at = 0;
+        for (unsigned int s = 0; s < n; s++)
+            if ((pid_t)m->ubuf[s].pid == out->v[k].pid && m->ubuf[s].timeStamp >= at) {
+                at = m->ubuf[s].timeStamp;
+                out->v[k].sm_percent = m->ubuf[s].smUtil;
+            }
+    }
+    for (unsigned int s = 0; s < n; s++)
+        if (m->ubuf[s].timeStamp > newest)
+            newest = m->ubuf[s].timeStamp;
+    m->last_seen[i] = newest;
+    out->sm_rc = GT_GPU_OK;
+}
+
+static gt_gpu_rc nv_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why *why)
+{
+    nvml *m = state;
+    nvmlDevice_t d = device(m, i);
+    if (!d)
+        return no_handle(why);
+    if (!m->compute.fn)
+        return missing("nvmlDeviceGetComputeRunningProcesses_v3", why);
+    size_t first = out->n;
+    gt_gpu_rc rc = list(m, d, &m->compute, out, why);
+    if (rc != GT_GPU_OK)
+        return rc;
+    size_t n_compute = out->n;
+    /* Graphics processes count too; a driver without the listing gives
+     * compute processes only, as nvidia-smi's compute-apps query does. */
+    if (m->graphics.fn && (rc = list(m, d, &m->graphics, out, why)) != GT_GPU_OK)
+        return rc;
+    /* A process doing both compute and graphics is in both lists with the
+     * same per-process memory figure: keep one entry. */
+    size_t w = n_compute;
+    for (size_t k = n_compute; k < out->n; k++) {
+        int dup = 0;
+        for (size_t j = first; j < n_compute && !dup; j++)
+            dup = out->v[j].pid == out->v[k].pid;
+        if (!dup)
+            out->v[w++] = out->v[k];
+    }
+    out->n = w;
+    sm_utilization(m, i, first, out);
+    return GT_GPU_OK;
+}
+
+const gt_gpu_vendor gt_gpu_nvml = {
+    .name = "nvidia",
+    .tool = "nvidia-smi",
+    .brand = GT_GPU_NVIDIA,
+    .init = nv_init,
+    .shutdown = nv_shutdown,
+    .uuid = nv_uuid,
+    .memory_total = nv_memory_total,
+    .memory_used = nv_memory_used,
+    .utilization = nv_utilization,
+    .power = nv_power,
+    .energy = nv_energy,
+    .procs_per_device = 1,
+    .processes = nv_processes,
+};

@@ -1,0 +1,280 @@
+/* AMD backend: the ROCm SMI library (librocm_smi64) loaded with dlopen at run
+ * time.  The types and functions below are the few this file uses, declared
+ * from AMD's public rocm_smi.h reference.  ROCm SMI lists compute processes
+ * system-wide (not per device), with each process's VRAM summed over the
+ * devices it uses. */
+#include "gpu/backend.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int rsmi_status_t;
+enum {
+    RSMI_STATUS_SUCCESS = 0,
+    RSMI_STATUS_NOT_SUPPORTED = 2,
+    RSMI_STATUS_PERMISSION = 4,
+    RSMI_STATUS_NOT_FOUND = 10,
+    RSMI_STATUS_INSUFFICIENT_SIZE = 11,
+};
+enum { RSMI_MEM_TYPE_VRAM = 0 };
+
+typedef struct {
+    uint32_t process_id;
+    uint32_t pasid;
+    uint64_t vram_usage;
+    uint64_t sdma_usage;
+    uint32_t cu_occupancy;
+} rsmi_process_info;
+
+typedef struct rsmi {
+    void *lib;
+    rsmi_status_t (*shut_down)(void);
+    rsmi_status_t (*status_string)(rsmi_status_t, const char **);
+    rsmi_status_t (*unique_id)(uint32_t, uint64_t *);
+    rsmi_status_t (*mem_total)(uint32_t, int, uint64_t *);
+    rsmi_status_t (*mem_used)(uint32_t, int, uint64_t *);
+    rsmi_status_t (*busy)(uint32_t, uint32_t *);
+    rsmi_status_t (*power_ave)(uint32_t, uint32_t, uint64_t *);
+    rsmi_status_t (*energy)(uint32_t, uint64_t *, float *, uint64_t *);
+    rsmi_status_t (*procs)(rsmi_process_info *, uint32_t *);
+    rsmi_status_t (*proc_by_pid)(uint32_t, rsmi_process_info *);
+    uint32_t n;
+    rsmi_process_info *buf;
+    uint32_t cap;
+} rsmi;
+
+static gt_gpu_rc fail(const rsmi *m, rsmi_status_t r, const char *func, gt_gpu_why *why)
+{
+    const char *text = NULL;
+    if (m->status_string && m->status_string(r, &text) != RSMI_STATUS_SUCCESS)
+        text = NULL;
+    why->func = func;
+    snprintf(why->detail, sizeof why->detail, "%s, ROCm SMI status %d", text ? text : "unknown error", r);
+    switch (r) {
+    case RSMI_STATUS_NOT_SUPPORTED: return GT_GPU_UNSUPPORTED;
+    case RSMI_STATUS_PERMISSION: return GT_GPU_NO_PERMISSION;
+    default: return GT_GPU_ERROR;
+    }
+}
+
+static gt_gpu_rc missing(const char *func, gt_gpu_why *why)
+{
+    why->func = func;
+    snprintf(why->detail, sizeof why->detail, "not exported by the loaded ROCm SMI");
+    return GT_GPU_MISSING;
+}
+
+#define SYM(m, name) gt_gpu_dlsym((m)->lib, (const char *const[]){name, NULL}, NULL)
+
+static void release(rsmi *m)
+{
+    if (!m)
+        return;
+    if (m->lib)
+        dlclose(m->lib);
+    free(m->buf);
+    free(m);
+}
+
+static void rs_shutdown(void *state)
+{
+    rsmi *m = state;
+    if (m && m->shut_down)
+        m->shut_down();
+    release(m);
+}
+
+static gt_gpu_found rs_init(void **state, int *count, gt_gpu_why *why)
+{
+    static const char *const names[] = {"librocm_smi64.so.1", "librocm_smi64.so",
+                                        "/opt/rocm/lib/librocm_smi64.so.1", NULL};
+    rsmi *m = calloc(1, sizeof *m);
+    if (!m)
+        return GT_GPU_NOT_INSTALLED;
+    if (!(m->lib = gt_gpu_dlopen("GT_ROCM_SMI_LIBRARY", names))) {
+        release(m);
+        return GT_GPU_NOT_INSTALLED;
+    }
+    m->status_string = (rsmi_status_t (*)(rsmi_status_t, const char **))SYM(m, "rsmi_status_string");
+    rsmi_status_t (*init)(uint64_t) = (rsmi_status_t (*)(uint64_t))SYM(m, "rsmi_init");
+    m->shut_down = (rsmi_status_t (*)(void))SYM(m, "rsmi_shut_down");
+    rsmi_status_t (*num)(uint32_t *) = (rsmi_status_t (*)(uint32_t *))SYM(m, "rsmi_num_monitor_devices");
+    if (!init || !m->shut_down || !num) {
+        missing(!init ? "rsmi_init" : !m->shut_down ? "rsmi_shut_down" : "rsmi_num_monitor_devices", why);
+        m->shut_down = NULL;
+        release(m);
+        return GT_GPU_NO_DEVICE;
+    }
+    rsmi_status_t r = init(0);
+    if (r != RSMI_STATUS_SUCCESS) {
+        fail(m, r, "rsmi_init", why);
+        m->shut_down = NULL;
+        release(m);
+        return GT_GPU_NO_DEVICE;
+    }
+    if ((r = num(&m->n)) != RSMI_STATUS_SUCCESS || m->n == 0) {
+        if (r != RSMI_STATUS_SUCCESS)
+            fail(m, r, "rsmi_num_monitor_devices", why);
+        else
+            snprintf(why->detail, sizeof why->detail, "no device"), why->func = "rsmi_num_monitor_devices";
+        rs_shutdown(m);
+        return GT_GPU_NO_DEVICE;
+    }
+    m->unique_id = (rsmi_status_t (*)(uint32_t, uint64_t *))SYM(m, "rsmi_dev_unique_id_get");
+    m->mem_total = (rsmi_status_t (*)(uint32_t, int, uint64_t *))SYM(m, "rsmi_dev_memory_total_get");
+    m->mem_used = (rsmi_status_t (*)(uint32_t, int, uint64_t *))SYM(m, "rsmi_dev_memory_usage_get");
+    m->busy = (rsmi_status_t (*)(uint32_t, uint32_t *))SYM(m, "rsmi_dev_busy_percent_get");
+    m->power_ave = (rsmi_status_t (*)(uint32_t, uint32_t, uint64_t *))SYM(m, "rsmi_dev_power_ave_get");
+    m->energy = (rsmi_status_t (*)(uint32_t, uint64_t *, float *, uint64_t *))SYM(m, "rsmi_dev_energy_count_get");
+    m->procs = (rsmi_status_t (*)(rsmi_process_info *, uint32_t *))SYM(m, "rsmi_compute_process_info_get");
+    m->proc_by_pid = (rsmi_status_t (*)(uint32_t, rsmi_process_info *))SYM(m, "rsmi_compute_process_info_by_pid_get");
+    *state = m;
+    *count = (int)m->n;
+    return GT_GPU_FOUND;
+}
+
+/* rocm-smi's "Unique ID": the GPU's 64-bit serial, in hex. */
+static gt_gpu_rc rs_uuid(void *state, int i, char *buf, size_t len, gt_gpu_why *why)
+{
+    rsmi *m = state;
+    if (!m->unique_id)
+        return missing("rsmi_dev_unique_id_get", why);
+    uint64_t id;
+    rsmi_status_t r = m->unique_id((uint32_t)i, &id);
+    if (r != RSMI_STATUS_SUCCESS)
+        return fail(m, r, "rsmi_dev_unique_id_get", why);
+    snprintf(buf, len, "0x%" PRIx64, id);
+    return GT_GPU_OK;
+}
+
+static gt_gpu_rc rs_memory_total(void *state, int i, uint64_t *bytes, gt_gpu_why *why)
+{
+    rsmi *m = state;
+    if (!m->mem_total)
+        return missing("rsmi_dev_memory_total_get", why);
+    rsmi_status_t r = m->mem_total((uint32_t)i, RSMI_MEM_TYPE_VRAM, bytes);
+    return r == RSMI_STATUS_SUCCESS ? GT_GPU_OK : fail(m, r, "rsmi_dev_memory_total_get", why);
+}
+
+static gt_gpu_rc rs_memory_used(void *state, int i, uint64_t *bytes, gt_gpu_why *why)
+{
+    rsmi *m = state;
+    if (!m->mem_used)
+        return missing("rsmi_dev_memory_usage_get", why);
+    rsmi_status_t r = m->mem_used((uint32_t)i, RSMI_MEM_TYPE_VRAM, bytes);
+    return r == RSMI_STATUS_SUCCESS ? GT_GPU_OK : fail(m, r, "rsmi_dev_memory_usage_get", why);
+}
+
+static gt_gpu_rc rs_utilization(void *state, int i, double *percent, gt_gpu_why *why)
+{
+    rsmi *m = state;
+    if (!m->busy)
+        return missing("rsmi_dev_busy_percent_get", why);
+    uint32_t p;
+    rsmi_status_t r = m->busy((uint32_t)i, &p);
+    if (r != RSMI_STATUS_SUCCESS)
+        return fail(m, r, "rsmi_dev_busy_percent_get", why);
+    *percent = p;
+    return GT_GPU_OK;
+}
+
+static gt_gpu_rc rs_power(void *state, int i, double *watts, gt_gpu_why *why)
+{
+    rsmi *m = state;
+    if (!m->power_ave)
+        return missing("rsmi_dev_power_ave_get", why);
+    uint64_t uw;
+    rsmi_status_t r = m->power_ave((uint32_t)i, 0, &uw);
+    if (r != RSMI_STATUS_SUCCESS)
+        return fail(m, r, "rsmi_dev_power_ave_get", why);
+    *watts = (double)uw / 1e6;
+    return GT_GPU_OK;
+}
+
+static gt_gpu_rc rs_energy(void *state, int i, double *joules, gt_gpu_why *why)
+{
+    rsmi *m = state;
+    if (!m->energy)
+        return missing("rsmi_dev_energy_count_get", why);
+    uint64_t count, ts;
+    float resolution_uj;
+    rsmi_status_t r = m->energy((uint32_t)i, &count, &resolution_uj, &ts);
+    if (r != RSMI_STATUS_SUCCESS)
+        return fail(m, r, "rsmi_dev_energy_count_get", why);
+    *joules = (double)count * (double)resolution_uj / 1e6;
+    return GT_GPU_OK;
+}
+
+/* The system-wide compute process list; each process's VRAM comes from the
+ * per-PID query, which fills vram_usage where the list may not. */
+static gt_gpu_rc rs_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why *why)
+{
+    (void)i;
+    rsmi *m = state;
+    out->sm_rc = missing("per-process SM utilization", &out->sm_why);
+    out->sm_why.func = NULL;   /* ROCm SMI has none: not a degradation to warn about */
+    if (!m->procs)
+        return missing("rsmi_compute_process_info_get", why);
+    uint32_t n = 0;
+    rsmi_status_t r = RSMI_STATUS_INSUFFICIENT_SIZE;
+    for (int tries = 0; tries < 4 && r == RSMI_STATUS_INSUFFICIENT_SIZE; tries++) {
+        if (n + 8 > m->cap) {
+            rsmi_process_info *b = realloc(m->buf, (n + 32) * sizeof *b);
+            if (!b) {
+                why->func = "rsmi_compute_process_info_get";
+                snprintf(why->detail, sizeof why->detail, "out of memory");
+                return GT_GPU_ERROR;
+            }
+            m->buf = b;
+            m->cap = n + 32;
+        }
+        n = m->cap;
+        r = m->procs(m->buf, &n);
+    }
+    if (r != RSMI_STATUS_SUCCESS)
+        return fail(m, r, "rsmi_compute_process_info_get", why);
+    if (gt_gpu_procs_reserve(out, out->n + n) != 0) {
+        why->func = "rsmi_compute_process_info_get";
+        snprintf(why->detail, sizeof why->detail, "out of memory");
+        return GT_GPU_ERROR;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        gt_gpu_proc *e = &out->v[out->n];
+        memset(e, 0, sizeof *e);
+        e->pid = (pid_t)m->buf[k].process_id;
+        rsmi_process_info one;
+        if (m->proc_by_pid) {
+            r = m->proc_by_pid(m->buf[k].process_id, &one);
+            if (r == RSMI_STATUS_NOT_FOUND)
+                continue;   /* ended between the two calls */
+            if (r == RSMI_STATUS_SUCCESS) {
+                e->mem_valid = 1;
+                e->mem_bytes = one.vram_usage;
+            }
+        } else {
+            e->mem_valid = 1;
+            e->mem_bytes = m->buf[k].vram_usage;
+        }
+        out->n++;
+    }
+    return GT_GPU_OK;
+}
+
+const gt_gpu_vendor gt_gpu_rocm_smi = {
+    .name = "amd",
+    .tool = "amd-smi",
+    .brand = GT_GPU_AMD,
+    .init = rs_init,
+    .shutdown = rs_shutdown,
+    .uuid = rs_uuid,
+    .memory_total = rs_memory_total,
+    .memory_used = rs_memory_used,
+    .utilization = rs_utilization,
+    .power = rs_power,
+    .energy = rs_energy,
+    .procs_per_device = 0,
+    .processes = rs_processes,
+};

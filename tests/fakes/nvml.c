@@ -1,0 +1,403 @@
+/* A fake libnvidia-ml for the tests: gpu-tracker loads it through the same
+ * dlopen path as the real library (GT_NVML_LIBRARY names it).  It serves
+ * what the JSON scenario file named by FAKE_NVML_SCENARIO describes:
+ *
+ * {
+ *   "errors": {"nvmlInit_v2": 9},               return codes of global calls
+ *   "devices": [{
+ *     "uuid": "GPU-...", "total": bytes,
+ *     "errors": {"nvmlDeviceGetPowerUsage": 3},  returned on every call
+ *     "lost_after": N,                           GPU_IS_LOST after N samples
+ *     "samples": [{                              sample k is the (k+1)-th
+ *       "used": bytes, "util": percent,          reading; the last repeats
+ *       "power_mw": mW, "energy_mj": mJ,
+ *       "errors": {...},                         this sample only
+ *       "compute": [{"pid": P | "pid_file": path, "mem": bytes | null,
+ *                    "sm": percent}],
+ *       "graphics": [...]
+ *     }]
+ *   }]
+ * }
+ *
+ * A sample is one nvmlDeviceGetMemoryInfo call (gpu-tracker reads it once
+ * per device and sample, and once when it starts, which sees sample 0 too).
+ * "pid_file" entries take the PID a workload wrote there; they are skipped
+ * while the file is absent.  FAKE_NVML_LOG, when set, names a file that
+ * gets one line per call of nvmlInit*, nvmlShutdown and per sample
+ * ("sample DEVICE N", N = 0 for the reading at start).
+ *
+ * Built with FAKE_NVML_OLD (nvml_old.c) it is a driver from before the
+ * versioned functions: only nvmlInit, nvmlDeviceGetCount,
+ * nvmlDeviceGetHandleByIndex and the unversioned process listings (v1
+ * structs), and no power, energy or process utilization. */
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int nvmlReturn_t;
+typedef struct fake_dev *nvmlDevice_t;
+
+typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
+typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_v2_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+
+struct fake_dev {
+    const cJSON *json;
+    long reads;     /* nvmlDeviceGetMemoryInfo calls */
+};
+
+static cJSON *scenario;
+static struct fake_dev devs[16];
+static int n_devs, initialized;
+
+__attribute__((format(printf, 1, 2)))
+static void log_line(const char *fmt, ...)
+{
+    const char *path = getenv("FAKE_NVML_LOG");
+    if (!path)
+        return;
+    FILE *f = fopen(path, "a");
+    if (f) {
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+        fputc('\n', f);
+        fclose(f);
+    }
+}
+
+static int error_in(const cJSON *obj, const char *func)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "errors"), func);
+    return cJSON_IsNumber(e) ? e->valueint : 0;
+}
+
+static const cJSON *sample_of(const struct fake_dev *d)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(d->json, "samples");
+    int n = cJSON_GetArraySize(s);
+    if (n == 0)
+        return NULL;
+    long k = d->reads - 2;
+    if (k < 0)
+        k = 0;
+    if (k >= n)
+        k = n - 1;
+    return cJSON_GetArrayItem(s, (int)k);
+}
+
+static double num(const cJSON *obj, const char *key, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* The code a device function returns before doing anything: not
+ * initialized, bad handle, lost, or an error the scenario sets. */
+static int check(const struct fake_dev *d, const char *func)
+{
+    if (!initialized)
+        return 1;   /* NVML_ERROR_UNINITIALIZED */
+    if (!d || d < devs || d >= devs + n_devs)
+        return 2;   /* NVML_ERROR_INVALID_ARGUMENT */
+    const cJSON *lost = cJSON_GetObjectItemCaseSensitive(d->json, "lost_after");
+    if (cJSON_IsNumber(lost) && d->reads - 1 > lost->valueint)
+        return 15;  /* NVML_ERROR_GPU_IS_LOST */
+    int e = error_in(d->json, func);
+    if (!e && sample_of(d))
+        e = error_in(sample_of(d), func);
+    return e;
+}
+
+/* Exported functions (prototypes for -Wmissing-prototypes). */
+const char *nvmlErrorString(nvmlReturn_t r);
+nvmlReturn_t nvmlShutdown(void);
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *buf, unsigned int len);
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m);
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u);
+
+const char *nvmlErrorString(nvmlReturn_t r)
+{
+    switch (r) {
+    case 0: return "Success";
+    case 1: return "Uninitialized";
+    case 2: return "Invalid Argument";
+    case 3: return "Not Supported";
+    case 4: return "Insufficient Permissions";
+    case 7: return "Insufficient Size";
+    case 9: return "Driver Not Loaded";
+    case 15: return "GPU is lost";
+    default: return "Unknown Error";
+    }
+}
+
+static nvmlReturn_t do_init(const char *name)
+{
+    log_line("%s", name);
+    const char *path = getenv("FAKE_NVML_SCENARIO");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        return 9;   /* NVML_ERROR_DRIVER_NOT_LOADED */
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON_Delete(scenario);
+    if (!(scenario = cJSON_Parse(text)))
+        return 999;
+    int e = error_in(scenario, "nvmlInit_v2");
+    if (e) {
+        cJSON_Delete(scenario);
+        scenario = NULL;
+        return e;
+    }
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(scenario, "devices");
+    n_devs = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list) {
+        if (n_devs < 16)
+            devs[n_devs++] = (struct fake_dev){it, 0};
+    }
+    initialized = 1;
+    return 0;
+}
+
+nvmlReturn_t nvmlShutdown(void)
+{
+    log_line("nvmlShutdown");
+    if (!initialized)
+        return 1;
+    initialized = 0;
+    cJSON_Delete(scenario);
+    scenario = NULL;
+    return 0;
+}
+
+static nvmlReturn_t do_count(unsigned int *n)
+{
+    if (!initialized)
+        return 1;
+    int e = error_in(scenario, "nvmlDeviceGetCount_v2");
+    if (e)
+        return e;
+    *n = (unsigned int)n_devs;
+    return 0;
+}
+
+static nvmlReturn_t do_handle(unsigned int i, nvmlDevice_t *d)
+{
+    if (!initialized)
+        return 1;
+    if (i >= (unsigned int)n_devs)
+        return 2;
+    int e = error_in(devs[i].json, "nvmlDeviceGetHandleByIndex_v2");
+    if (e)
+        return e;
+    *d = &devs[i];
+    return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *buf, unsigned int len)
+{
+    int e = check(d, "nvmlDeviceGetUUID");
+    if (e)
+        return e;
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(d->json, "uuid");
+    if (!cJSON_IsString(u) || strlen(u->valuestring) >= len)
+        return 7;
+    strcpy(buf, u->valuestring);
+    return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
+{
+    if (initialized && d >= devs && d < devs + n_devs) {
+        d->reads++;
+        log_line("sample %d %ld", (int)(d - devs), d->reads - 1);
+    }
+    int e = check(d, "nvmlDeviceGetMemoryInfo");
+    if (e)
+        return e;
+    m->total = (unsigned long long)num(d->json, "total", 0);
+    m->used = (unsigned long long)num(sample_of(d), "used", 0);
+    m->free = m->total > m->used ? m->total - m->used : 0;
+    return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
+{
+    int e = check(d, "nvmlDeviceGetUtilizationRates");
+    if (e)
+        return e;
+    u->gpu = (unsigned int)num(sample_of(d), "util", 0);
+    u->memory = 0;
+    return 0;
+}
+
+/* The PID of a process entry: "pid", or the number in "pid_file"; 0 while
+ * that file does not exist yet. */
+static unsigned int pid_of(const cJSON *p)
+{
+    const cJSON *file = cJSON_GetObjectItemCaseSensitive(p, "pid_file");
+    if (!cJSON_IsString(file))
+        return (unsigned int)num(p, "pid", 0);
+    FILE *f = fopen(file->valuestring, "r");
+    unsigned int pid = 0;
+    if (f) {
+        if (fscanf(f, "%u", &pid) != 1)
+            pid = 0;
+        fclose(f);
+    }
+    return pid;
+}
+
+static nvmlReturn_t list(nvmlDevice_t d, const char *func, const char *key, unsigned int *count,
+                         void *out, int v1)
+{
+    int e = check(d, func);
+    if (e)
+        return e;
+    const cJSON *procs = cJSON_GetObjectItemCaseSensitive(sample_of(d), key);
+    unsigned int n = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, procs) {
+        if (pid_of(p))
+            n++;
+    }
+    if (*count < n || (!out && n)) {
+        *count = n;
+        return 7;   /* NVML_ERROR_INSUFFICIENT_SIZE */
+    }
+    unsigned int k = 0;
+    cJSON_ArrayForEach(p, procs) {
+        unsigned int pid = pid_of(p);
+        if (!pid)
+            continue;
+        const cJSON *mem = cJSON_GetObjectItemCaseSensitive(p, "mem");
+        unsigned long long bytes = cJSON_IsNumber(mem) ? (unsigned long long)mem->valuedouble : ULLONG_MAX;
+        if (v1)
+            ((nvmlProcessInfo_v1_t *)out)[k++] = (nvmlProcessInfo_v1_t){pid, bytes};
+        else
+            ((nvmlProcessInfo_v2_t *)out)[k++] = (nvmlProcessInfo_v2_t){pid, bytes, 0xFFFFFFFF, 0xFFFFFFFF};
+    }
+    *count = n;
+    return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p);
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p);
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p)
+{
+    return list(d, "nvmlDeviceGetComputeRunningProcesses", "compute", n, p, 1);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p)
+{
+    return list(d, "nvmlDeviceGetGraphicsRunningProcesses", "graphics", n, p, 1);
+}
+
+#ifdef FAKE_NVML_OLD
+nvmlReturn_t nvmlInit(void);
+nvmlReturn_t nvmlDeviceGetCount(unsigned int *n);
+nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d);
+nvmlReturn_t nvmlInit(void) { return do_init("nvmlInit"); }
+nvmlReturn_t nvmlDeviceGetCount(unsigned int *n) { return do_count(n); }
+nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d) { return do_handle(i, d); }
+#else
+nvmlReturn_t nvmlInit_v2(void);
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n);
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d);
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p);
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p);
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw);
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj);
+nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *u,
+                                             unsigned int *n, unsigned long long last_seen);
+
+nvmlReturn_t nvmlInit_v2(void) { return do_init("nvmlInit_v2"); }
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n) { return do_count(n); }
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) { return do_handle(i, d); }
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
+{
+    return list(d, "nvmlDeviceGetComputeRunningProcesses_v3", "compute", n, p, 0);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
+{
+    return list(d, "nvmlDeviceGetGraphicsRunningProcesses_v3", "graphics", n, p, 0);
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw)
+{
+    int e = check(d, "nvmlDeviceGetPowerUsage");
+    if (e)
+        return e;
+    *mw = (unsigned int)num(sample_of(d), "power_mw", 0);
+    return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
+{
+    int e = check(d, "nvmlDeviceGetTotalEnergyConsumption");
+    if (e)
+        return e;
+    *mj = (unsigned long long)num(sample_of(d), "energy_mj", 0);
+    return 0;
+}
+
+/* One utilization sample, stamped now, per process entry with "sm". */
+nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *u,
+                                             unsigned int *n, unsigned long long last_seen)
+{
+    (void)last_seen;
+    int e = check(d, "nvmlDeviceGetProcessUtilization");
+    if (e)
+        return e;
+    const char *keys[] = {"compute", "graphics"};
+    unsigned int need = 0;
+    for (int k = 0; k < 2; k++) {
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(sample_of(d), keys[k])) {
+            if (pid_of(p) && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "sm")))
+                need++;
+        }
+    }
+    if (!need)
+        return 6;   /* NVML_ERROR_NOT_FOUND: no sample since last_seen */
+    if (!u || *n < need) {
+        *n = need;
+        return 7;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long long now = (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+    unsigned int at = 0;
+    for (int k = 0; k < 2; k++) {
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(sample_of(d), keys[k])) {
+            if (!pid_of(p) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "sm")))
+                continue;
+            u[at++] = (nvmlProcessUtilizationSample_t){pid_of(p), now, (unsigned int)num(p, "sm", 0), 0, 0, 0};
+        }
+    }
+    *n = need;
+    return 0;
+}
+#endif

@@ -1,0 +1,244 @@
+/* The sampler's arithmetic on a /proc tree written by the test: memory sums
+ * with shared mappings counted once per path, thread counts, high-water
+ * marks, and CPU percents across a descendant that exits between samples
+ * (its final time arrives in its parent's cutime).  Every expected figure
+ * follows from the files; the only real-time input is the wall time between
+ * the two samples, which the test brackets. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc/parse.h"
+#include "sampler/sampler.h"
+
+#define KB 1024ULL
+
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    /* Each parent folder, then the file, rewritten in place so that a
+     * descriptor the sampler keeps open sees the new text. */
+    for (char *s = strchr(path + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        mkdir(path, 0755);
+        *s = '/';
+    }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* /proc/PID/stat up to rss and a little beyond; times in ticks. */
+static void put_stat(int pid, int ppid, int threads, unsigned utime, unsigned cutime)
+{
+    char rel[64], text[512];
+    snprintf(rel, sizeof rel, "%d/stat", pid);
+    snprintf(text, sizeof text,
+             "%d (w %d) S %d %d %d 0 -1 4194304 100 0 0 0 %u 0 %u 0 20 0 %d 0 1000 10000000 500 "
+             "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+             pid, pid, ppid, ppid, ppid, utime, cutime, threads);
+    put(rel, text);
+}
+
+static void put_status(int pid, unsigned hwm_kb)
+{
+    char rel[64], text[256];
+    snprintf(rel, sizeof rel, "%d/status", pid);
+    snprintf(text, sizeof text, "Name:\tw\nState:\tS (sleeping)\nVmHWM:\t%8u kB\nVmRSS:\t%8u kB\n",
+             hwm_kb, hwm_kb / 2);
+    put(rel, text);
+}
+
+/* One smaps mapping with the four fields the sampler reads. */
+static void mapping(char *buf, size_t size, const char *path, unsigned priv_kb, unsigned shared_kb)
+{
+    size_t n = strlen(buf);
+    snprintf(buf + n, size - n,
+             "7f0000000000-7f0000100000 r-xp 00000000 fe:00 1234                       %s\n"
+             "Size:               1024 kB\nRss:                %u kB\n"
+             "Shared_Clean:       %u kB\nShared_Dirty:          0 kB\n"
+             "Private_Clean:         0 kB\nPrivate_Dirty:      %u kB\nSwap:                  0 kB\n",
+             path, priv_kb + shared_kb, shared_kb, priv_kb);
+}
+
+static void put_smaps(int pid, const char *text)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "%d/smaps", pid);
+    put(rel, text);
+    /* smaps_rollup: the same totals (the sampler uses smaps when it needs
+     * paths, as here). */
+    snprintf(rel, sizeof rel, "%d/smaps_rollup", pid);
+    put(rel, "00400000-7fff00000000 ---p 00000000 00:00 0 [rollup]\nRss: 0 kB\n"
+             "Shared_Clean: 0 kB\nShared_Dirty: 0 kB\nPrivate_Clean: 0 kB\nPrivate_Dirty: 0 kB\n");
+}
+
+static void put_system(unsigned user0, unsigned idle0, unsigned user1, unsigned idle1)
+{
+    char text[256];
+    snprintf(text, sizeof text, "cpu  %u 0 0 %u 0 0 0 0 0 0\ncpu0 %u 0 0 %u 0 0 0 0 0 0\n"
+             "cpu1 %u 0 0 %u 0 0 0 0 0 0\nctxt 1\nbtime 1\n",
+             user0 + user1, idle0 + idle1, user0, idle0, user1, idle1);
+    put("stat", text);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void within(double v, double lo, double hi)
+{
+    if (!(v >= lo && v <= hi))
+        fail_msg("%.9g not in [%.9g, %.9g]", v, lo, hi);
+}
+
+static void test_tree(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof root, "/tmp/gt-test-sampler-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    /* What gt_procfs probes once: smaps_rollup and children files exist. */
+    put("self/smaps_rollup", "");
+    char rel[64];
+    snprintf(rel, sizeof rel, "%d/task/%d/children", (int)getpid(), (int)getpid());
+    put(rel, "");
+    put("meminfo", "MemTotal:  8000000 kB\nMemFree:  1000000 kB\nMemAvailable: 5000000 kB\n"
+                   "Buffers:  100000 kB\nCached:  2000000 kB\nShmem:  10000 kB\n"
+                   "SReclaimable:  300000 kB\n");
+    put_system(100, 900, 100, 900);
+
+    /* main 100 (2 threads) -> child 101 -> grandchild 102 (3 threads) */
+    char m[2048] = "";
+    put_stat(100, 1, 2, 10, 0);
+    put("100/task/100/children", "101 ");
+    put("100/task/1001/children", "");
+    put_status(100, 5000);
+    mapping(m, sizeof m, "/usr/lib/libc.so.6", 0, 100);
+    mapping(m, sizeof m, "", 1000, 0);
+    put_smaps(100, m);
+
+    put_stat(101, 100, 1, 5, 0);
+    put("101/task/101/children", "102 ");
+    put_status(101, 3000);
+    m[0] = '\0';
+    mapping(m, sizeof m, "/usr/lib/libc.so.6", 0, 100);
+    mapping(m, sizeof m, "", 2000, 0);
+    put_smaps(101, m);
+
+    put_stat(102, 101, 3, 30, 0);
+    put("102/task/102/children", "");
+    put_status(102, 7000);
+    m[0] = '\0';
+    mapping(m, sizeof m, "/usr/lib/libc.so.6", 0, 60);
+    mapping(m, sizeof m, "/data/x (deleted)", 0, 40);
+    mapping(m, sizeof m, "", 500, 0);
+    put_smaps(102, m);
+
+    gt_sampler_config cfg = {.main_pid = 100, .proc_root = root};
+    gt_sampler *s;
+    gt_error err;
+    assert_int_equal(gt_sampler_new(&cfg, &s, &err), GT_OK);
+    assert_int_equal(gt_sampler_core_count(s), 2);
+    assert_true(gt_sampler_ram_capacity(s) == 8000000 * KB);
+
+    gt_sample a, b;
+    double t0 = now();
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    double t1 = now();
+    assert_int_equal(a.cpu_valid, 0);
+    assert_true(a.main.private_rss == 1000 * KB && a.main.shared_rss == 100 * KB);
+    assert_true(a.descendants.private_rss == 2500 * KB);
+    /* libc counted once (its largest share, 100), plus /data/x */
+    assert_true(a.descendants.shared_rss == 140 * KB);
+    assert_true(a.combined.private_rss == 3500 * KB && a.combined.shared_rss == 140 * KB);
+    assert_int_equal(a.main_n_threads, 2);
+    assert_int_equal(a.descendants_n_threads, 4);
+    assert_int_equal(a.combined_n_threads, 6);
+    assert_true(a.main_hwm == 5000 * KB && a.descendants_max_hwm == 7000 * KB);
+    /* psutil's used: total - free - buffers - cached - sreclaimable */
+    assert_true(a.system_ram == (8000000 - 1000000 - 100000 - 2000000 - 300000) * KB);
+    assert_int_equal(gt_sampler_main_alive(s), 1);
+
+    /* Half a second of main's CPU and 0.2 s of the child's; the grandchild
+     * ran 0.1 s more, exited, and its parent reaped its 0.4 s in total. */
+    put_stat(100, 1, 2, 60, 0);
+    put_stat(101, 100, 1, 25, 40);
+    put("101/task/101/children", "");
+    char gone[128];
+    snprintf(gone, sizeof gone, "rm -r '%s/102'", root);
+    assert_int_equal(system(gone), 0);
+    put_system(130, 970, 200, 900); /* cpu0: 30 of 100 ticks busy; cpu1: 100 of 100 */
+    m[0] = '\0';
+    mapping(m, sizeof m, "/usr/lib/libc.so.6", 0, 100);
+    mapping(m, sizeof m, "", 1500, 0);
+    put_smaps(100, m);
+    struct timespec pause = {0, 50 * 1000000L};
+    nanosleep(&pause, NULL);
+    double t2 = now();
+    assert_int_equal(gt_sampler_take(s, &b, &err), GT_OK);
+    double t3 = now();
+    assert_int_equal(b.cpu_valid, 1);
+    double lo = t2 - t1, hi = t3 - t0; /* the sampler's wall time is within */
+    within(b.cpu_main_sum, 0.5 / hi * 100, 0.5 / lo * 100);
+    within(b.cpu_descendants_sum, 0.3 / hi * 100, 0.3 / lo * 100);
+    within(b.cpu_combined_sum - b.cpu_main_sum - b.cpu_descendants_sum, -1e-9, 1e-9);
+    within(b.cpu_system_sum, 130 - 1e-9, 130 + 1e-9);
+    assert_true(b.main.private_rss == 1500 * KB);
+    assert_true(b.descendants.private_rss == 2000 * KB && b.descendants.shared_rss == 100 * KB);
+    assert_true(b.combined.shared_rss == 100 * KB);
+    assert_int_equal(b.descendants_n_threads, 1);
+    assert_int_equal(b.combined_n_threads, 3);
+    /* a high-water mark is kept after its process is gone */
+    assert_true(b.descendants_max_hwm == 7000 * KB);
+
+    gt_sampler_free(&s);
+    assert_null(s);
+    snprintf(gone, sizeof gone, "rm -r '%s'", root);
+    assert_int_equal(system(gone), 0);
+}
+
+/* A main process that does not exist is an error at the first sample. */
+static void test_missing_main(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof root, "/tmp/gt-test-sampler-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    put("meminfo", "MemTotal:  8000000 kB\nMemFree:  1000000 kB\nBuffers:  1 kB\nCached:  1 kB\n");
+    put_system(1, 1, 1, 1);
+    gt_sampler_config cfg = {.main_pid = 4242, .proc_root = root};
+    gt_sampler *s;
+    gt_error err;
+    assert_int_equal(gt_sampler_new(&cfg, &s, &err), GT_OK);
+    gt_sample a;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_ERR_NOPROC);
+    assert_non_null(strstr(err.msg, "4242"));
+    gt_sampler_free(&s);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -r '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tree),
+        cmocka_unit_test(test_missing_main),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

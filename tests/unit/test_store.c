@@ -1,0 +1,323 @@
+/* Tracking files: the rows the Python package wrote for the same figures
+ * (the CSV files of tracker-output/, four unit combinations), its SQLite schema, empty
+ * cells for unavailable figures, and an existing file left alone. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+static const char *ref_dir(void)
+{
+    const char *d = getenv("GT_REF");
+    return d ? d : "tests/fixtures/reference";
+}
+
+/* Lines of a small text file, NUL-terminated in place; caller frees lines[0]. */
+static int read_lines(const char *path, char **lines, int max)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *b = calloc(1, 1 << 16);
+    size_t len = fread(b, 1, (1 << 16) - 1, f);
+    fclose(f);
+    int n = 0;
+    for (char *p = b; p < b + len && n < max;) {
+        lines[n++] = p;
+        char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+    if (n == 0)
+        free(b);
+    return n;
+}
+
+/* The measurements behind the reference files, in bytes and percent.  RAM is
+ * private + shared: the Python package converts each part and adds them,
+ * which is what makes 16754 bytes 16.753999999999998 kilobytes. */
+static const uint64_t ram_parts[3][3][2] = {
+    {{4565, 4566}, {6138, 6138}, {8490, 8491}},
+    {{6004, 6001}, {9145, 9145}, {13388, 13388}},
+    {{6718, 10036}, {13818, 16390}, {20536, 22017}},
+};
+static const uint64_t system_ram[3] = {30000000000ULL, 31000000000ULL, 29000000000ULL};
+static const uint64_t gpu_ram[3][4] = {
+    {0, 0, 0, 0},
+    {1600000000ULL, 900000000ULL, 2500000000ULL, 3000000000ULL},
+    {1500000000ULL, 4300000000ULL, 5800000000ULL, 6500000000ULL},
+};
+static const int threads[3][3] = {{0, 5, 5}, {0, 4, 4}, {2, 6, 8}};
+static const double cpu[3][4] = { /* system, main, descendants, combined */
+    {270.5, 60.4, 134.3, 194.7},
+    {239.1, 198.9, 112.7, 311.6},
+    {276.3, 99.8, 142.2, 242.0},
+};
+
+typedef struct ref_case {
+    const char *name;
+    gt_ram_unit ram, gpu_ram;
+    gt_time_unit time;
+    int cores, gpus;          /* expected cores and GPUs */
+    double gpu_sum[3];        /* the synthetic GPU figures differ per file */
+} ref_case;
+
+static const ref_case cases[] = {
+    {"False-Linux-bytes-megabytes-seconds", GT_BYTES, GT_MEGABYTES, GT_SECONDS, 3, 3, {0, 150, 135}},
+    {"False-Linux-kilobytes-bytes-days", GT_KILOBYTES, GT_BYTES, GT_DAYS, 4, 3, {0, 150, 135}},
+    {"False-Linux-kilobytes-gigabytes-minutes", GT_KILOBYTES, GT_GIGABYTES, GT_MINUTES, 2, 1, {0, 75, 55}},
+    {"False-Linux-megabytes-kilobytes-hours", GT_MEGABYTES, GT_KILOBYTES, GT_HOURS, 1, 2, {0, 125, 100}},
+};
+
+static gt_static_data static_of(const ref_case *c)
+{
+    return (gt_static_data){
+        .ram_unit = c->ram, .gpu_ram_unit = c->gpu_ram, .time_unit = c->time,
+        .ram_system_capacity = 67000000000ULL, .gpu_ram_system_capacity = 36594000000ULL,
+        .system_core_count = 4, .n_expected_cores = c->cores,
+        .system_gpu_count = 3, .n_expected_gpus = c->gpus,
+    };
+}
+
+static gt_sample sample_of(const ref_case *c, int row)
+{
+    gt_sample s = {0};
+    s.timestamp = 900 + 100 * row;
+    gt_rss *r[3] = {&s.main, &s.descendants, &s.combined};
+    for (int k = 0; k < 3; k++)
+        *r[k] = (gt_rss){ram_parts[row][k][0], ram_parts[row][k][1]};
+    s.system_ram = system_ram[row];
+    s.main_gpu_ram = gpu_ram[row][0];
+    s.descendants_gpu_ram = gpu_ram[row][1];
+    s.combined_gpu_ram = gpu_ram[row][2];
+    s.system_gpu_ram = gpu_ram[row][3];
+    s.gpu_sum_percent = c->gpu_sum[row];
+    s.main_n_threads = threads[row][0];
+    s.descendants_n_threads = threads[row][1];
+    s.combined_n_threads = threads[row][2];
+    s.cpu_valid = 1;
+    s.cpu_system_sum = cpu[row][0];
+    s.cpu_main_sum = cpu[row][1];
+    s.cpu_descendants_sum = cpu[row][2];
+    s.cpu_combined_sum = cpu[row][3];
+    return s;
+}
+
+static void write_file(const char *path, const ref_case *c, int overwrite)
+{
+    gt_static_data sd = static_of(c);
+    gt_store *st;
+    gt_error err;
+    assert_int_equal(gt_store_open(path, overwrite, &sd, &st, &err), GT_OK);
+    for (int row = 0; row < 3; row++) {
+        gt_sample s = sample_of(c, row);
+        assert_int_equal(gt_store_append(st, &s, &err), GT_OK);
+    }
+    assert_int_equal(gt_store_close(&st, &err), GT_OK);
+    assert_null(st);
+}
+
+/* Every timepoint cell equals the Python package's text for the same figure,
+ * in all four unit combinations.  Only the timestamp differs in form: the
+ * reference's synthetic timestamps were integers, ours are Unix seconds as
+ * floats, as in the package's real files. */
+static void test_csv_matches_reference(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gt-test-store-XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        write_file(path, &cases[i], 1);
+        char *got[8], *want[8], ref[512];
+        snprintf(ref, sizeof ref, "%s/tracker-output/%s.csv", ref_dir(), cases[i].name);
+        assert_int_equal(read_lines(path, got, 8), 6);
+        assert_int_equal(read_lines(ref, want, 8), 4);
+        assert_string_equal(got[0], "ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,"
+                                    "gpu_ram_system_capacity,system_core_count,n_expected_cores,"
+                                    "system_gpu_count,n_expected_gpus");
+        char row[256];
+        snprintf(row, sizeof row, "%s,%s,%s,", gt_ram_unit_name(cases[i].ram),
+                 gt_ram_unit_name(cases[i].gpu_ram), gt_time_unit_name(cases[i].time));
+        assert_memory_equal(got[1], row, strlen(row));
+        assert_string_equal(got[2], want[0]);
+        for (int r = 0; r < 3; r++) {
+            char *cut = strrchr(got[3 + r], ',');
+            assert_non_null(cut);
+            snprintf(row, sizeof row, ",%d.0", 900 + 100 * r);
+            assert_string_equal(cut, row);
+            size_t n = (size_t)(cut - got[3 + r]);
+            assert_true(strrchr(want[1 + r], ',') - want[1 + r] == (ptrdiff_t)n);
+            assert_memory_equal(got[3 + r], want[1 + r], n);
+        }
+        free(got[0]);
+        free(want[0]);
+    }
+    /* The static row in full, for one combination. */
+    write_file(path, &cases[2], 1);
+    char *got[8];
+    assert_int_equal(read_lines(path, got, 8), 6);
+    assert_string_equal(got[1], "kilobytes,gigabytes,minutes,67000000.0,36.594,4,2,3,1");
+    /* Unit names are the only text: nothing is ever quoted. */
+    for (int l = 0; l < 6; l++)
+        assert_null(strchr(got[l], '"'));
+    free(got[0]);
+    unlink(path);
+}
+
+/* Unavailable figures are empty cells: the first sample's CPU (no interval
+ * closed yet) and a NaN. */
+static void test_csv_empty_cells(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gt-test-store-XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    gt_static_data sd = static_of(&cases[0]);
+    gt_store *st;
+    gt_error err;
+    assert_int_equal(gt_store_open(path, 1, &sd, &st, &err), GT_OK);
+    gt_sample s = sample_of(&cases[0], 0);
+    s.cpu_valid = 0;
+    s.gpu_sum_percent = NAN;
+    assert_int_equal(gt_store_append(st, &s, &err), GT_OK);
+    /* A repeated value must print the same (the writer reuses its text). */
+    s.cpu_valid = 1;
+    s.gpu_sum_percent = -0.0;
+    assert_int_equal(gt_store_append(st, &s, &err), GT_OK);
+    s.gpu_sum_percent = 0.0;
+    assert_int_equal(gt_store_append(st, &s, &err), GT_OK);
+    assert_int_equal(gt_store_close(&st, &err), GT_OK);
+    char *got[8];
+    assert_int_equal(read_lines(path, got, 8), 6);
+    assert_string_equal(got[3], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,,,0,5,5,,,,,,,,,900.0");
+    assert_string_equal(got[4], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,-0.0,-0.0,0,5,5,"
+                                "270.5,67.625,60.4,20.133333333333333,134.3,44.76666666666667,"
+                                "194.7,64.89999999999999,900.0");
+    assert_memory_equal(got[5], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,0.0,0.0,", 60);
+    free(got[0]);
+    unlink(path);
+}
+
+static char *query_text(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    const unsigned char *t = sqlite3_column_text(q, 0);
+    char *r = strdup(t ? (const char *)t : "(null)");
+    sqlite3_finalize(q);
+    return r;
+}
+
+/* The tables the Python package creates, spelled as it spells them (read
+ * from a file it wrote), and the same figures as the CSV file. */
+static void test_sqlite_layout(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gt-test-store-XXXXXX.sqlite";
+    int fd = mkstemps(path, 7);
+    assert_true(fd >= 0);
+    close(fd);
+    write_file(path, &cases[2], 1);
+
+    char ref[512];
+    snprintf(ref, sizeof ref, "%s/sub-tracking/tracking.sqlite", ref_dir());
+    sqlite3 *py, *db;
+    assert_int_equal(sqlite3_open_v2(ref, &py, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    const char *tables[] = {"data", "static_data"};
+    for (int i = 0; i < 2; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT sql FROM sqlite_master WHERE type='table' AND name='%s'",
+                 tables[i]);
+        char *want = query_text(py, sql), *got = query_text(db, sql);
+        assert_string_equal(got, want);
+        free(want);
+        free(got);
+    }
+    char *v = query_text(db, "SELECT count(*) FROM sqlite_master WHERE type='table'");
+    assert_string_equal(v, "2");
+    free(v);
+    v = query_text(db, "SELECT ram_unit || ',' || gpu_ram_unit || ',' || time_unit || ',' || "
+                       "n_expected_cores || ',' || n_expected_gpus FROM static_data");
+    assert_string_equal(v, "kilobytes,gigabytes,minutes,2,1");
+    free(v);
+    v = query_text(db, "SELECT count(*) FROM data");
+    assert_string_equal(v, "3");
+    free(v);
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT main_ram, combined_gpu_ram, "
+                                            "cpu_main_hardware_utilization_percent, timestamp "
+                                            "FROM data ORDER BY timestamp", -1, &q, NULL),
+                     SQLITE_OK);
+    const double want[3][4] = {{9.131, 0.0, 30.2, 900}, {12.005, 2.5, 99.45, 1000},
+                               {16.753999999999998, 5.8, 49.9, 1100}};
+    for (int r = 0; r < 3; r++) {
+        assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+        for (int c = 0; c < 4; c++)
+            assert_true(sqlite3_column_double(q, c) == want[r][c]);
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    sqlite3_close(py);
+    unlink(path);
+}
+
+/* An existing file (or a link in its place) is refused and left as it was;
+ * overwrite replaces it; an unknown extension is refused. */
+static void test_existing_file(void **state)
+{
+    (void)state;
+    const char *exts[] = {".csv", ".sqlite"};
+    for (int i = 0; i < 2; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/gt-test-store-XXXXXX%s", exts[i]);
+        int fd = mkstemps(path, (int)strlen(exts[i]));
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "keep\n", 5), 5);
+        close(fd);
+        gt_static_data sd = static_of(&cases[0]);
+        gt_store *st = NULL;
+        gt_error err;
+        assert_int_equal(gt_store_open(path, 0, &sd, &st, &err), GT_ERR_EXISTS);
+        assert_null(st);
+        assert_non_null(strstr(err.msg, "--overwrite"));
+        char *got[2];
+        assert_int_equal(read_lines(path, got, 2), 1);
+        assert_string_equal(got[0], "keep");
+        free(got[0]);
+        write_file(path, &cases[0], 1);
+        unlink(path);
+    }
+    gt_static_data sd = static_of(&cases[0]);
+    gt_store *st = NULL;
+    gt_error err;
+    assert_int_equal(gt_store_open("/tmp/gt-test-store.txt", 1, &sd, &st, &err), GT_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "'.csv' or '.sqlite'"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv_matches_reference),
+        cmocka_unit_test(test_csv_empty_cells),
+        cmocka_unit_test(test_sqlite_layout),
+        cmocka_unit_test(test_existing_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
