@@ -72,6 +72,20 @@ GT_API gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out);
 
 typedef void (*gt_log_fn)(void *ctx, const char *message);
 
+#define GT_TIMEPOINT_MAX_GPUS 16
+
+/* One selected GPU in a gt_timepoint. */
+typedef struct gt_timepoint_gpu {
+    char uuid[96];
+    int power_valid;
+    double power_watts;
+    /* The device's cumulative energy counter (NVML: since the driver was
+     * loaded; ROCm SMI: its accumulator), joules; it restarts from 0 when the
+     * driver reloads. */
+    int energy_valid;
+    double energy_joules;
+} gt_timepoint_gpu;
+
 /* One sample as it is taken, for live displays and exporters.  Base units:
  * bytes, percent of one core (CPU) or of one GPU, seconds.  The *_valid
  * flags say which figures are available; an unavailable percent is NaN. */
@@ -87,6 +101,15 @@ typedef struct gt_timepoint {
         system_gpu_ram_capacity;
     double gpu_sum_percent;     /* summed over the selected GPUs */
     int n_expected_gpus;
+    /* SM utilization of the tracked processes, summed over the GPUs, and
+     * total power of the selected GPUs; 0 valid flags where not read. */
+    int gpu_sm_valid;
+    double gpu_sm_main, gpu_sm_descendants, gpu_sm_combined;
+    int gpu_power_valid;
+    double gpu_power_watts;
+    /* Each selected GPU (the first GT_TIMEPOINT_MAX_GPUS of them). */
+    size_t n_gpus;
+    gt_timepoint_gpu gpus[GT_TIMEPOINT_MAX_GPUS];
     /* CPU percent of one core over the last interval; cpu_valid is 0 for the
      * first sample, which closes no interval (the percents are NaN then). */
     int cpu_valid;

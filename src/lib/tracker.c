@@ -253,6 +253,12 @@ static void publish(const gt_tracker *t, const gt_sample *s, const aggregate *a)
         .system_gpu_ram_capacity = sd->gpu_ram_system_capacity,
         .gpu_sum_percent = sd->n_expected_gpus > 0 ? s->gpu_sum_percent : NAN,
         .n_expected_gpus = sd->n_expected_gpus,
+        .gpu_sm_valid = s->gpu_sm_valid,
+        .gpu_sm_main = s->gpu_sm_valid ? s->gpu_sm_main : NAN,
+        .gpu_sm_descendants = s->gpu_sm_valid ? s->gpu_sm_descendants : NAN,
+        .gpu_sm_combined = s->gpu_sm_valid ? s->gpu_sm_combined : NAN,
+        .gpu_power_valid = s->gpu_power_valid,
+        .gpu_power_watts = s->gpu_power_valid ? s->gpu_power_watts : NAN,
         .cpu_valid = s->cpu_valid,
         .cpu_system_sum = s->cpu_valid ? s->cpu_system_sum : NAN,
         .cpu_main_sum = s->cpu_valid ? s->cpu_main_sum : NAN,
@@ -267,6 +273,17 @@ static void publish(const gt_tracker *t, const gt_sample *s, const aggregate *a)
         .descendants_n_threads = s->descendants_n_threads,
         .combined_n_threads = s->combined_n_threads,
     };
+    /* The devices' readings are those of this sample: same thread. */
+    size_t n;
+    const gt_gpu_device_reading *dev = gt_gpu_devices(t->gpu, &n);
+    for (size_t i = 0; dev && i < n && i < GT_TIMEPOINT_MAX_GPUS; i++) {
+        gt_timepoint_gpu *g = &tp.gpus[tp.n_gpus++];
+        snprintf(g->uuid, sizeof g->uuid, "%s", dev[i].uuid ? dev[i].uuid : "");
+        g->power_valid = dev[i].power_valid;
+        g->power_watts = dev[i].power_valid ? dev[i].power_watts : NAN;
+        g->energy_valid = dev[i].energy_valid;
+        g->energy_joules = dev[i].energy_valid ? dev[i].energy_joules : NAN;
+    }
     t->opts.on_timepoint(t->opts.on_timepoint_ctx, &tp);
 }
 

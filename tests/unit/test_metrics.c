@@ -88,6 +88,31 @@ static void test_prometheus_text(void **state)
     t = format(&tp, 0);
     assert_non_null(strstr(t, "\ngpu_tracker_gpu_ram_bytes{set=\"main\"} 2000000\n"));
     assert_non_null(strstr(t, "\ngpu_tracker_gpu_utilization_percent 40\n"));
+    assert_null(strstr(t, "gpu_tracker_gpu_power_watts")); /* no power read */
+    assert_null(strstr(t, "gpu_tracker_gpu_process_utilization_percent"));
+    free(t);
+
+    /* Per-GPU figures carry the UUID, escaped as a label value. */
+    tp.n_gpus = 2;
+    snprintf(tp.gpus[0].uuid, sizeof tp.gpus[0].uuid, "GPU-a\"b\\c");
+    tp.gpus[0].power_valid = 1;
+    tp.gpus[0].power_watts = 75.5;
+    tp.gpus[0].energy_valid = 1;
+    tp.gpus[0].energy_joules = 1234.5;
+    snprintf(tp.gpus[1].uuid, sizeof tp.gpus[1].uuid, "GPU-2");
+    tp.gpus[1].power_valid = 0; /* not read this sample: left out */
+    tp.gpus[1].energy_valid = 1;
+    tp.gpus[1].energy_joules = 10;
+    tp.gpu_sm_valid = 1;
+    tp.gpu_sm_main = 20;
+    tp.gpu_sm_descendants = 5;
+    tp.gpu_sm_combined = 25;
+    t = format(&tp, 0);
+    assert_non_null(strstr(t, "\ngpu_tracker_gpu_power_watts{uuid=\"GPU-a\\\"b\\\\c\"} 75.5\n"));
+    assert_null(strstr(t, "gpu_tracker_gpu_power_watts{uuid=\"GPU-2\"}"));
+    assert_non_null(strstr(t, "# TYPE gpu_tracker_gpu_energy_joules_total counter\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_gpu_energy_joules_total{uuid=\"GPU-2\"} 10\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_gpu_process_utilization_percent{set=\"combined\"} 25\n"));
     free(t);
 }
 

@@ -42,7 +42,21 @@ static void family(out *o, const char *name, const char *type, const char *unit,
         put(o, "# UNIT %.*s %s\n", (int)n, name, unit);
 }
 
-static void value(out *o, const char *name, const char *set, double v)
+/* A label value with \\, " and newlines escaped, as both formats want. */
+static void label_value(out *o, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"')
+            put(o, "\\%c", *v);
+        else if (*v == '\n')
+            put(o, "\\n");
+        else
+            put(o, "%c", *v);
+    }
+}
+
+/* One sample line; label may be NULL (no labels). */
+static void sample(out *o, const char *name, const char *label, const char *lval, double v)
 {
     char num[GT_PYFLOAT_BUFSZ];
     /* Integers (bytes, counts) without a ".0"; other values in the shortest
@@ -53,10 +67,18 @@ static void value(out *o, const char *name, const char *set, double v)
         snprintf(num, sizeof num, "%.0f", v);
     else
         gt_pyfloat_repr(v, num, sizeof num);
-    if (set)
-        put(o, "%s{set=\"%s\"} %s\n", name, set, num);
-    else
-        put(o, "%s %s\n", name, num);
+    put(o, "%s", name);
+    if (label) {
+        put(o, "{%s=\"", label);
+        label_value(o, lval);
+        put(o, "\"}");
+    }
+    put(o, " %s\n", num);
+}
+
+static void value(out *o, const char *name, const char *set, double v)
+{
+    sample(o, name, set ? "set" : NULL, set, v);
 }
 
 static const char *const sets[] = {"main", "descendants", "combined", "system"};
@@ -67,6 +89,32 @@ static void four(out *o, const char *name, const char *type, const char *unit, c
     family(o, name, type, unit, help);
     for (int i = 0; i < n; i++)
         value(o, name, sets[i], v[i]);
+}
+
+/* Power and energy of each GPU, labelled with its UUID; a GPU whose
+ * figure was not read at this sample is left out of that family. */
+static void gpu_devices(out *o, const gt_timepoint *tp)
+{
+    size_t n = tp->n_gpus < GT_TIMEPOINT_MAX_GPUS ? tp->n_gpus : GT_TIMEPOINT_MAX_GPUS;
+    int any_power = 0, any_energy = 0;
+    for (size_t i = 0; i < n; i++) {
+        any_power |= tp->gpus[i].power_valid;
+        any_energy |= tp->gpus[i].energy_valid;
+    }
+    if (any_power) {
+        family(o, "gpu_tracker_gpu_power_watts", "gauge", "watts", "Power draw of each selected GPU.");
+        for (size_t i = 0; i < n; i++)
+            if (tp->gpus[i].power_valid)
+                sample(o, "gpu_tracker_gpu_power_watts", "uuid", tp->gpus[i].uuid, tp->gpus[i].power_watts);
+    }
+    if (any_energy) {
+        family(o, "gpu_tracker_gpu_energy_joules_total", "counter", "joules",
+               "Energy counter of each selected GPU (since its driver was loaded).");
+        for (size_t i = 0; i < n; i++)
+            if (tp->gpus[i].energy_valid)
+                sample(o, "gpu_tracker_gpu_energy_joules_total", "uuid", tp->gpus[i].uuid,
+                       tp->gpus[i].energy_joules);
+    }
 }
 
 size_t gt_exposition_format(const gt_timepoint *tp, int openmetrics, char *buf, size_t cap)
@@ -108,6 +156,12 @@ size_t gt_exposition_format(const gt_timepoint *tp, int openmetrics, char *buf, 
             value(&o, "gpu_tracker_gpu_utilization_percent", NULL, tp->gpu_sum_percent);
             family(&o, "gpu_tracker_gpus", "gauge", NULL, "Number of GPUs tracked.");
             value(&o, "gpu_tracker_gpus", NULL, tp->n_expected_gpus);
+            if (tp->gpu_sm_valid) {
+                const double sm[3] = {tp->gpu_sm_main, tp->gpu_sm_descendants, tp->gpu_sm_combined};
+                four(&o, "gpu_tracker_gpu_process_utilization_percent", "gauge", "percent",
+                     "SM utilization of the tracked processes, summed over the selected GPUs.", sm, 3);
+            }
+            gpu_devices(&o, tp);
         }
         family(&o, "gpu_tracker_elapsed_seconds", "gauge", "seconds", "Time since tracking started.");
         value(&o, "gpu_tracker_elapsed_seconds", NULL, tp->elapsed);
