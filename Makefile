@@ -63,6 +63,11 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ $< -lpthread -lm
 
+# Workloads that mark sub-tracked code blocks link the library.
+$(BUILD)/workloads/subtrack_%: tests/workloads/subtrack_%.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Iinclude $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+
 # Fake vendor libraries, loaded through the same dlopen path as the real ones.
 $(BUILD)/fakes/%.so: tests/fakes/%.c
 	@mkdir -p $(dir $@)

@@ -249,15 +249,60 @@ GT_API gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out);
 typedef struct gt_subtracker gt_subtracker;
 
 /* Opens (creates) a sub-tracking file; path NULL means "<pid>.csv" in the
- * current directory.  An existing file is GT_ERR_EXISTS unless overwrite. */
+ * current directory.  An existing file is GT_ERR_EXISTS unless overwrite.
+ * The file stays open until gt_subtracker_free. */
 GT_API gt_status gt_subtracker_open(const char *path, int overwrite,
                                     gt_subtracker **out, gt_error *err);
-/* Writes one mark (position 0 = start, 1 = stop) of the named code block.
- * Safe to call from several threads at once. */
+/* Writes one mark (position 0 = start, 1 = stop) of the named code block,
+ * with the calling process's ID and the current time; the row is in the
+ * file when it returns.  Safe to call from several threads at once.  A file
+ * removed (or replaced) while in use is GT_ERR_IO, "... was removed while
+ * in use"; a failure to write is kept, and every later mark returns it. */
 GT_API gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name,
                                     int position);
+/* GT_OK, or the first failure of a mark (scoped marks return nothing). */
+GT_API gt_status gt_subtracker_status(const gt_subtracker *s);
 GT_API const char *gt_subtracker_error(const gt_subtracker *s);
 GT_API void gt_subtracker_free(gt_subtracker **s);
+
+/* Scoped marks: a declaration that marks the start where it stands and the
+ * stop when the enclosing block is left by any path (end, return, break,
+ * goto), through the compiler's cleanup attribute (GCC, Clang).  Failures
+ * are seen with gt_subtracker_status.
+ *
+ *     for (...) {
+ *         GT_SUBTRACK_SCOPE(st, "step");   this block; name NULL: "file:line"
+ *         ...
+ *     }
+ *     void load(void)
+ *     {
+ *         GT_SUBTRACK_FUNCTION(st);        the whole call: "file:load"
+ *         ...
+ *     }
+ */
+typedef struct gt_subtrack_scope {
+    gt_subtracker *s;
+    const char *name; /* the code block's name, or its part before ':' */
+    const char *attr; /* NULL, or the part after ':' (line or function) */
+} gt_subtrack_scope;
+
+/* name NULL: the block is called "file:attr". */
+GT_API gt_subtrack_scope gt_subtrack_scope_begin(gt_subtracker *s, const char *name,
+                                                 const char *file, const char *attr);
+GT_API void gt_subtrack_scope_end(gt_subtrack_scope *scope);
+
+#if defined(__GNUC__)
+#define GT_SUBTRACK_STR_(x) #x
+#define GT_SUBTRACK_STR(x) GT_SUBTRACK_STR_(x)
+#define GT_SUBTRACK_CAT_(a, b) a##b
+#define GT_SUBTRACK_CAT(a, b) GT_SUBTRACK_CAT_(a, b)
+#define GT_SUBTRACK_SCOPE_(s, name, attr)                                              \
+    gt_subtrack_scope GT_SUBTRACK_CAT(gt_subtrack_scope_, __LINE__)                    \
+        __attribute__((cleanup(gt_subtrack_scope_end), unused)) =                      \
+            gt_subtrack_scope_begin((s), (name), __FILE__, (attr))
+#define GT_SUBTRACK_SCOPE(s, name) GT_SUBTRACK_SCOPE_(s, name, GT_SUBTRACK_STR(__LINE__))
+#define GT_SUBTRACK_FUNCTION(s) GT_SUBTRACK_SCOPE_(s, NULL, __func__)
+#endif
 
 /* ------------------------------------------------------------------------
  * Analysis of a tracking file with its sub-tracking file.
@@ -268,6 +313,10 @@ GT_API gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_
                             gt_results **out, gt_error *err);
 /* Writes results as `sub-track analyze` prints them (text) or as JSON. */
 GT_API gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out);
+/* The same as one NUL-terminated string, for callers without a FILE *
+ * (Python's ctypes); release *out with gt_results_string_free. */
+GT_API gt_status gt_results_format(const gt_results *r, gt_format fmt, char **out);
+GT_API void gt_results_string_free(char *s);
 GT_API void gt_results_free(gt_results **r);
 /* Combines sub-tracking files (all CSV or all SQLite, like out_file) into
  * out_file, which must not exist. */

@@ -1,12 +1,145 @@
-/* gpu-tracker sub-track combine (placeholder until it lands). */
+/* gpu-tracker sub-track combine --stf=OUT -p FILE... | -p DIR */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
+#include "gpu_tracker.h"
+#include "subopt.h"
+
+static const char usage_text[] =
+    "Usage: gpu-tracker sub-track combine --stf=<sub-track-file> -p <file-path>...\n"
+    "       gpu-tracker sub-track combine --stf=<sub-track-file> -p <directory>\n"
+    "\n"
+    "Combines sub-tracking files (e.g. one per process) into one new sub-tracking file.\n"
+    "\n"
+    "    --stf=<sub-track-file>  The file to create (.csv or .sqlite); it must not exist.\n"
+    "    -p <file-path>          A file to combine; all must have the extension of --stf.\n"
+    "                            Files may also follow one -p: -p a.csv b.csv.\n"
+    "                            Given once with a directory: every file in it, by name.\n";
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every entry of dir but dot files, as "dir/name", sorted by name. */
+static int list_dir(const char *dir, char ***out, size_t *n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char **v = NULL;
+    size_t len = 0, cap = 0;
+    if (!d) {
+        perror(dir);
+        return -1;
+    }
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (len == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **p = realloc(v, cap * sizeof *p);
+            if (!p)
+                goto nomem;
+            v = p;
+        }
+        size_t sz = strlen(dir) + strlen(e->d_name) + 2;
+        if (!(v[len] = malloc(sz)))
+            goto nomem;
+        snprintf(v[len++], sz, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    if (len)
+        qsort(v, len, sizeof *v, cmp_str);
+    *out = v;
+    *n = len;
+    return 0;
+nomem:
+    closedir(d);
+    for (size_t i = 0; i < len; i++)
+        free(v[i]);
+    free(v);
+    fputs("gpu-tracker: out of memory\n", stderr);
+    return -1;
+}
 
 int gt_cli_subtrack_combine(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("gpu-tracker: sub-track combine is not available in this build\n", stderr);
-    return GT_EXIT_USAGE;
+    const char *stf = NULL;
+    const char **paths = calloc((size_t)argc, sizeof *paths);
+    char **listed = NULL;
+    size_t npaths = 0, nlisted = 0;
+    int rc = GT_EXIT_USAGE;
+    struct stat sb;
+
+    if (!paths) {
+        fputs("gpu-tracker: out of memory\n", stderr);
+        return GT_EXIT_FAILURE;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage_text, stdout);
+            rc = 0;
+            goto done;
+        }
+        if ((m = gt_subopt_value(argc, argv, &i, "--stf", 0, &stf)) < 0)
+            goto done;
+        if (m)
+            continue;
+        if ((m = gt_subopt_value(argc, argv, &i, "--path", 'p', &v)) < 0)
+            goto done;
+        if (m) {
+            paths[npaths++] = v;
+            continue;
+        }
+        if (argv[i][0] == '-') {
+            rc = gt_subopt_usage_error("combine", "unknown option '%s'; see --help", argv[i]);
+            goto done;
+        }
+        /* More files after one -p, as a shell glob gives them. */
+        paths[npaths++] = argv[i];
+    }
+    if (!stf || npaths == 0) {
+        rc = gt_subopt_usage_error("combine", "needs --stf=<sub-track-file> and at least one -p");
+        goto done;
+    }
+    if (npaths == 1 && stat(paths[0], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (list_dir(paths[0], &listed, &nlisted) != 0) {
+            rc = GT_EXIT_FAILURE;
+            goto done;
+        }
+        if (nlisted == 0) {
+            rc = gt_subopt_usage_error("combine", "directory '%s' holds no file", paths[0]);
+            goto done;
+        }
+    } else {
+        for (size_t i = 0; i < npaths; i++)
+            if (stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+                rc = gt_subopt_usage_error("combine",
+                                           "'%s' is a directory: give one -p with a directory, "
+                                           "or files only",
+                                           paths[i]);
+                goto done;
+            }
+    }
+    gt_error err;
+    gt_status st = listed ? gt_subtrack_combine(stf, (const char *const *)listed, nlisted, &err)
+                          : gt_subtrack_combine(stf, paths, npaths, &err);
+    if (st != GT_OK) {
+        fprintf(stderr, "gpu-tracker: %s\n", err.msg);
+        rc = st == GT_ERR_IO || st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        goto done;
+    }
+    rc = 0;
+done:
+    for (size_t i = 0; i < nlisted; i++)
+        free(listed[i]);
+    free(listed);
+    free(paths);
+    return rc;
 }

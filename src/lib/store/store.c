@@ -21,22 +21,21 @@ static int has_suffix(const char *s, const char *suffix)
     return n > m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Creates path empty.  O_EXCL makes creation fail on anything already there,
- * a symbolic link included (even a dangling one), so nothing is followed; with
- * overwrite the old entry is unlinked first, which replaces a link rather than
- * writing through it. */
-static gt_status create_file(const char *path, int overwrite, int *fd_out, gt_error *err)
+/* O_EXCL makes creation fail on anything already there, a symbolic link
+ * included (even a dangling one), so nothing is followed; with overwrite the
+ * old entry is unlinked first, which replaces a link rather than writing
+ * through it. */
+gt_status gt_store_create_file(const char *path, int overwrite, const char *what,
+                               const char *hint, int *fd_out, gt_error *err)
 {
     if (overwrite && unlink(path) != 0 && errno != ENOENT)
-        return gt_err(err, GT_ERR_IO, "cannot replace tracking file '%s': %s", path,
+        return gt_err(err, GT_ERR_IO, "cannot replace %s '%s': %s", what, path,
                       strerror(errno));
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0) {
         if (errno == EEXIST)
-            return gt_err(err, GT_ERR_EXISTS,
-                          "tracking file '%s' already exists; pass --overwrite to replace it",
-                          path);
-        return gt_err(err, GT_ERR_IO, "cannot create tracking file '%s': %s", path,
+            return gt_err(err, GT_ERR_EXISTS, "%s '%s' already exists; %s", what, path, hint);
+        return gt_err(err, GT_ERR_IO, "cannot create %s '%s': %s", what, path,
                       strerror(errno));
     }
     *fd_out = fd;
@@ -66,7 +65,8 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         goto done;
     }
     s->sd = *sd;
-    if ((st = create_file(path, overwrite, &fd, err)) != GT_OK)
+    if ((st = gt_store_create_file(path, overwrite, "tracking file",
+                                   "pass --overwrite to replace it", &fd, err)) != GT_OK)
         goto done;
     gt_store_static_fill(sd, static_cells);
     if (csv) {

@@ -19,6 +19,12 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err);
 /* Flushes and closes; NULL-safe; sets *s to NULL. */
 gt_status gt_store_close(gt_store **s, gt_error *err);
 
+/* Creates path empty for writing (what names the file in messages, hint
+ * says how to replace it).  An existing file is GT_ERR_EXISTS unless
+ * overwrite; a symbolic link is never followed. */
+gt_status gt_store_create_file(const char *path, int overwrite, const char *what,
+                               const char *hint, int *fd_out, gt_error *err);
+
 /* Timepoint column names in file order (21 measurements + "timestamp"). */
 extern const char *const gt_store_columns[];
 extern const int gt_store_ncolumns;

@@ -1,0 +1,534 @@
+/* gt_analyze: summary statistics of a tracking file, overall and inside the
+ * calls of every code block of a sub-tracking file.
+ *
+ * Calls are paired as the Python package pairs them: a code block's marks
+ * sorted by process ID (file order within a process), a start left open at
+ * the end of a process's log dropped, then taken two by two.  The timepoints
+ * of a code block are those inside any of its calls (start <= t <= stop),
+ * found by a sweep: the timestamps sorted once, each block's calls merged
+ * into disjoint intervals, each interval located by binary search.  That is
+ * O((N + M) log N) for N timepoints and M calls, where one SQL condition per
+ * call is not. */
+#include "analysis/results.h"
+#include "analysis/stats.h"
+#include "store/table.h"
+#include "util/error.h"
+#include "util/pyfloat.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mark_columns[] = {"process_id", "code_block_name", "position",
+                                           "timestamp", NULL};
+static const char *const mark_text[] = {"code_block_name", NULL};
+static const char *const timepoint_required[] = {"timestamp", NULL};
+
+typedef struct mark {
+    const char *name;
+    long long pid;
+    int position;
+    double ts;
+    size_t row;
+} mark;
+
+typedef struct pair {
+    double start, stop;
+} pair;
+
+/* The timestamps in ascending order, NaN left out; row[i] is the file row of
+ * ts[i] (NULL when the file was in order already, so row[i] == i). */
+typedef struct timeline {
+    const double *ts;
+    size_t *row;
+    double *own_ts;
+    size_t n;
+} timeline;
+
+static int cmp_mark(const void *a, const void *b)
+{
+    const mark *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const pair *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->stop > y->stop) - (x->stop < y->stop);
+}
+
+typedef struct tsrow {
+    double ts;
+    size_t row;
+} tsrow;
+
+static int cmp_tsrow(const void *a, const void *b)
+{
+    const tsrow *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+static gt_status nomem(gt_error *err)
+{
+    return gt_err(err, GT_ERR_NOMEM, "analysis: out of memory");
+}
+
+static gt_status timeline_build(const double *ts, size_t n, timeline *tl, gt_error *err)
+{
+    int sorted = 1;
+    for (size_t i = 0; i < n && sorted; i++)
+        if (isnan(ts[i]) || (i && ts[i] < ts[i - 1]))
+            sorted = 0;
+    if (sorted) {
+        tl->ts = ts;
+        tl->n = n;
+        return GT_OK;
+    }
+    tsrow *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return nomem(err);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(ts[i]))
+            v[m++] = (tsrow){ts[i], i};
+    qsort(v, m, sizeof *v, cmp_tsrow);
+    tl->own_ts = malloc((m ? m : 1) * sizeof *tl->own_ts);
+    tl->row = malloc((m ? m : 1) * sizeof *tl->row);
+    if (!tl->own_ts || !tl->row) {
+        free(v);
+        return nomem(err);
+    }
+    for (size_t i = 0; i < m; i++) {
+        tl->own_ts[i] = v[i].ts;
+        tl->row[i] = v[i].row;
+    }
+    free(v);
+    tl->ts = tl->own_ts;
+    tl->n = m;
+    return GT_OK;
+}
+
+/* First index whose timestamp is >= x. */
+static size_t lower_bound(const timeline *tl, double x)
+{
+    size_t lo = 0, hi = tl->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tl->ts[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void fmt(double x, char *b)
+{
+    gt_pyfloat_repr(x, b, GT_PYFLOAT_BUFSZ);
+}
+
+/* Reads and checks the marks, sorted by (name, process ID, file row). */
+static gt_status load_marks(const gt_table *t, mark **out, size_t *nout, gt_error *err)
+{
+    size_t n = gt_table_nrows(t);
+    int cname = gt_table_find(t, "code_block_name");
+    int cpid = gt_table_find(t, "process_id"), cpos = gt_table_find(t, "position");
+    int cts = gt_table_find(t, "timestamp");
+    mark *m = malloc((n ? n : 1) * sizeof *m);
+    if (!m)
+        return nomem(err);
+    for (size_t i = 0; i < n; i++) {
+        const char *problem = NULL;
+        double pid = gt_table_number(t, cpid, i), pos = gt_table_number(t, cpos, i);
+        double ts = gt_table_number(t, cts, i);
+        if (!(pid >= 0 && pid <= 9007199254740992.0 && pid == floor(pid)))
+            problem = "process_id is not a process ID";
+        else if (pos != 0 && pos != 1)
+            problem = "position is neither 0 (start) nor 1 (stop)";
+        else if (!isfinite(ts))
+            problem = "timestamp is missing";
+        if (problem) {
+            free(m);
+            return gt_err(err, GT_ERR_FORMAT, "sub-tracking file '%s' is invalid: row %zu: %s",
+                          gt_table_path(t), i + 1, problem);
+        }
+        m[i] = (mark){gt_table_text(t, cname, i), (long long)pid, (int)pos, ts, i};
+    }
+    qsort(m, n, sizeof *m, cmp_mark);
+    *out = m;
+    *nout = n;
+    return GT_OK;
+}
+
+/* Pairs the marks m[0..n) of one code block into calls. */
+static gt_status pair_block(const char *path, mark *m, size_t n, pair *pairs, size_t *npairs,
+                            gt_error *err)
+{
+    /* A start left open at the end of a process's log is dropped. */
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        int last_of_pid = i + 1 == n || m[i + 1].pid != m[i].pid;
+        if (last_of_pid && m[i].position == 0)
+            continue;
+        m[kept++] = m[i];
+    }
+    char a[GT_PYFLOAT_BUFSZ], b[GT_PYFLOAT_BUFSZ];
+    size_t np = 0;
+    for (size_t i = 0; i + 1 < kept; i += 2) {
+        const mark *x = &m[i], *y = &m[i + 1];
+        if (x->pid == y->pid && x->ts <= y->ts && x->position == 0 && y->position == 1) {
+            pairs[np++] = (pair){x->ts, y->ts};
+            continue;
+        }
+        fmt(x->ts, a);
+        fmt(y->ts, b);
+        if (x->pid != y->pid)
+            return gt_err(err, GT_ERR_FORMAT,
+                          "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
+                          "(%s, %s) with differing process IDs: %lld and %lld",
+                          path, x->name, a, b, x->pid, y->pid);
+        if (x->ts > y->ts)
+            return gt_err(err, GT_ERR_FORMAT,
+                          "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
+                          "(%s, %s) of process ID %lld with a start time greater than the stop "
+                          "time",
+                          path, x->name, a, b, x->pid);
+        return gt_err(err, GT_ERR_FORMAT,
+                      "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
+                      "(%s, %s) of process ID %lld is not a start followed by a stop",
+                      path, x->name, a, b, x->pid);
+    }
+    if (kept % 2) {
+        const mark *x = &m[kept - 1];
+        fmt(x->ts, a);
+        return gt_err(err, GT_ERR_FORMAT,
+                      "sub-tracking file '%s' is invalid: code block '%s': the %s at %s of "
+                      "process ID %lld has no partner",
+                      path, x->name, x->position ? "stop" : "start", a, x->pid);
+    }
+    *npairs = np;
+    return GT_OK;
+}
+
+typedef struct work {
+    const gt_table *tp;
+    const timeline *tl;
+    int ts_col;
+    size_t *rows;   /* timepoint rows of the current block */
+    pair *merged;
+    double *vals, *scratch;
+    double *vals2, *scratch2; /* a second thread's, NULL when there is none */
+} work;
+
+/* The statistics of measures [from, to) over the given rows (NULL: rows
+ * 0..n-1), each measure's values gathered into vals first. */
+typedef struct colstats_job {
+    const gt_table *tp;
+    int ts_col;
+    const size_t *rows;
+    size_t n;
+    int from, to;
+    double *vals, *scratch;
+    gt_stats *out;
+} colstats_job;
+
+/* Below this many values a second thread costs more than it saves. */
+#define PARALLEL_MIN_VALUES ((size_t)1 << 18)
+
+static void *colstats(void *arg)
+{
+    colstats_job *j = arg;
+    for (int m = j->from; m < j->to; m++) {
+        int c = m < j->ts_col ? m : m + 1; /* every column but the timestamp */
+        if (j->rows)
+            gt_table_gather(j->tp, c, j->rows, j->n, j->vals);
+        else
+            gt_table_copy_numbers(j->tp, c, 0, j->n, j->vals);
+        gt_stats_compute(j->vals, j->n, j->scratch, &j->out[m]);
+    }
+    return NULL;
+}
+
+/* Every measure's statistics into out[]; large jobs are split by measure
+ * with a second thread.  The measures are independent, so the numbers do
+ * not depend on the split.  The table is only read meanwhile. */
+static void all_colstats(const work *w, int nmeasures, const size_t *rows, size_t n,
+                         gt_stats *out)
+{
+    colstats_job a = {w->tp, w->ts_col, rows, n, 0, nmeasures, w->vals, w->scratch, out};
+    if (w->vals2 && nmeasures > 1 && n * (size_t)nmeasures >= PARALLEL_MIN_VALUES) {
+        colstats_job b = a;
+        pthread_t th;
+        a.to = b.from = nmeasures / 2;
+        b.vals = w->vals2;
+        b.scratch = w->scratch2;
+        if (pthread_create(&th, NULL, colstats, &b) == 0) {
+            colstats(&a);
+            pthread_join(th, NULL);
+            return;
+        }
+        a.to = nmeasures; /* no thread: all here */
+    }
+    colstats(&a);
+}
+
+static gt_status block_stats(work *w, const gt_results *r, const pair *pairs, size_t np,
+                             gt_block_result *b, gt_error *err)
+{
+    const timeline *tl = w->tl;
+    b->num_calls = np;
+
+    /* Compute time, in the order of the calls. */
+    for (size_t i = 0; i < np; i++)
+        w->vals[i] = pairs[i].stop - pairs[i].start;
+    gt_stats_compute(w->vals, np, w->scratch, &b->compute_time);
+    b->compute_total = gt_pairwise_sum(w->vals, np);
+
+    size_t nonempty = 0;
+    for (size_t i = 0; i < np; i++) {
+        size_t k = lower_bound(tl, pairs[i].start);
+        nonempty += k < tl->n && tl->ts[k] <= pairs[i].stop;
+    }
+    b->num_non_empty_calls = nonempty;
+
+    /* Disjoint intervals covering the calls, then the rows inside them. */
+    memcpy(w->merged, pairs, np * sizeof *pairs);
+    qsort(w->merged, np, sizeof *w->merged, cmp_pair);
+    size_t nm = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (nm && w->merged[i].start <= w->merged[nm - 1].stop) {
+            if (w->merged[i].stop > w->merged[nm - 1].stop)
+                w->merged[nm - 1].stop = w->merged[i].stop;
+        } else {
+            w->merged[nm++] = w->merged[i];
+        }
+    }
+    size_t k = 0;
+    int ascending = 1;
+    for (size_t i = 0; i < nm; i++) {
+        for (size_t j = lower_bound(tl, w->merged[i].start);
+             j < tl->n && tl->ts[j] <= w->merged[i].stop; j++) {
+            size_t row = tl->row ? tl->row[j] : j;
+            if (k && row < w->rows[k - 1])
+                ascending = 0;
+            w->rows[k++] = row;
+        }
+    }
+    /* pandas keeps the file's row order, and the sums follow it. */
+    if (!ascending)
+        qsort(w->rows, k, sizeof *w->rows, cmp_size);
+    b->num_timepoints = k;
+
+    if (!(b->usage = calloc((size_t)(r->nmeasures ? r->nmeasures : 1), sizeof *b->usage)))
+        return nomem(err);
+    all_colstats(w, r->nmeasures, w->rows, k, b->usage);
+    return GT_OK;
+}
+
+static gt_status load_static(const gt_table *t, gt_results *r, gt_error *err)
+{
+    int n = gt_table_ncols(t);
+    if (!(r->statics = calloc((size_t)(n ? n : 1), sizeof *r->statics)))
+        return nomem(err);
+    r->nstatic = n;
+    for (int c = 0; c < n; c++) {
+        gt_static_value *v = &r->statics[c];
+        const char *s = gt_table_text(t, c, 0);
+        double x;
+        int is_int;
+        if (!(v->name = strdup(gt_table_name(t, c))))
+            return nomem(err);
+        if (!*s) {
+            v->kind = GT_STATIC_NULL;
+        } else if (gt_table_parse_number(s, &x, &is_int) == 0) {
+            v->kind = is_int ? GT_STATIC_INT : GT_STATIC_FLOAT;
+            v->i = is_int ? strtoll(s, NULL, 10) : 0;
+            v->f = x;
+        } else {
+            v->kind = GT_STATIC_TEXT;
+            if (!(v->text = strdup(s)))
+                return nomem(err);
+        }
+    }
+    return GT_OK;
+}
+
+static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *mk,
+                         gt_results *r, gt_error *err)
+{
+    gt_status st;
+    mark *marks = NULL;
+    pair *pairs = NULL;
+    size_t nmarks = 0;
+    timeline tl = {0};
+    work w = {0};
+
+    if ((st = load_static(st_tab, r, err)) != GT_OK)
+        return st;
+    if ((st = gt_table_require(tp, timepoint_required, "tracking file", err)) != GT_OK)
+        return st;
+    int ts_col = gt_table_find(tp, "timestamp");
+    int ncols = gt_table_ncols(tp);
+    size_t n = gt_table_nrows(tp);
+    for (int c = 0; c < ncols; c++)
+        if (!gt_table_is_numeric(tp, c))
+            return gt_err(err, GT_ERR_FORMAT, "tracking file '%s': column '%s' is not numeric",
+                          gt_table_path(tp), gt_table_name(tp, c));
+
+    r->nmeasures = ncols - 1;
+    r->measures = calloc((size_t)(ncols ? ncols : 1), sizeof *r->measures);
+    r->overall = calloc((size_t)(ncols ? ncols : 1), sizeof *r->overall);
+    if ((st = load_marks(mk, &marks, &nmarks, err)) != GT_OK)
+        goto done;
+    /* Room for a block's timepoints or its compute times. */
+    size_t nwork = n > nmarks ? n : nmarks;
+    w.vals = malloc((nwork ? nwork : 1) * sizeof *w.vals);
+    w.scratch = malloc((nwork ? nwork : 1) * sizeof *w.scratch);
+    if (!r->measures || !r->overall || !w.vals || !w.scratch) {
+        st = nomem(err);
+        goto done;
+    }
+    for (int m = 0, c = 0; m < r->nmeasures; m++, c++) {
+        if (c == ts_col)
+            c++;
+        if (!(r->measures[m] = strdup(gt_table_name(tp, c)))) {
+            st = nomem(err);
+            goto done;
+        }
+    }
+    w.tp = tp;
+    w.ts_col = ts_col;
+    /* A second thread's buffers; without them all runs in this thread. */
+    if ((w.vals2 = malloc((n ? n : 1) * sizeof *w.vals2)) &&
+        !(w.scratch2 = malloc((n ? n : 1) * sizeof *w.scratch2))) {
+        free(w.vals2);
+        w.vals2 = NULL;
+    }
+    all_colstats(&w, r->nmeasures, NULL, n, r->overall);
+
+    const double *ts = gt_table_numbers(tp, ts_col);
+    if (!ts) {
+        st = nomem(err);
+        goto done;
+    }
+    if ((st = timeline_build(ts, n, &tl, err)) != GT_OK)
+        goto done;
+    pairs = malloc((nmarks ? nmarks : 1) * sizeof *pairs);
+    w.merged = malloc((nmarks ? nmarks : 1) * sizeof *w.merged);
+    w.rows = malloc((tl.n ? tl.n : 1) * sizeof *w.rows);
+    if (!pairs || !w.merged || !w.rows) {
+        st = nomem(err);
+        goto done;
+    }
+    w.tl = &tl;
+
+    size_t nblocks = 0;
+    for (size_t i = 0; i < nmarks; i++)
+        nblocks += i == 0 || strcmp(marks[i].name, marks[i - 1].name) != 0;
+    if (!(r->blocks = calloc(nblocks ? nblocks : 1, sizeof *r->blocks))) {
+        st = nomem(err);
+        goto done;
+    }
+    for (size_t i = 0; i < nmarks;) {
+        size_t j = i + 1;
+        while (j < nmarks && strcmp(marks[j].name, marks[i].name) == 0)
+            j++;
+        gt_block_result *b = &r->blocks[r->nblocks++];
+        size_t np = 0;
+        if (!(b->name = strdup(marks[i].name))) {
+            st = nomem(err);
+            goto done;
+        }
+        if ((st = pair_block(gt_table_path(mk), marks + i, j - i, pairs, &np, err)) != GT_OK ||
+            (st = block_stats(&w, r, pairs, np, b, err)) != GT_OK)
+            goto done;
+        i = j;
+    }
+done:
+    free(marks);
+    free(pairs);
+    free(tl.own_ts);
+    free(tl.row);
+    free(w.merged);
+    free(w.rows);
+    free(w.vals);
+    free(w.scratch);
+    free(w.vals2);
+    free(w.scratch2);
+    return st;
+}
+
+gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file, gt_results **out,
+                     gt_error *err)
+{
+    gt_status st;
+    gt_table *st_tab = NULL, *tp = NULL, *mk = NULL;
+    gt_results *r = NULL;
+
+    if (!out)
+        return gt_err(err, GT_ERR_INVALID, "analysis: no place for the results");
+    *out = NULL;
+    if (!tracking_file || !sub_tracking_file)
+        return gt_err(err, GT_ERR_INVALID, "analysis needs a tracking file and a sub-tracking file");
+    /* The sub-tracking file first: it is small, and its errors say most. */
+    if ((st = gt_table_read_columns(sub_tracking_file, GT_TABLE_MARKS, mark_columns, mark_text,
+                                    &mk, err)) != GT_OK ||
+        (st = gt_table_read(tracking_file, GT_TABLE_STATIC, GT_TABLE_ALL_TEXT, &st_tab, err)) !=
+            GT_OK ||
+        (st = gt_table_read(tracking_file, GT_TABLE_TIMEPOINTS, NULL, &tp, err)) != GT_OK)
+        goto done;
+    if (!(r = calloc(1, sizeof *r))) {
+        st = nomem(err);
+        goto done;
+    }
+    if ((st = analyze(st_tab, tp, mk, r, err)) != GT_OK)
+        goto done;
+    *out = r;
+    r = NULL;
+done:
+    gt_results_free(&r);
+    gt_table_free(&mk);
+    gt_table_free(&st_tab);
+    gt_table_free(&tp);
+    return st;
+}
+
+void gt_results_free(gt_results **rp)
+{
+    if (!rp || !*rp)
+        return;
+    gt_results *r = *rp;
+    for (int i = 0; r->measures && i < r->nmeasures; i++)
+        free(r->measures[i]);
+    free(r->measures);
+    free(r->overall);
+    for (int i = 0; r->statics && i < r->nstatic; i++) {
+        free(r->statics[i].name);
+        free(r->statics[i].text);
+    }
+    free(r->statics);
+    for (size_t i = 0; i < r->nblocks; i++) {
+        free(r->blocks[i].name);
+        free(r->blocks[i].usage);
+    }
+    free(r->blocks);
+    free(r);
+    *rp = NULL;
+}

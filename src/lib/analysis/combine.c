@@ -1,0 +1,203 @@
+/* gt_subtrack_combine: the rows of several sub-tracking files, in the order
+ * given, into one new file of the same format.  The output is written only
+ * after every input was read and checked, and removed again on failure. */
+#include "gpu_tracker.h"
+#include "store/csvfield.h"
+#include "store/store.h"
+#include "store/table.h"
+#include "util/error.h"
+#include "util/pyfloat.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const columns[] = {"process_id", "code_block_name", "position", "timestamp",
+                                      NULL};
+static const char *const text_columns[] = {"code_block_name", NULL};
+enum { PID, NAME, POS, TS, NCOLS };
+
+static const char *extension(const char *path)
+{
+    size_t n = strlen(path);
+    if (n > 4 && !strcmp(path + n - 4, ".csv"))
+        return ".csv";
+    if (n > 7 && !strcmp(path + n - 7, ".sqlite"))
+        return ".sqlite";
+    return NULL;
+}
+
+typedef struct input {
+    gt_table *t;
+    int col[NCOLS];
+} input;
+
+/* A number as the file had it: integers without ".0", floats as repr,
+ * missing values empty. */
+static void put_number(FILE *f, double x, int integer)
+{
+    char b[GT_PYFLOAT_BUFSZ];
+    if (isnan(x))
+        return;
+    if (integer && fabs(x) < 9.2e18)
+        fprintf(f, "%lld", (long long)x);
+    else if (gt_pyfloat_repr(x, b, sizeof b))
+        fputs(b, f);
+}
+
+static gt_status write_csv(int fd, const char *out, const input *in, size_t n, gt_error *err)
+{
+    FILE *f = fdopen(fd, "w");
+    char *field = NULL;
+    size_t cap = 0;
+    if (!f) {
+        close(fd);
+        return gt_err(err, GT_ERR_IO, "cannot write sub-tracking file '%s'", out);
+    }
+    fputs("process_id,code_block_name,position,timestamp\n", f);
+    for (size_t k = 0; k < n; k++) {
+        const gt_table *t = in[k].t;
+        int pid_int = gt_table_is_integer(t, in[k].col[PID]);
+        int pos_int = gt_table_is_integer(t, in[k].col[POS]);
+        int ts_int = gt_table_is_integer(t, in[k].col[TS]);
+        for (size_t r = 0; r < gt_table_nrows(t); r++) {
+            const char *name = gt_table_text(t, in[k].col[NAME], r);
+            size_t need = GT_CSV_FIELD_MAX(strlen(name));
+            if (need > cap) {
+                char *p = realloc(field, need);
+                if (!p) {
+                    free(field);
+                    fclose(f);
+                    return gt_err(err, GT_ERR_NOMEM, "combine: out of memory");
+                }
+                field = p;
+                cap = need;
+            }
+            gt_csv_field(field, name, NULL);
+            put_number(f, gt_table_number(t, in[k].col[PID], r), pid_int);
+            fputc(',', f);
+            fputs(field, f);
+            fputc(',', f);
+            put_number(f, gt_table_number(t, in[k].col[POS], r), pos_int);
+            fputc(',', f);
+            put_number(f, gt_table_number(t, in[k].col[TS], r), ts_int);
+            fputc('\n', f);
+        }
+    }
+    free(field);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return gt_err(err, GT_ERR_IO, "cannot write sub-tracking file '%s'", out);
+    return GT_OK;
+}
+
+static void bind_number(sqlite3_stmt *q, int i, double x, int integer)
+{
+    if (isnan(x))
+        sqlite3_bind_null(q, i);
+    else if (integer && fabs(x) < 9.2e18)
+        sqlite3_bind_int64(q, i, (sqlite3_int64)x);
+    else
+        sqlite3_bind_double(q, i, x);
+}
+
+static gt_status write_sqlite(const char *out, const input *in, size_t n, gt_error *err)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    gt_status st = GT_OK;
+    if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
+            SQLITE_OK ||
+        sqlite3_exec(db,
+                     "BEGIN; CREATE TABLE data (process_id BIGINT, code_block_name TEXT,"
+                     " position BIGINT, timestamp FLOAT)",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO data VALUES (?, ?, ?, ?)", -1, &q, NULL) !=
+            SQLITE_OK)
+        goto db_fail;
+    for (size_t k = 0; k < n; k++) {
+        const gt_table *t = in[k].t;
+        for (size_t r = 0; r < gt_table_nrows(t); r++) {
+            bind_number(q, 1, gt_table_number(t, in[k].col[PID], r),
+                        gt_table_is_integer(t, in[k].col[PID]));
+            sqlite3_bind_text(q, 2, gt_table_text(t, in[k].col[NAME], r), -1, SQLITE_STATIC);
+            bind_number(q, 3, gt_table_number(t, in[k].col[POS], r),
+                        gt_table_is_integer(t, in[k].col[POS]));
+            bind_number(q, 4, gt_table_number(t, in[k].col[TS], r),
+                        gt_table_is_integer(t, in[k].col[TS]));
+            int rc = sqlite3_step(q);
+            sqlite3_reset(q);
+            if (rc != SQLITE_DONE)
+                goto db_fail;
+        }
+    }
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto db_fail;
+    goto done;
+db_fail:
+    st = gt_err(err, GT_ERR_IO, "cannot write sub-tracking file '%s': %s", out,
+                db ? sqlite3_errmsg(db) : "out of memory");
+done:
+    sqlite3_finalize(q);
+    if (db && sqlite3_close(db) != SQLITE_OK && st == GT_OK)
+        st = gt_err(err, GT_ERR_IO, "cannot close sub-tracking file '%s'", out);
+    return st;
+}
+
+gt_status gt_subtrack_combine(const char *out_file, const char *const *inputs, size_t n_inputs,
+                              gt_error *err)
+{
+    gt_status st = GT_OK;
+    input *in = NULL;
+    int fd = -1;
+
+    if (!out_file)
+        return gt_err(err, GT_ERR_INVALID, "combine: no sub-tracking file to create");
+    const char *ext = extension(out_file);
+    if (!ext)
+        return gt_err(err, GT_ERR_INVALID,
+                      "invalid sub-tracking file '%s': the extension must be '.csv' or '.sqlite'",
+                      out_file);
+    if (n_inputs == 0 || !inputs)
+        return gt_err(err, GT_ERR_INVALID, "combine: no sub-tracking files to combine into '%s'",
+                      out_file);
+    if (access(out_file, F_OK) == 0)
+        return gt_err(err, GT_ERR_EXISTS, "cannot create sub-tracking file '%s': it already exists",
+                      out_file);
+    for (size_t k = 0; k < n_inputs; k++) {
+        const char *e = inputs[k] ? extension(inputs[k]) : NULL;
+        if (!e || strcmp(e, ext) != 0)
+            return gt_err(err, GT_ERR_INVALID,
+                          "cannot combine '%s' into '%s': every file must end in '%s' like it",
+                          inputs[k] ? inputs[k] : "(null)", out_file, ext);
+    }
+    if (!(in = calloc(n_inputs, sizeof *in)))
+        return gt_err(err, GT_ERR_NOMEM, "combine: out of memory");
+    for (size_t k = 0; k < n_inputs; k++) {
+        if ((st = gt_table_read_columns(inputs[k], GT_TABLE_MARKS, columns, text_columns,
+                                        &in[k].t, err)) != GT_OK)
+            goto done;
+        for (int c = 0; c < NCOLS; c++)
+            in[k].col[c] = gt_table_find(in[k].t, columns[c]);
+    }
+    if ((st = gt_store_create_file(out_file, 0, "sub-tracking file", "it is never replaced", &fd,
+                                   err)) != GT_OK)
+        goto done;
+    if (!strcmp(ext, ".csv")) {
+        st = write_csv(fd, out_file, in, n_inputs, err);
+    } else {
+        close(fd); /* SQLite opens it by name */
+        st = write_sqlite(out_file, in, n_inputs, err);
+    }
+    fd = -1;
+    if (st != GT_OK)
+        unlink(out_file);
+done:
+    for (size_t k = 0; k < n_inputs; k++)
+        gt_table_free(&in[k].t);
+    free(in);
+    return st;
+}

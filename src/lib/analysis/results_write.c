@@ -1,0 +1,343 @@
+/* gt_results_write: the analysis as the Python package prints it (its
+ * SubTrackingResults text, made of pandas tables) or as JSON (its to_json(),
+ * serialized as json.dumps does, missing values as null). */
+#include "analysis/results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/pyfloat.h"
+
+#define CELL 48
+
+static const char *const stat_names[] = {"min", "max", "mean", "std"};
+
+/* ---- text: pandas DataFrame.to_string with float_format
+ * lambda x: str(float(f"{x:.8f}")) ---- */
+
+/* A table of nrows x ncols cells, rendered as pandas renders it: the index
+ * left-justified, each column right-justified to its widest cell or header,
+ * one space between columns. */
+typedef struct table {
+    size_t nrows, ncols;
+    const char *const *index;
+    char (*headers)[CELL];
+    char (*cells)[CELL];
+} table;
+
+static void put_pad(FILE *out, size_t n)
+{
+    while (n--)
+        fputc(' ', out);
+}
+
+static void table_print(FILE *out, const char *indent, const table *t)
+{
+    size_t wi = 0;
+    for (size_t r = 0; r < t->nrows; r++)
+        if (strlen(t->index[r]) > wi)
+            wi = strlen(t->index[r]);
+    size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof *w);
+    if (!w)
+        return;
+    for (size_t c = 0; c < t->ncols; c++) {
+        w[c] = strlen(t->headers[c]);
+        for (size_t r = 0; r < t->nrows; r++)
+            if (strlen(t->cells[r * t->ncols + c]) > w[c])
+                w[c] = strlen(t->cells[r * t->ncols + c]);
+    }
+    fputs(indent, out);
+    put_pad(out, wi);
+    for (size_t c = 0; c < t->ncols; c++) {
+        put_pad(out, 1 + w[c] - strlen(t->headers[c]));
+        fputs(t->headers[c], out);
+    }
+    fputc('\n', out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputs(indent, out);
+        fputs(t->index[r], out);
+        put_pad(out, wi - strlen(t->index[r]));
+        for (size_t c = 0; c < t->ncols; c++) {
+            const char *s = t->cells[r * t->ncols + c];
+            put_pad(out, 1 + w[c] - strlen(s));
+            fputs(s, out);
+        }
+        fputc('\n', out);
+    }
+    free(w);
+}
+
+static void text_float(double x, char *b)
+{
+    if (isnan(x))
+        snprintf(b, CELL, "NaN");
+    else
+        gt_pyfloat_repr(gt_pyround(x, 8), b, CELL);
+}
+
+/* Columns of float dtype: pandas puts a space before their headers. */
+static void float_header(char *h, const char *name)
+{
+    snprintf(h, CELL, " %s", name);
+}
+
+static int stats_table(FILE *out, const char *indent, char **names, const gt_stats *s, int n)
+{
+    char(*headers)[CELL] = calloc(4, CELL);
+    char(*cells)[CELL] = calloc((size_t)(n ? n : 1) * 4, CELL);
+    if (!headers || !cells) {
+        free(headers);
+        free(cells);
+        return -1;
+    }
+    for (int c = 0; c < 4; c++)
+        float_header(headers[c], stat_names[c]);
+    for (int r = 0; r < n; r++) {
+        text_float(s[r].min, cells[r * 4 + 0]);
+        text_float(s[r].max, cells[r * 4 + 1]);
+        text_float(s[r].mean, cells[r * 4 + 2]);
+        text_float(s[r].std, cells[r * 4 + 3]);
+    }
+    table t = {(size_t)n, 4, (const char *const *)names, headers, cells};
+    table_print(out, indent, &t);
+    free(headers);
+    free(cells);
+    return 0;
+}
+
+static int static_table(FILE *out, const gt_results *r)
+{
+    size_t n = (size_t)r->nstatic;
+    char(*headers)[CELL] = calloc(n ? n : 1, CELL);
+    char(*cells)[CELL] = calloc(n ? n : 1, CELL);
+    char **heads = calloc(n ? n : 1, sizeof *heads);
+    int rc = -1;
+    if (!headers || !cells || !heads)
+        goto done;
+    /* A mixed row is of object dtype: headers as they are, non-float cells
+     * with a leading space, floats through float_format. */
+    for (size_t c = 0; c < n; c++) {
+        const gt_static_value *v = &r->statics[c];
+        snprintf(headers[c], CELL, "%s", v->name);
+        switch (v->kind) {
+        case GT_STATIC_TEXT: snprintf(cells[c], CELL, " %s", v->text); break;
+        case GT_STATIC_INT: snprintf(cells[c], CELL, " %lld", v->i); break;
+        case GT_STATIC_FLOAT: text_float(v->f, cells[c]); break;
+        case GT_STATIC_NULL: snprintf(cells[c], CELL, "nan"); break;
+        }
+    }
+    const char *index[] = {""};
+    table t = {1, n, index, headers, cells};
+    table_print(out, "\t", &t);
+    rc = 0;
+done:
+    free(headers);
+    free(cells);
+    free(heads);
+    return rc;
+}
+
+static int write_text(FILE *out, const gt_results *r)
+{
+    fputs("Overall:\n", out);
+    if (stats_table(out, "\t", r->measures, r->overall, r->nmeasures) != 0)
+        return -1;
+    fputs("Static Data:\n", out);
+    if (static_table(out, r) != 0)
+        return -1;
+    fputs("Code Block Results:\n", out);
+    for (size_t i = 0; i < r->nblocks; i++) {
+        const gt_block_result *b = &r->blocks[i];
+        /* Keys padded to the longest, "\tNum Non Empty Calls". */
+        fprintf(out, "\tName:                %s\n", b->name);
+        fprintf(out, "\tNum Timepoints:      %zu\n", b->num_timepoints);
+        fprintf(out, "\tNum Calls:           %zu\n", b->num_calls);
+        fprintf(out, "\tNum Non Empty Calls: %zu\n", b->num_non_empty_calls);
+        fputs("\tCompute Time:\n", out);
+        static const char *const ct_names[] = {"min", "max", "mean", "std", "total"};
+        char headers[5][CELL], cells[5][CELL];
+        const gt_stats *ct = &b->compute_time;
+        double v[5] = {ct->min, ct->max, ct->mean, ct->std, b->compute_total};
+        for (int c = 0; c < 5; c++) {
+            float_header(headers[c], ct_names[c]);
+            text_float(v[c], cells[c]);
+        }
+        const char *index[] = {""};
+        table t = {1, 5, index, headers, cells};
+        table_print(out, "\t\t", &t);
+        fputs("\tResource Usage:\n", out);
+        if (stats_table(out, "\t\t", r->measures, b->usage, r->nmeasures) != 0)
+            return -1;
+        fputc('\n', out);
+    }
+    return 0;
+}
+
+/* ---- JSON, as json.dumps writes it (", " and ": ", ASCII only) ---- */
+
+static void json_string(FILE *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', out);
+    while (*p) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            fputc('\\', out);
+            fputc((int)c, out);
+            p++;
+        } else if (c >= 0x20 && c < 0x7f) {
+            fputc((int)c, out);
+            p++;
+        } else if (c < 0x80) {
+            switch (c) {
+            case '\n': fputs("\\n", out); break;
+            case '\r': fputs("\\r", out); break;
+            case '\t': fputs("\\t", out); break;
+            case '\b': fputs("\\b", out); break;
+            case '\f': fputs("\\f", out); break;
+            default: fprintf(out, "\\u%04x", c); break;
+            }
+            p++;
+        } else {
+            /* UTF-8 to \u escapes (surrogate pairs above U+FFFF); a byte
+             * that starts no valid sequence is taken as Latin-1. */
+            int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+            unsigned long cp = len == 4 ? c & 0x07 : len == 3 ? c & 0x0f : c & 0x1f;
+            for (int k = 1; k < len; k++) {
+                if ((p[k] & 0xc0) != 0x80) {
+                    len = 0;
+                    break;
+                }
+                cp = cp << 6 | (p[k] & 0x3f);
+            }
+            if (len == 0 || (len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) ||
+                (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
+                cp = c;
+                len = 1;
+            }
+            if (cp > 0xffff) {
+                cp -= 0x10000;
+                fprintf(out, "\\u%04lx\\u%04lx", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+            } else {
+                fprintf(out, "\\u%04lx", cp);
+            }
+            p += len;
+        }
+    }
+    fputc('"', out);
+}
+
+static void json_float(FILE *out, double x)
+{
+    char b[GT_PYFLOAT_BUFSZ];
+    if (!isfinite(x)) {
+        fputs("null", out);
+        return;
+    }
+    gt_pyfloat_repr(x, b, sizeof b);
+    fputs(b, out);
+}
+
+static void json_stats_map(FILE *out, char **names, const gt_stats *s, int n)
+{
+    fputc('{', out);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputs(", ", out);
+        json_string(out, names[i]);
+        double v[4] = {s[i].min, s[i].max, s[i].mean, s[i].std};
+        fputs(": {", out);
+        for (int k = 0; k < 4; k++) {
+            fprintf(out, "%s\"%s\": ", k ? ", " : "", stat_names[k]);
+            json_float(out, v[k]);
+        }
+        fputc('}', out);
+    }
+    fputc('}', out);
+}
+
+static void write_json(FILE *out, const gt_results *r)
+{
+    fputs("{\"overall\": ", out);
+    json_stats_map(out, r->measures, r->overall, r->nmeasures);
+    fputs(", \"static_data\": {", out);
+    for (int i = 0; i < r->nstatic; i++) {
+        const gt_static_value *v = &r->statics[i];
+        if (i)
+            fputs(", ", out);
+        json_string(out, v->name);
+        fputs(": ", out);
+        switch (v->kind) {
+        case GT_STATIC_TEXT: json_string(out, v->text); break;
+        case GT_STATIC_INT: fprintf(out, "%lld", v->i); break;
+        case GT_STATIC_FLOAT: json_float(out, v->f); break;
+        case GT_STATIC_NULL: fputs("null", out); break;
+        }
+    }
+    fputs("}, \"code_block_results\": [", out);
+    for (size_t i = 0; i < r->nblocks; i++) {
+        const gt_block_result *b = &r->blocks[i];
+        const gt_stats *ct = &b->compute_time;
+        if (i)
+            fputs(", ", out);
+        fputs("{\"name\": ", out);
+        json_string(out, b->name);
+        fprintf(out, ", \"num_timepoints\": %zu, \"num_calls\": %zu, \"num_non_empty_calls\": %zu",
+                b->num_timepoints, b->num_calls, b->num_non_empty_calls);
+        fputs(", \"compute_time\": {\"min\": ", out);
+        json_float(out, ct->min);
+        fputs(", \"max\": ", out);
+        json_float(out, ct->max);
+        fputs(", \"mean\": ", out);
+        json_float(out, ct->mean);
+        fputs(", \"std\": ", out);
+        json_float(out, ct->std);
+        fputs(", \"total\": ", out);
+        json_float(out, b->compute_total);
+        fputs("}, \"resource_usage\": ", out);
+        json_stats_map(out, r->measures, b->usage, r->nmeasures);
+        fputc('}', out);
+    }
+    fputs("]}", out);
+}
+
+gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out)
+{
+    if (!r || !out || (fmt != GT_FORMAT_TEXT && fmt != GT_FORMAT_JSON))
+        return GT_ERR_INVALID;
+    if (fmt == GT_FORMAT_TEXT) {
+        if (write_text(out, r) != 0)
+            return GT_ERR_NOMEM;
+    } else {
+        write_json(out, r);
+    }
+    return ferror(out) ? GT_ERR_IO : GT_OK;
+}
+
+gt_status gt_results_format(const gt_results *r, gt_format fmt, char **out)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    if (!out)
+        return GT_ERR_INVALID;
+    *out = NULL;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return GT_ERR_NOMEM;
+    gt_status st = gt_results_write(r, fmt, f);
+    if (fclose(f) != 0 && st == GT_OK)
+        st = GT_ERR_NOMEM;
+    if (st != GT_OK) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    return GT_OK;
+}
+
+void gt_results_string_free(char *s)
+{
+    free(s);
+}

@@ -1,0 +1,16 @@
+/* CSV fields written as Python's csv module writes them (QUOTE_MINIMAL), so
+ * the Python package and pandas read back exactly what was written. */
+#ifndef GT_STORE_CSVFIELD_H
+#define GT_STORE_CSVFIELD_H
+#include <stddef.h>
+
+/* Bytes gt_csv_field may need for a field of len characters. */
+#define GT_CSV_FIELD_MAX(len) (2 * (len) + 3)
+
+/* Writes the field a, followed by ':' and b when b is not NULL, into dst:
+ * quoted, with quotes doubled, only when it holds a comma, a quote, CR or
+ * LF.  dst needs GT_CSV_FIELD_MAX(strlen(a) + 1 + strlen(b)) bytes; it is
+ * NUL-terminated.  Returns the length. */
+size_t gt_csv_field(char *dst, const char *a, const char *b);
+
+#endif

@@ -1,0 +1,271 @@
+/* Sub-tracking marks: one row (process ID, code block name, 0 = start or
+ * 1 = stop, Unix timestamp) per mark, appended to a file kept open.
+ *
+ * CSV: one write(2) per row on an O_APPEND descriptor, so rows are on disk
+ * when the call returns and rows of forked children sharing the file never
+ * interleave.  SQLite: one prepared INSERT per row in WAL mode.  A mutex
+ * serializes threads; the timestamp is taken under it, so within a process
+ * the rows are in time order, which the analysis relies on to pair them. */
+#include "gpu_tracker.h"
+#include "store/csvfield.h"
+#include "store/store.h"
+#include "util/error.h"
+#include "util/pyfloat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char header[] = "process_id,code_block_name,position,timestamp\n";
+
+struct gt_subtracker {
+    pthread_mutex_t lock;
+    char *path;
+    int fd;             /* CSV; -1 for SQLite */
+    sqlite3 *db;
+    sqlite3_stmt *insert;
+    dev_t dev;          /* the file as created, to notice its removal */
+    ino_t ino;
+    gt_status failed;   /* the first failure; every later mark returns it */
+    char *buf;          /* the row (CSV) or the name (SQLite) being written */
+    size_t cap;
+    gt_error err;
+};
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+static gt_status fail(gt_subtracker *s, gt_status st)
+{
+    s->failed = st;
+    return st;
+}
+
+static int reserve(gt_subtracker *s, size_t n)
+{
+    if (n <= s->cap)
+        return 0;
+    size_t cap = s->cap ? s->cap : 256;
+    while (cap < n)
+        cap *= 2;
+    char *p = realloc(s->buf, cap);
+    if (!p)
+        return -1;
+    s->buf = p;
+    s->cap = cap;
+    return 0;
+}
+
+/* The file must still be the one created: Python's SubTracker refuses to go
+ * on writing to a file removed (or replaced) under it, and so do we. */
+static gt_status check_file(gt_subtracker *s)
+{
+    struct stat st;
+    int gone;
+    if (s->fd >= 0)
+        gone = fstat(s->fd, &st) != 0 || st.st_nlink == 0;
+    else
+        gone = stat(s->path, &st) != 0 || st.st_dev != s->dev || st.st_ino != s->ino;
+    if (gone)
+        return fail(s, gt_err(&s->err, GT_ERR_IO,
+                              "sub-tracking file '%s' was removed while in use", s->path));
+    return GT_OK;
+}
+
+static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int position)
+{
+    gt_status st;
+    struct timespec now;
+    if (s->failed)
+        return s->failed;
+    if ((st = check_file(s)) != GT_OK)
+        return st;
+    size_t len = strlen(a) + (b ? strlen(b) + 1 : 0);
+    if (reserve(s, GT_CSV_FIELD_MAX(len) + 3 * GT_PYFLOAT_BUFSZ) != 0)
+        return fail(s, gt_err(&s->err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory",
+                              s->path));
+    clock_gettime(CLOCK_REALTIME, &now);
+    double ts = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+    long long pid = (long long)getpid(); /* a forked child writes its own */
+
+    if (s->fd < 0) {
+        snprintf(s->buf, s->cap, "%s%s%s", a, b ? ":" : "", b ? b : "");
+        sqlite3_bind_int64(s->insert, 1, pid);
+        sqlite3_bind_text(s->insert, 2, s->buf, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s->insert, 3, position);
+        sqlite3_bind_double(s->insert, 4, ts);
+        int rc = sqlite3_step(s->insert);
+        sqlite3_reset(s->insert);
+        if (rc != SQLITE_DONE)
+            return fail(s, gt_err(&s->err, GT_ERR_IO, "cannot write sub-tracking file '%s': %s",
+                                  s->path, sqlite3_errmsg(s->db)));
+        return GT_OK;
+    }
+    size_t n = (size_t)snprintf(s->buf, s->cap, "%lld,", pid);
+    n += gt_csv_field(s->buf + n, a, b);
+    n += (size_t)snprintf(s->buf + n, s->cap - n, ",%d,", position);
+    n += gt_pyfloat_repr(ts, s->buf + n, GT_PYFLOAT_BUFSZ);
+    s->buf[n++] = '\n';
+    const char *p = s->buf;
+    while (n) {
+        ssize_t w = write(s->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return fail(s, gt_err(&s->err, GT_ERR_IO, "cannot write sub-tracking file '%s': %s",
+                                  s->path, strerror(errno)));
+        p += w;
+        n -= (size_t)w;
+    }
+    return GT_OK;
+}
+
+static gt_status mark(gt_subtracker *s, const char *a, const char *b, int position)
+{
+    if (!s)
+        return GT_ERR_INVALID;
+    if (!a || (position != 0 && position != 1)) {
+        /* A caller's mistake, not the file's: later marks still work. */
+        pthread_mutex_lock(&s->lock);
+        gt_err(&s->err, GT_ERR_INVALID, "sub-tracking mark: %s",
+               !a ? "no code block name" : "position must be 0 (start) or 1 (stop)");
+        pthread_mutex_unlock(&s->lock);
+        return GT_ERR_INVALID;
+    }
+    pthread_mutex_lock(&s->lock);
+    gt_status st = write_mark(s, a, b, position);
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name, int position)
+{
+    return mark(s, code_block_name, NULL, position);
+}
+
+static gt_status open_sqlite(gt_subtracker *s, gt_error *err)
+{
+    static const char create[] =
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+        "CREATE TABLE data (process_id BIGINT, code_block_name TEXT, position BIGINT,"
+        " timestamp FLOAT)";
+    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
+            SQLITE_OK ||
+        sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(s->db, "INSERT INTO data VALUES (?, ?, ?, ?)", -1,
+                           SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) != SQLITE_OK)
+        return gt_err(err, GT_ERR_IO, "cannot create sub-tracking file '%s': %s", s->path,
+                      s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    return GT_OK;
+}
+
+gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **out, gt_error *err)
+{
+    gt_status st;
+    gt_subtracker *s = NULL;
+    char def[32];
+    struct stat sb;
+
+    if (!out)
+        return gt_err(err, GT_ERR_INVALID, "sub-tracking file: no place for the handle");
+    *out = NULL;
+    if (!path) {
+        snprintf(def, sizeof def, "%lld.csv", (long long)getpid());
+        path = def;
+    }
+    int csv = has_suffix(path, ".csv");
+    if (!csv && !has_suffix(path, ".sqlite"))
+        return gt_err(err, GT_ERR_INVALID,
+                      "invalid sub-tracking file '%s': the extension must be '.csv' or '.sqlite'",
+                      path);
+    if (!(s = calloc(1, sizeof *s)) || !(s->path = strdup(path))) {
+        free(s);
+        return gt_err(err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory", path);
+    }
+    s->fd = -1;
+    pthread_mutex_init(&s->lock, NULL);
+    int fd = -1;
+    if ((st = gt_store_create_file(path, overwrite, "sub-tracking file",
+                                   "set overwrite to replace it", &fd, err)) != GT_OK)
+        goto fail;
+    if (fstat(fd, &sb) != 0) {
+        st = gt_err(err, GT_ERR_IO, "sub-tracking file '%s': %s", path, strerror(errno));
+        close(fd);
+        goto fail_created;
+    }
+    s->dev = sb.st_dev;
+    s->ino = sb.st_ino;
+    if (csv) {
+        s->fd = fd;
+        if (fcntl(fd, F_SETFL, O_APPEND) != 0 ||
+            write(fd, header, sizeof header - 1) != (ssize_t)(sizeof header - 1)) {
+            st = gt_err(err, GT_ERR_IO, "cannot write sub-tracking file '%s': %s", path,
+                        strerror(errno));
+            goto fail_created;
+        }
+    } else {
+        close(fd); /* SQLite opens it by name */
+        if ((st = open_sqlite(s, err)) != GT_OK)
+            goto fail_created;
+    }
+    *out = s;
+    return GT_OK;
+fail_created:
+    unlink(path); /* ours, and holding no mark */
+fail:
+    gt_subtracker_free(&s);
+    return st;
+}
+
+gt_status gt_subtracker_status(const gt_subtracker *s)
+{
+    return s ? s->failed : GT_ERR_INVALID;
+}
+
+const char *gt_subtracker_error(const gt_subtracker *s)
+{
+    return s ? s->err.msg : "no sub-tracker";
+}
+
+void gt_subtracker_free(gt_subtracker **sp)
+{
+    if (!sp || !*sp)
+        return;
+    gt_subtracker *s = *sp;
+    if (s->fd >= 0)
+        close(s->fd);
+    sqlite3_finalize(s->insert);
+    if (s->db) {
+        /* Checkpointed into one self-contained file, as the tracking file. */
+        sqlite3_exec(s->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+        sqlite3_close(s->db);
+    }
+    pthread_mutex_destroy(&s->lock);
+    free(s->buf);
+    free(s->path);
+    free(s);
+    *sp = NULL;
+}
+
+gt_subtrack_scope gt_subtrack_scope_begin(gt_subtracker *s, const char *name, const char *file,
+                                          const char *attr)
+{
+    gt_subtrack_scope sc = {s, name ? name : file, name ? NULL : attr};
+    mark(s, sc.name, sc.attr, 0);
+    return sc;
+}
+
+void gt_subtrack_scope_end(gt_subtrack_scope *sc)
+{
+    mark(sc->s, sc->name, sc->attr, 1);
+}
