@@ -339,6 +339,20 @@ GT_API gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE
 GT_API void gt_comparison_free(gt_comparison **c);
 
 /* ------------------------------------------------------------------------
+ * Plots: timelines of a tracking file as a self-contained page.
+ * ------------------------------------------------------------------------ */
+
+/* Draws the tracking file (CSV or SQLite) as charts of RAM, GPU RAM, CPU and
+ * GPU utilization over time, with the code blocks of sub_tracking_file (may
+ * be NULL) as labelled spans, into out_file: an HTML page (".html") or an
+ * SVG image (".svg"), written whole or not at all.  Long files are
+ * downsampled for drawing, keeping each pixel's smallest and largest value.
+ * GT_ERR_INVALID for another extension, GT_ERR_IO / GT_ERR_FORMAT for files
+ * that cannot be read or are malformed. */
+GT_API gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file,
+                               const char *out_file, gt_error *err);
+
+/* ------------------------------------------------------------------------
  * Metrics endpoint: the latest timepoint served over HTTP in the Prometheus
  * text exposition format (or OpenMetrics when the scraper asks for it).
  * ------------------------------------------------------------------------ */

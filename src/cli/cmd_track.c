@@ -39,6 +39,7 @@ static const char usage_text[] =
     "    gpu-tracker sub-track combine --stf=<sub-track-file> [-p <file-path>]...\n"
     "    gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> [--output=<output>] [--format=<format>]\n"
     "    gpu-tracker sub-track compare [--output=<output>] [--format=<format>] [--cconfig=<config-file>] [-m <name>=<file-path>...] [--stat=<statistic>]\n"
+    "    gpu-tracker plot --tf=<tracking-file> [--stf=<sub-track-file>] --output=<file.html|file.svg>\n"
     "\n"
     "Options:\n"
     "    -h --help               Show this help message and exit.\n"
