@@ -113,10 +113,12 @@ static gt_status load_spans(const char *path, double end_ts, gt_table **tab, gt_
         if (m[i].position != 0)
             continue;
         int same_next = i + 1 < n && !strcmp(m[i + 1].name, m[i].name) && m[i + 1].pid == m[i].pid;
-        if (same_next && m[i + 1].position == 1)
-            sp[k++] = (gt_plot_span){m[i].name, m[i].ts, m[++i].ts};
-        else if (!same_next)
+        if (same_next && m[i + 1].position == 1) {
+            sp[k++] = (gt_plot_span){m[i].name, m[i].ts, m[i + 1].ts};
+            i++; /* the stop is used */
+        } else if (!same_next) {
             sp[k++] = (gt_plot_span){m[i].name, m[i].ts, end_ts > m[i].ts ? end_ts : m[i].ts};
+        }
         /* a start followed by another start: the first never stopped; its
          * extent is unknown, so it is left out */
     }
