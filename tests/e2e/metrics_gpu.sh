@@ -3,7 +3,7 @@
 # UUID, scraped while the job runs.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
-SECS=4
+SECS=6 # long enough for a loaded machine to see the whole tree
 . "$HERE/_gpu.sh"
 cat >nvml.json <<JSON
 {"devices": [
@@ -29,7 +29,7 @@ done
 metric() { awk -v k="$1" '$1 == k { print $2 }' m.txt; }
 # Wait until the whole tree (grand.pid) is attributed.
 for _ in $(seq 100); do
-    curl -sf -o m.txt "http://$addr/metrics" || fail "scrape failed"
+    curl -sf -o m.txt "http://$addr/metrics" || fail "scrape failed (combined GPU RAM never reached 1110000000): $(cat err.txt)"
     [ "$(metric 'gpu_tracker_gpu_ram_bytes{set="combined"}')" = 1110000000 ] && break
     sleep 0.1
 done
