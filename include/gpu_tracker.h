@@ -80,6 +80,58 @@ GT_API gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out);
 
 typedef void (*gt_log_fn)(void *ctx, const char *message);
 
+#define GT_TIMEPOINT_MAX_GPUS 16
+
+/* One selected GPU in a gt_timepoint. */
+typedef struct gt_timepoint_gpu {
+    char uuid[96];
+    int power_valid;
+    double power_watts;
+    /* The device's cumulative energy counter (NVML: since the driver was
+     * loaded; ROCm SMI: its accumulator), joules; it restarts from 0 when the
+     * driver reloads. */
+    int energy_valid;
+    double energy_joules;
+} gt_timepoint_gpu;
+
+/* One sample as it is taken, for live displays and exporters.  Base units:
+ * bytes, percent of one core (CPU) or of one GPU, seconds.  The *_valid
+ * flags say which figures are available; an unavailable percent is NaN. */
+typedef struct gt_timepoint {
+    double timestamp;           /* Unix seconds */
+    double elapsed;             /* seconds since gt_tracker_start */
+    unsigned long n_samples;    /* samples taken so far, this one included */
+    /* Total RSS (private + shared), bytes; system is the machine's used RAM. */
+    uint64_t main_ram, descendants_ram, combined_ram, system_ram, system_ram_capacity;
+    /* GPU RAM, bytes; gpu_valid is 0 when no GPU is tracked. */
+    int gpu_valid;
+    uint64_t main_gpu_ram, descendants_gpu_ram, combined_gpu_ram, system_gpu_ram,
+        system_gpu_ram_capacity;
+    double gpu_sum_percent;     /* summed over the selected GPUs */
+    int n_expected_gpus;
+    /* SM utilization of the tracked processes, summed over the GPUs, and
+     * total power of the selected GPUs; 0 valid flags where not read. */
+    int gpu_sm_valid;
+    double gpu_sm_main, gpu_sm_descendants, gpu_sm_combined;
+    int gpu_power_valid;
+    double gpu_power_watts;
+    /* Each selected GPU (the first GT_TIMEPOINT_MAX_GPUS of them). */
+    size_t n_gpus;
+    gt_timepoint_gpu gpus[GT_TIMEPOINT_MAX_GPUS];
+    /* CPU percent of one core over the last interval; cpu_valid is 0 for the
+     * first sample, which closes no interval (the percents are NaN then). */
+    int cpu_valid;
+    double cpu_system_sum, cpu_main_sum, cpu_descendants_sum, cpu_combined_sum;
+    /* CPU seconds used since the first sample (summed over the intervals). */
+    double cpu_main_seconds, cpu_descendants_seconds, cpu_combined_seconds;
+    int system_core_count, n_expected_cores;
+    int main_n_threads, descendants_n_threads, combined_n_threads;
+} gt_timepoint;
+
+/* Called on the sampling thread right after each sample; must be quick and
+ * must not call back into the tracker. */
+typedef void (*gt_timepoint_fn)(void *ctx, const gt_timepoint *tp);
+
 typedef struct gt_options {
     double sleep_time;          /* seconds between samples; > 0; default 1.0 */
     gt_ram_unit ram_unit;       /* default gigabytes */
@@ -100,6 +152,8 @@ typedef struct gt_options {
      * its threads are never counted. */
     pid_t tree_root;
     gt_energy_unit energy_unit; /* default joules */
+    gt_timepoint_fn on_timepoint; /* NULL: none */
+    void *on_timepoint_ctx;
 } gt_options;
 
 /* Fills *opts with the Python package's defaults. */
@@ -325,6 +379,39 @@ GT_API gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE
 /* The same as a string released with gt_string_free() (see gt_usage_string). */
 GT_API gt_status gt_comparison_string(const gt_comparison *c, gt_format fmt, char **out);
 GT_API void gt_comparison_free(gt_comparison **c);
+
+/* ------------------------------------------------------------------------
+ * Plots: timelines of a tracking file as a self-contained page.
+ * ------------------------------------------------------------------------ */
+
+/* Draws the tracking file (CSV or SQLite) as charts of RAM, GPU RAM, CPU and
+ * GPU utilization over time, with the code blocks of sub_tracking_file (may
+ * be NULL) as labelled spans, into out_file: an HTML page (".html") or an
+ * SVG image (".svg"), written whole or not at all.  Long files are
+ * downsampled for drawing, keeping each pixel's smallest and largest value.
+ * GT_ERR_INVALID for another extension, GT_ERR_IO / GT_ERR_FORMAT for files
+ * that cannot be read or are malformed. */
+GT_API gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file,
+                               const char *out_file, gt_error *err);
+
+/* ------------------------------------------------------------------------
+ * Metrics endpoint: the latest timepoint served over HTTP in the Prometheus
+ * text exposition format (or OpenMetrics when the scraper asks for it).
+ * ------------------------------------------------------------------------ */
+typedef struct gt_metrics gt_metrics;
+
+/* Listens on address "HOST:PORT", ":PORT" or "PORT" (host: loopback unless
+ * given; "[::1]:PORT" for IPv6; port 0: any free port) and serves GET
+ * /metrics on a thread of its own.  A port in use is GT_ERR_SYS with a
+ * message naming the address. */
+GT_API gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error *err);
+/* The address actually bound, "HOST:PORT" (IPv6 hosts in brackets). */
+GT_API const char *gt_metrics_address(const gt_metrics *m);
+/* Publishes tp as the current values; safe from any thread.  Meant to be
+ * called from a gt_timepoint_fn. */
+GT_API void gt_metrics_update(gt_metrics *m, const gt_timepoint *tp);
+/* Stops serving and closes the socket; NULL-safe. */
+GT_API void gt_metrics_free(gt_metrics **m);
 
 #ifdef __cplusplus
 }

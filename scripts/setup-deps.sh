@@ -5,6 +5,8 @@ set -eu
 PKGS="build-essential clang libsqlite3-dev libcjson-dev libcmocka-dev sqlite3 jq valgrind"
 # The Python package's tests (pandas is optional for the package itself)
 PKGS="$PKGS python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
+# Live line, metrics endpoint and plots are tested with these.
+PKGS="$PKGS tmux curl prometheus chromium"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
