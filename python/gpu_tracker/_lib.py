@@ -56,6 +56,9 @@ class Options(ctypes.Structure):
         ('log', LOG_FN),
         ('log_ctx', ctypes.c_void_p),
         ('tree_root', ctypes.c_int),
+        ('energy_unit', ctypes.c_int),
+        ('on_timepoint', ctypes.c_void_p),
+        ('on_timepoint_ctx', ctypes.c_void_p),
         ('_reserved', ctypes.c_char * 512),
     ]
 

@@ -67,7 +67,8 @@ def test_a_function_called_several_times_is_analyzed():
     assert by_name['pause'].num_calls == 3
     assert str(results).startswith('Overall:\n')
     j = results.to_json()
-    assert list(j) == ['overall', 'static_data', 'code_block_results']
+    # The Python package's keys, then gpu-tracker's energy from the tracking file's energy columns.
+    assert list(j) == ['overall', 'static_data', 'code_block_results', 'energy']
     assert j['static_data']['ram_unit'] == 'megabytes'
 
 

@@ -241,7 +241,8 @@ def test_layout_matches_the_python_package(reference):
         pass
     expected = json.load(open(reference))
     got = tracker.to_json()
-    got.pop('peak_ram', None)  # gpu-tracker's own section, after the Python package's
+    for own in ('peak_ram', 'energy'):  # gpu-tracker's own sections, after the Python package's
+        got.pop(own, None)
     assert _shape(got) == _shape(expected)
     assert list(got) == list(expected)
     assert got['max_ram']['unit'] == expected['max_ram']['unit']
@@ -265,7 +266,10 @@ def test_tracking_file_and_overwrite():
         time.sleep(0.2)
     rows = list(csv.reader(open('samples.csv')))
     assert rows[0][:3] == ['ram_unit', 'gpu_ram_unit', 'time_unit'] and rows[1][0] == 'megabytes'
-    assert rows[2][0] == 'main_ram' and rows[2][-1] == 'timestamp'
+    # gpu-tracker's energy columns follow the Python package's, which end with timestamp.
+    assert rows[2][0] == 'main_ram' and 'timestamp' in rows[2]
+    assert rows[2][rows[2].index('timestamp') + 1:] == ['cpu_energy_joules', 'dram_energy_joules',
+                                                        'gpu_energy_joules']
     assert len(rows) - 3 >= 2  # first sample at start, last at stop
     with pytest.raises(FileExistsError, match='samples.csv'):
         gput.Tracker(tracking_file='samples.csv')
