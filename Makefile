@@ -32,7 +32,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 FAKES     := $(patsubst tests/fakes/%.c,$(BUILD)/fakes/%.so,$(wildcard tests/fakes/*.c))
 EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all deps demo test test-fast check-san install clean python
+.PHONY: all deps test-deps demo test test-fast check-san install clean python
 all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES)
 
 $(BUILD)/obj/%.o: %.c
@@ -76,6 +76,9 @@ $(BUILD)/fakes/%.so: tests/fakes/%.c
 deps:
 	@scripts/setup-deps.sh
 
+test-deps:
+	@scripts/setup-deps.sh test
+
 # Builds, then tracks the built-in demo workload (memory, threads, children).
 demo: deps
 	@$(MAKE) --no-print-directory all $(WORKLOADS)
@@ -89,7 +92,7 @@ check-san:
 	@$(MAKE) --no-print-directory SAN=1 CC=clang test-fast
 
 # Everything: the suite (gcc), then again under ASan+UBSan (clang).
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory test-fast
 	@$(MAKE) --no-print-directory check-san
 
