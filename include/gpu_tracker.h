@@ -353,10 +353,8 @@ GT_API gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_
                             gt_results **out, gt_error *err);
 /* Writes results as `sub-track analyze` prints them (text) or as JSON. */
 GT_API gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out);
-/* The same as one NUL-terminated string, for callers without a FILE *
- * (Python's ctypes); release *out with gt_results_string_free. */
-GT_API gt_status gt_results_format(const gt_results *r, gt_format fmt, char **out);
-GT_API void gt_results_string_free(char *s);
+/* The same as a string released with gt_string_free() (see gt_usage_string). */
+GT_API gt_status gt_results_string(const gt_results *r, gt_format fmt, char **out);
 GT_API void gt_results_free(gt_results **r);
 /* Combines sub-tracking files (all CSV or all SQLite, like out_file) into
  * out_file, which must not exist. */

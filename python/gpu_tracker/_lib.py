@@ -138,8 +138,7 @@ _declare('gt_subtracker_mark', _I, _P, _S, _I, required=False)
 _declare('gt_subtracker_error', _S, _P, required=False)
 _declare('gt_subtracker_free', None, _PP, required=False)
 _declare('gt_analyze', _I, _S, _S, _PP, _ERR, required=False)
-_declare('gt_results_format', _I, _P, _I, _STR_OUT, required=False)
-_declare('gt_results_string_free', None, ctypes.c_void_p, required=False)
+_declare('gt_results_string', _I, _P, _I, _STR_OUT, required=False)
 _declare('gt_results_free', None, _PP, required=False)
 _declare('gt_subtrack_combine', _I, _S, ctypes.POINTER(_S), ctypes.c_size_t, _ERR, required=False)
 _declare('gt_compare', _I, ctypes.POINTER(_S), ctypes.POINTER(_S), ctypes.c_size_t, _S, LOG_FN, _P,
@@ -174,17 +173,14 @@ def c_strings(values):
     return arr
 
 
-def to_string(fn, handle, fmt, release=None):
+def to_string(fn, handle, fmt):
     """Calls a function that formats a report into a malloc'd string
     (gt_usage_string and the like) and returns its text, freeing the C copy
-    with gt_string_free, or with release(char *) where given."""
+    with gt_string_free."""
     out = ctypes.c_void_p()
     status = fn(handle, fmt, ctypes.byref(out))
     check(status, 'cannot format the report: out of memory or output error')
     try:
         return ctypes.string_at(out.value).decode('utf-8')
     finally:
-        if release is not None:
-            release(out)
-        else:
-            lib.gt_string_free(ctypes.byref(out))
+        lib.gt_string_free(ctypes.byref(out))

@@ -125,13 +125,12 @@ def sub_track(code_block_name: str | None = None, sub_tracking_file: str | None 
     return decorator
 
 
-def _take_report(handle, string_name, free_name, release_name=None):
+def _take_report(handle, string_name, free_name):
     """(JSON as a dict, text) of a C results object, which is then freed."""
     try:
         string = _lib.require(string_name)
-        release = _lib.require(release_name) if release_name else None
-        text = _lib.to_string(string, handle, _lib.FORMAT_TEXT, release)
-        return json.loads(_lib.to_string(string, handle, _lib.FORMAT_JSON, release)), text
+        text = _lib.to_string(string, handle, _lib.FORMAT_TEXT)
+        return json.loads(_lib.to_string(string, handle, _lib.FORMAT_JSON)), text
     finally:
         getattr(_lib.lib, free_name)(ctypes.byref(handle))
 
@@ -223,7 +222,7 @@ class SubTrackingAnalyzer:
         status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), _lib.encode(self.sub_tracking_file),
                                             ctypes.byref(handle), ctypes.byref(err))
         _lib.check(status, err.message)
-        report = _take_report(handle, 'gt_results_format', 'gt_results_free', 'gt_results_string_free')
+        report = _take_report(handle, 'gt_results_string', 'gt_results_free')
         return SubTrackingResults._from_json(*report)
 
     def combine_sub_tracking_files(self, files):

@@ -382,29 +382,3 @@ gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out)
     }
     return ferror(out) ? GT_ERR_IO : GT_OK;
 }
-
-gt_status gt_results_format(const gt_results *r, gt_format fmt, char **out)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    if (!out)
-        return GT_ERR_INVALID;
-    *out = NULL;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return GT_ERR_NOMEM;
-    gt_status st = gt_results_write(r, fmt, f);
-    if (fclose(f) != 0 && st == GT_OK)
-        st = GT_ERR_NOMEM;
-    if (st != GT_OK) {
-        free(buf);
-        return st;
-    }
-    *out = buf;
-    return GT_OK;
-}
-
-void gt_results_string_free(char *s)
-{
-    free(s);
-}

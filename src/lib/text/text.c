@@ -6,12 +6,13 @@
 
 #include "gpu_tracker.h"
 
-enum report { USAGE, COMPARISON };
+enum report { USAGE, RESULTS, COMPARISON };
 
 static gt_status write_report(enum report kind, const void *obj, gt_format fmt, FILE *f)
 {
     switch (kind) {
     case USAGE: return gt_usage_write(obj, fmt, f);
+    case RESULTS: return gt_results_write(obj, fmt, f);
     case COMPARISON: return gt_comparison_write(obj, fmt, f);
     }
     return GT_ERR_INVALID;
@@ -40,6 +41,11 @@ static gt_status to_string(enum report kind, const void *obj, gt_format fmt, cha
 gt_status gt_usage_string(const gt_usage *u, gt_format fmt, char **out)
 {
     return to_string(USAGE, u, fmt, out);
+}
+
+gt_status gt_results_string(const gt_results *r, gt_format fmt, char **out)
+{
+    return to_string(RESULTS, r, fmt, out);
 }
 
 gt_status gt_comparison_string(const gt_comparison *c, gt_format fmt, char **out)
