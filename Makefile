@@ -39,8 +39,11 @@ FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAYS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzzer/%,$(FUZZ_SRC))
 FUZZ_TIME ?= 60
+# The CLI without main(), for fuzz targets that build in one CLI file and
+# need the others it calls.
+CLI_LIB   := $(BUILD)/libgtcli.a
 
-.PHONY: all deps demo test test-fast check-san check-valgrind fuzz fuzz-run install clean
+.PHONY: all deps test-deps demo test test-fast check-san check-valgrind fuzz fuzz-run install clean python
 all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES)
 
 $(BUILD)/obj/%.o: %.c
@@ -83,16 +86,23 @@ $(BUILD)/fakes/%.so: tests/fakes/%.c
 
 # Fuzz targets, built two ways: with a replay main that runs the seed corpus
 # and kept crashing inputs as a test (any compiler), and for libFuzzer.
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(STATIC)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(STATIC) $(LDLIBS)
+$(CLI_LIB): $(filter-out %/main.o,$(CLI_OBJ))
+	@rm -f $@
+	$(AR) rcs $@ $^
 
-$(BUILD)/fuzzer/%: tests/fuzz/%.c $(STATIC)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(CLI_LIB) $(STATIC) $(LDLIBS)
+
+$(BUILD)/fuzzer/%: tests/fuzz/%.c $(CLI_LIB) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
 
 deps:
 	@scripts/setup-deps.sh
+
+test-deps:
+	@scripts/setup-deps.sh test
 
 # Builds, then tracks the built-in demo workload (memory, threads, children).
 demo: deps
@@ -120,7 +130,7 @@ fuzz-run: $(FUZZERS)
 
 # Everything: the suite (gcc), end-to-end tests under valgrind, the suite
 # again under ASan+UBSan (clang), then a short fuzzing pass.
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory test-fast
 	@$(MAKE) --no-print-directory check-valgrind
 	@$(MAKE) --no-print-directory check-san
@@ -132,7 +142,12 @@ install: all
 	install -m 644 $(STATIC) $(SHARED) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/gpu_tracker.h $(DESTDIR)$(PREFIX)/include/
 
+# The Python package with the library inside it, for
+# `pip install --no-build-isolation ./python`.
+python: $(SHARED)
+	cp $(SHARED) python/gpu_tracker/libgputracker.so
+
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz python/build python/gpu_tracker.egg-info python/gpu_tracker/libgputracker.so
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

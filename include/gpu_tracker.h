@@ -62,6 +62,14 @@ typedef enum gt_gpu_brand {
 
 typedef enum gt_format { GT_FORMAT_TEXT = 0, GT_FORMAT_JSON } gt_format;
 
+/* Energy report unit (--eu): "joules", "kilojoules", "watt-hours",
+ * "kilowatt-hours".  Power is always in watts. */
+typedef enum gt_energy_unit {
+    GT_JOULES = 0, GT_KILOJOULES, GT_WATT_HOURS, GT_KILOWATT_HOURS
+} gt_energy_unit;
+GT_API const char *gt_energy_unit_name(gt_energy_unit u);
+GT_API gt_status gt_energy_unit_parse(const char *s, gt_energy_unit *out);
+
 /* Unit names as the Python package spells them ("bytes" ... "terabytes",
  * "seconds" ... "days").  Parsing returns GT_ERR_INVALID for anything else. */
 GT_API const char *gt_ram_unit_name(gt_ram_unit u);
@@ -71,6 +79,58 @@ GT_API gt_status gt_time_unit_parse(const char *s, gt_time_unit *out);
 GT_API gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out);
 
 typedef void (*gt_log_fn)(void *ctx, const char *message);
+
+#define GT_TIMEPOINT_MAX_GPUS 16
+
+/* One selected GPU in a gt_timepoint. */
+typedef struct gt_timepoint_gpu {
+    char uuid[96];
+    int power_valid;
+    double power_watts;
+    /* The device's cumulative energy counter (NVML: since the driver was
+     * loaded; ROCm SMI: its accumulator), joules; it restarts from 0 when the
+     * driver reloads. */
+    int energy_valid;
+    double energy_joules;
+} gt_timepoint_gpu;
+
+/* One sample as it is taken, for live displays and exporters.  Base units:
+ * bytes, percent of one core (CPU) or of one GPU, seconds.  The *_valid
+ * flags say which figures are available; an unavailable percent is NaN. */
+typedef struct gt_timepoint {
+    double timestamp;           /* Unix seconds */
+    double elapsed;             /* seconds since gt_tracker_start */
+    unsigned long n_samples;    /* samples taken so far, this one included */
+    /* Total RSS (private + shared), bytes; system is the machine's used RAM. */
+    uint64_t main_ram, descendants_ram, combined_ram, system_ram, system_ram_capacity;
+    /* GPU RAM, bytes; gpu_valid is 0 when no GPU is tracked. */
+    int gpu_valid;
+    uint64_t main_gpu_ram, descendants_gpu_ram, combined_gpu_ram, system_gpu_ram,
+        system_gpu_ram_capacity;
+    double gpu_sum_percent;     /* summed over the selected GPUs */
+    int n_expected_gpus;
+    /* SM utilization of the tracked processes, summed over the GPUs, and
+     * total power of the selected GPUs; 0 valid flags where not read. */
+    int gpu_sm_valid;
+    double gpu_sm_main, gpu_sm_descendants, gpu_sm_combined;
+    int gpu_power_valid;
+    double gpu_power_watts;
+    /* Each selected GPU (the first GT_TIMEPOINT_MAX_GPUS of them). */
+    size_t n_gpus;
+    gt_timepoint_gpu gpus[GT_TIMEPOINT_MAX_GPUS];
+    /* CPU percent of one core over the last interval; cpu_valid is 0 for the
+     * first sample, which closes no interval (the percents are NaN then). */
+    int cpu_valid;
+    double cpu_system_sum, cpu_main_sum, cpu_descendants_sum, cpu_combined_sum;
+    /* CPU seconds used since the first sample (summed over the intervals). */
+    double cpu_main_seconds, cpu_descendants_seconds, cpu_combined_seconds;
+    int system_core_count, n_expected_cores;
+    int main_n_threads, descendants_n_threads, combined_n_threads;
+} gt_timepoint;
+
+/* Called on the sampling thread right after each sample; must be quick and
+ * must not call back into the tracker. */
+typedef void (*gt_timepoint_fn)(void *ctx, const gt_timepoint *tp);
 
 typedef struct gt_options {
     double sleep_time;          /* seconds between samples; > 0; default 1.0 */
@@ -91,6 +151,9 @@ typedef struct gt_options {
      * own PID so orphaned grandchildren stay tracked; the root itself and
      * its threads are never counted. */
     pid_t tree_root;
+    gt_energy_unit energy_unit; /* default joules */
+    gt_timepoint_fn on_timepoint; /* NULL: none */
+    void *on_timepoint_ctx;
 } gt_options;
 
 /* Fills *opts with the Python package's defaults. */
@@ -159,7 +222,34 @@ typedef struct gt_usage {
         double max, mean;
     } gpu_power;
 
-    /* The energy section (RAPL, NVML energy counters) goes here. */
+    /* Energy from the hardware's own counters, in energy.unit; power in
+     * watts.  CPU domains come from the kernel's powercap RAPL interface,
+     * GPU devices from the vendor's energy counter or, where it has none,
+     * from power draw integrated over the samples (source says which).
+     * Counter differences, wraparound handled.  A figure < 0 is unavailable.
+     * unit NULL: energy was not measured (the report has no Energy section).
+     * The sysfs root is /sys, or $GT_SYSFS_ROOT, which exists for tests. */
+#define GT_ENERGY_MAX_DOMAINS 32
+    struct {
+        const char *unit;
+        int n_domains;
+        struct gt_energy_domain {
+            char name[32];      /* "package-0", "package-0:dram", "psys", "gpu-0" */
+            /* "rapl"; GPUs: "energy_counter" or "power_integrated" */
+            const char *source;
+            int gpu;            /* 0: a CPU (RAPL) domain, 1: a GPU device */
+            int available;      /* 0: unreadable, see cpu_/gpu_unavailable */
+            double energy, mean_power_watts, max_power_watts;
+            /* Estimate of the tracked processes' part (see the attribution
+             * methods); < 0 when not attributed. */
+            double attributed_energy;
+        } domains[GT_ENERGY_MAX_DOMAINS];
+        /* Why some or all domains are unavailable and how to fix it; ""
+         * when every domain was read. */
+        char cpu_unavailable[640];
+        char gpu_unavailable[256];
+        const char *cpu_attribution_method, *gpu_attribution_method;
+    } energy;
 } gt_usage;
 
 typedef struct gt_tracker gt_tracker;
@@ -186,6 +276,10 @@ GT_API void gt_tracker_free(gt_tracker **t);
 
 /* Writes usage as the Python package prints it (text) or to_json() (JSON). */
 GT_API gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out);
+/* The same as a NUL-terminated string in *out, released with gt_string_free()
+ * (for bindings without a FILE *).  On failure *out is NULL. */
+GT_API gt_status gt_usage_string(const gt_usage *u, gt_format fmt, char **out);
+GT_API void gt_string_free(char **s);
 
 /* ------------------------------------------------------------------------
  * Sub-tracking: marks of named code blocks, written to a sub-tracking file
@@ -261,10 +355,8 @@ GT_API gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_
                             gt_results **out, gt_error *err);
 /* Writes results as `sub-track analyze` prints them (text) or as JSON. */
 GT_API gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out);
-/* The same as one NUL-terminated string, for callers without a FILE *
- * (Python's ctypes); release *out with gt_results_string_free. */
-GT_API gt_status gt_results_format(const gt_results *r, gt_format fmt, char **out);
-GT_API void gt_results_string_free(char *s);
+/* The same as a string released with gt_string_free() (see gt_usage_string). */
+GT_API gt_status gt_results_string(const gt_results *r, gt_format fmt, char **out);
 GT_API void gt_results_free(gt_results **r);
 /* Combines sub-tracking files (all CSV or all SQLite, like out_file) into
  * out_file, which must not exist. */
@@ -284,7 +376,42 @@ GT_API gt_status gt_compare(const char *const *names, const char *const *files,
                             size_t n, const char *statistic, gt_log_fn log,
                             void *log_ctx, gt_comparison **out, gt_error *err);
 GT_API gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE *out);
+/* The same as a string released with gt_string_free() (see gt_usage_string). */
+GT_API gt_status gt_comparison_string(const gt_comparison *c, gt_format fmt, char **out);
 GT_API void gt_comparison_free(gt_comparison **c);
+
+/* ------------------------------------------------------------------------
+ * Plots: timelines of a tracking file as a self-contained page.
+ * ------------------------------------------------------------------------ */
+
+/* Draws the tracking file (CSV or SQLite) as charts of RAM, GPU RAM, CPU and
+ * GPU utilization over time, with the code blocks of sub_tracking_file (may
+ * be NULL) as labelled spans, into out_file: an HTML page (".html") or an
+ * SVG image (".svg"), written whole or not at all.  Long files are
+ * downsampled for drawing, keeping each pixel's smallest and largest value.
+ * GT_ERR_INVALID for another extension, GT_ERR_IO / GT_ERR_FORMAT for files
+ * that cannot be read or are malformed. */
+GT_API gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file,
+                               const char *out_file, gt_error *err);
+
+/* ------------------------------------------------------------------------
+ * Metrics endpoint: the latest timepoint served over HTTP in the Prometheus
+ * text exposition format (or OpenMetrics when the scraper asks for it).
+ * ------------------------------------------------------------------------ */
+typedef struct gt_metrics gt_metrics;
+
+/* Listens on address "HOST:PORT", ":PORT" or "PORT" (host: loopback unless
+ * given; "[::1]:PORT" for IPv6; port 0: any free port) and serves GET
+ * /metrics on a thread of its own.  A port in use is GT_ERR_SYS with a
+ * message naming the address. */
+GT_API gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error *err);
+/* The address actually bound, "HOST:PORT" (IPv6 hosts in brackets). */
+GT_API const char *gt_metrics_address(const gt_metrics *m);
+/* Publishes tp as the current values; safe from any thread.  Meant to be
+ * called from a gt_timepoint_fn. */
+GT_API void gt_metrics_update(gt_metrics *m, const gt_timepoint *tp);
+/* Stops serving and closes the socket; NULL-safe. */
+GT_API void gt_metrics_free(gt_metrics **m);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,18 @@
 #!/bin/sh
-# Installs the Debian packages gpu-tracker builds and tests with, if missing.
-# The only place the project installs anything; everything comes from Debian.
+# Installs the Debian packages gpu-tracker builds with (no argument) or builds
+# and tests with ("test"), if missing.  The only place the project installs
+# anything; everything comes from Debian.
+#
+#   scripts/setup-deps.sh [test]
 set -eu
-PKGS="build-essential clang libsqlite3-dev libcjson-dev libcmocka-dev sqlite3 jq valgrind"
+PKGS="build-essential libsqlite3-dev libcjson-dev"
+if [ "${1:-}" = test ]; then
+PKGS="$PKGS clang libcmocka-dev sqlite3 jq valgrind"
+# The Python package's tests (pandas is optional for the package itself)
+PKGS="$PKGS python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
+# Live line, metrics endpoint and plots are tested with these.
+PKGS="$PKGS tmux curl prometheus chromium"
+fi
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -29,6 +29,15 @@ for t in tests/e2e/*.sh; do
     case $(basename "$t") in _*) continue ;; esac # sourced helpers
     [ -f "$t" ] && run "e2e/$(basename "$t" .sh)" bash "$t"
 done
+# The Python package: pytest under Debian's python3 (where python3-pytest,
+# -nbclient and -ipykernel are), one entry per test file; pytest's own
+# failures (even "no tests collected") fail the entry.
+for t in tests/python/test_*.py; do
+    [ -f "$t" ] && run "python/$(basename "$t" .py)" tests/python/run.sh /usr/bin/python3 -m pytest -q -p no:cacheprovider "$t"
+done
+# ... and under the python3 first on PATH, which may be another interpreter.
+run "python/smoke-$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none)" \
+    tests/python/run.sh python3 tests/python/smoke.py
 echo
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed"

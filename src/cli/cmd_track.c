@@ -23,6 +23,7 @@
 
 #include "commands.h"
 #include "gpu_tracker.h"
+#include "live.h"
 #include "util/argv.h"
 
 static const char usage_text[] =
@@ -38,6 +39,7 @@ static const char usage_text[] =
     "    gpu-tracker sub-track combine --stf=<sub-track-file> [-p <file-path>]...\n"
     "    gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> [--output=<output>] [--format=<format>]\n"
     "    gpu-tracker sub-track compare [--output=<output>] [--format=<format>] [--cconfig=<config-file>] [-m <name>=<file-path>...] [--stat=<statistic>]\n"
+    "    gpu-tracker plot --tf=<tracking-file> [--stf=<sub-track-file>] --output=<file.html|file.svg>\n"
     "\n"
     "Options:\n"
     "    -h --help               Show this help message and exit.\n"
@@ -50,7 +52,7 @@ static const char usage_text[] =
     "    -f --format=<format>    'text' or 'json'. Defaults to 'text'.\n"
     "    --tconfig=<config-file> JSON file with the Tracker's keyword arguments (sleep_time, ram_unit, gpu_ram_unit,\n"
     "                            time_unit, n_expected_cores, gpu_uuids, disable_logs, gpu_brand, tracking_file,\n"
-    "                            overwrite). Command-line options override it.\n"
+    "                            overwrite, energy_unit). Command-line options override it.\n"
     "    --st=<sleep-time>       Seconds between samples (at least 0.001). Defaults to 1.0.\n"
     "    --ru=<ram-unit>         One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
     "    --gru=<gpu-ram-unit>    One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
@@ -61,6 +63,11 @@ static const char usage_text[] =
     "    --gb=<gpu-brand>        'nvidia' or 'amd'. Defaults to the brand detected, checking NVIDIA first.\n"
     "    --tf=<tracking-file>    Store every sample in this file: CSV (.csv) or SQLite (.sqlite).\n"
     "    --overwrite             Overwrite the tracking file if it already exists.\n"
+    "    --eu=<energy-unit>      Unit of the Energy section: 'joules', 'kilojoules', 'watt-hours', or\n"
+    "                            'kilowatt-hours'. Defaults to joules.\n"
+    "    --quiet                 No live status line on stderr (shown only when stderr is a terminal).\n"
+    "    --metrics=<host:port>   Serve the current values for Prometheus at http://<host:port>/metrics\n"
+    "                            (host defaults to 127.0.0.1; port 0 picks a free port).\n"
     "\n"
     "Exit status: the command's own (128+N if signal N killed it); 127 if it cannot be started;\n"
     "2 for invalid options; 1 if tracking failed.\n";
@@ -84,6 +91,8 @@ typedef struct settings {
     pid_t attach;
     char **cmd;           /* after "--" */
     char *tconfig_strs[2]; /* tracking_file and gpu_uuids from the config */
+    const char *metrics;
+    int quiet;
 } settings;
 
 static int parse_double(const char *name, const char *v, double *out)
@@ -121,6 +130,14 @@ static int set_time_unit(const char *v, gt_time_unit *u)
     if (gt_time_unit_parse(v, u) != GT_OK)
         return usage_error("invalid value '%s' for %s: valid units are 'seconds', 'minutes', 'hours', 'days'",
                            v, "--tu");
+    return 0;
+}
+
+static int set_energy_unit(const char *name, const char *v, gt_energy_unit *u)
+{
+    if (gt_energy_unit_parse(v, u) != GT_OK)
+        return usage_error("invalid value '%s' for %s: valid units are 'joules', 'kilojoules', "
+                           "'watt-hours', 'kilowatt-hours'", v, name);
     return 0;
 }
 
@@ -169,6 +186,12 @@ static int apply(settings *s, const char *name, const char *v)
         s->o.tracking_file = v;
     else if (!strcmp(name, "--overwrite"))
         s->o.overwrite = 1;
+    else if (!strcmp(name, "--eu"))
+        return set_energy_unit("--eu", v, &s->o.energy_unit);
+    else if (!strcmp(name, "--metrics"))
+        s->metrics = v;
+    else if (!strcmp(name, "--quiet"))
+        s->quiet = 1;
     else if (!strcmp(name, "--attach")) {
         if (parse_posint("--attach", v, INT_MAX, &n))
             return GT_EXIT_USAGE;
@@ -189,6 +212,8 @@ static const optdef optdefs[] = {
     {"--nec", 0, 1},       {"--guuids", 0, 1},   {"--disable-logs", 0, 0},
     {"--gb", 0, 1},        {"--tf", 0, 1},       {"--overwrite", 0, 0}, {"--attach", 0, 1},
     {"--help", 'h', 0},    {"--version", 'v', 0},
+    {"--eu", 0, 1},
+    {"--metrics", 0, 1},   {"--quiet", 0, 0},
 };
 
 /* Reads --tconfig into s->o; the command line is applied afterwards. */
@@ -229,6 +254,8 @@ static int load_tconfig(settings *s, const char *path)
             rc = set_ram_unit("gpu_ram_unit", sv, &s->o.gpu_ram_unit);
         else if (!strcmp(k, "time_unit") && sv)
             rc = set_time_unit(sv, &s->o.time_unit);
+        else if (!strcmp(k, "energy_unit") && sv)
+            rc = set_energy_unit("energy_unit", sv, &s->o.energy_unit);
         else if (!strcmp(k, "gpu_brand") && sv)
             rc = set_brand(sv, &s->o.gpu_brand);
         else if (!strcmp(k, "disable_logs") && cJSON_IsBool(it))
@@ -272,7 +299,7 @@ static int load_tconfig(settings *s, const char *path)
         } else {
             rc = usage_error("config file '%s': invalid key or value type for '%s'; valid keys: sleep_time, "
                              "ram_unit, gpu_ram_unit, time_unit, n_expected_cores, gpu_uuids, disable_logs, "
-                             "gpu_brand, tracking_file, overwrite", path, k);
+                             "gpu_brand, tracking_file, overwrite, energy_unit", path, k);
         }
     }
     cJSON_Delete(root);
@@ -472,6 +499,21 @@ static int wait_attached(pid_t pid, int sfd)
     return 0;
 }
 
+/* Where each sample goes while the command runs, besides the tracker. */
+typedef struct watchers {
+    gt_cli_live *live;
+    gt_metrics *metrics;
+} watchers;
+
+static void on_timepoint(void *ctx, const gt_timepoint *tp)
+{
+    watchers *w = ctx;
+    if (w->live)
+        gt_cli_live_update(w->live, tp);
+    if (w->metrics)
+        gt_metrics_update(w->metrics, tp);
+}
+
 static int write_report(gt_tracker *t, const settings *s, FILE *out)
 {
     gt_usage u;
@@ -502,6 +544,7 @@ int gt_cli_track(int argc, char **argv)
     int sfd = -1, gate = -1, exec_r = -1;
     pid_t child = -1;
     sigset_t mask, oldmask;
+    watchers w = {NULL, NULL};
     if (rc) {
         rc = rc < 0 ? 0 : rc;
         goto done;
@@ -543,6 +586,16 @@ int gt_cli_track(int argc, char **argv)
      * disposition we were started with. */
     struct sigaction xfsz_ign = {.sa_handler = SIG_IGN}, xfsz_old;
     sigaction(SIGXFSZ, &xfsz_ign, &xfsz_old);
+    /* Opened after the mask is set: its thread must not take our signals. */
+    if (s.metrics) {
+        gt_error e;
+        if (gt_metrics_open(s.metrics, &w.metrics, &e) != GT_OK) {
+            rc = usage_error("%s", e.msg);
+            goto done;
+        }
+        if (!s.quiet)
+            fprintf(stderr, "gpu-tracker: metrics at http://%s/metrics\n", gt_metrics_address(w.metrics));
+    }
 
     gt_error err;
     struct rusage self_ru;
@@ -567,6 +620,8 @@ int gt_cli_track(int argc, char **argv)
             goto done;
         }
     }
+    s.o.on_timepoint = on_timepoint;
+    s.o.on_timepoint_ctx = &w;
     if (gt_tracker_new(&s.o, &t, &err) != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         rc = GT_EXIT_USAGE;
@@ -580,6 +635,8 @@ int gt_cli_track(int argc, char **argv)
             goto done;
         }
     }
+    if (!s.quiet)
+        w.live = gt_cli_live_start(STDERR_FILENO);
     if (gt_tracker_start(t) != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", gt_tracker_error(t));
         rc = GT_EXIT_FAILURE;
@@ -592,6 +649,7 @@ int gt_cli_track(int argc, char **argv)
         interrupted = wait_attached(s.attach, sfd);
     }
     gt_status st = gt_tracker_stop(t);
+    gt_cli_live_stop(&w.live); /* after the last sample, before the report */
     if (!s.attach) {
         struct rusage ru;
         if (wait4(child, &status, 0, &ru) == child)
@@ -629,6 +687,8 @@ done:
     if (child > 0)
         waitpid(child, NULL, 0);
     gt_tracker_free(&t);
+    gt_cli_live_stop(&w.live);
+    gt_metrics_free(&w.metrics);
     if (sfd >= 0)
         close(sfd);
     if (out && fclose(out) != 0 && rc == 0) {

@@ -24,4 +24,7 @@ int gt_cli_subtrack_combine(int argc, char **argv);
 int gt_cli_subtrack_analyze(int argc, char **argv);
 int gt_cli_subtrack_compare(int argc, char **argv);
 
+/* gpu-tracker plot --tf=FILE [--stf=FILE] -o FILE (argv[0] is "plot") */
+int gt_cli_plot(int argc, char **argv);
+
 #endif

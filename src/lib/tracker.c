@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "energy/energy.h"
 #include "gpu/gpu.h"
 #include "sampler/sampler.h"
 #include "store/store.h"
@@ -38,6 +39,8 @@ typedef struct aggregate {
     unsigned long n_sm;
     double max_power, sum_power;
     unsigned long n_power;
+    double cpu_seconds[3]; /* main, descendants, combined */
+    double last_timestamp;
 } aggregate;
 
 struct gt_tracker {
@@ -45,6 +48,7 @@ struct gt_tracker {
     char *uuids, *tracking_file;
     gt_gpu *gpu;
     gt_sampler *sampler;
+    gt_energy *energy;
     gt_store *store;
     gt_static_data sd;
     enum state state;
@@ -111,6 +115,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
         return gt_err(err, GT_ERR_INVALID, "the number of expected cores must be positive");
     if ((unsigned)opts->gpu_brand > GT_GPU_AMD)
         return gt_err(err, GT_ERR_INVALID, "invalid GPU brand: valid brands are 'nvidia', 'amd'");
+    if ((unsigned)opts->energy_unit > GT_KILOWATT_HOURS)
+        return gt_err(err, GT_ERR_INVALID, "invalid energy unit: valid units are " GT_ENERGY_UNITS_VALID);
 
     gt_tracker *t = calloc(1, sizeof *t);
     if (!t)
@@ -138,6 +144,9 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
         return fail(t, st, err);
     gt_sampler_config sc = {t->opts.process_id, opts->tree_root, NULL, t->gpu};
     if ((st = gt_sampler_new(&sc, &t->sampler, &t->err)) != GT_OK)
+        return fail(t, st, err);
+    /* GT_SYSFS_ROOT points the RAPL reader at a fixture tree in tests. */
+    if ((st = gt_energy_open(getenv("GT_SYSFS_ROOT"), &t->energy, &t->err)) != GT_OK)
         return fail(t, st, err);
 
     t->sd = (gt_static_data){
@@ -198,6 +207,16 @@ static void fold(aggregate *a, const gt_sample *s)
     MAXU(a->desc_hwm, s->descendants_max_hwm);
     a->sum_gpu += s->gpu_sum_percent;
     a->n++;
+    if (s->cpu_valid && a->n > 1) {
+        /* The percents are CPU time over the interval's wall time. */
+        double dt = s->timestamp - a->last_timestamp;
+        if (dt > 0) {
+            a->cpu_seconds[0] += s->cpu_main_sum / 100.0 * dt;
+            a->cpu_seconds[1] += s->cpu_descendants_sum / 100.0 * dt;
+            a->cpu_seconds[2] += s->cpu_combined_sum / 100.0 * dt;
+        }
+    }
+    a->last_timestamp = s->timestamp;
     if (s->cpu_valid) {
         const double v[4] = {s->cpu_system_sum, s->cpu_main_sum, s->cpu_descendants_sum,
                              s->cpu_combined_sum};
@@ -223,12 +242,77 @@ static void fold(aggregate *a, const gt_sample *s)
 #undef MAXU
 }
 
+static uint64_t total(const gt_rss *r)
+{
+    return r->private_rss + r->shared_rss;
+}
+
+/* Hands the sample to the on_timepoint callback in public form. */
+static void publish(const gt_tracker *t, const gt_sample *s, const aggregate *a)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const gt_static_data *sd = &t->sd;
+    gt_timepoint tp = {
+        .timestamp = s->timestamp,
+        .elapsed = elapsed(&t->t_start, &now),
+        .n_samples = a->n,
+        .main_ram = total(&s->main),
+        .descendants_ram = total(&s->descendants),
+        .combined_ram = total(&s->combined),
+        .system_ram = s->system_ram,
+        .system_ram_capacity = sd->ram_system_capacity,
+        .gpu_valid = sd->n_expected_gpus > 0,
+        .main_gpu_ram = s->main_gpu_ram,
+        .descendants_gpu_ram = s->descendants_gpu_ram,
+        .combined_gpu_ram = s->combined_gpu_ram,
+        .system_gpu_ram = s->system_gpu_ram,
+        .system_gpu_ram_capacity = sd->gpu_ram_system_capacity,
+        .gpu_sum_percent = sd->n_expected_gpus > 0 ? s->gpu_sum_percent : NAN,
+        .n_expected_gpus = sd->n_expected_gpus,
+        .gpu_sm_valid = s->gpu_sm_valid,
+        .gpu_sm_main = s->gpu_sm_valid ? s->gpu_sm_main : NAN,
+        .gpu_sm_descendants = s->gpu_sm_valid ? s->gpu_sm_descendants : NAN,
+        .gpu_sm_combined = s->gpu_sm_valid ? s->gpu_sm_combined : NAN,
+        .gpu_power_valid = s->gpu_power_valid,
+        .gpu_power_watts = s->gpu_power_valid ? s->gpu_power_watts : NAN,
+        .cpu_valid = s->cpu_valid,
+        .cpu_system_sum = s->cpu_valid ? s->cpu_system_sum : NAN,
+        .cpu_main_sum = s->cpu_valid ? s->cpu_main_sum : NAN,
+        .cpu_descendants_sum = s->cpu_valid ? s->cpu_descendants_sum : NAN,
+        .cpu_combined_sum = s->cpu_valid ? s->cpu_combined_sum : NAN,
+        .cpu_main_seconds = a->cpu_seconds[0],
+        .cpu_descendants_seconds = a->cpu_seconds[1],
+        .cpu_combined_seconds = a->cpu_seconds[2],
+        .system_core_count = sd->system_core_count,
+        .n_expected_cores = sd->n_expected_cores,
+        .main_n_threads = s->main_n_threads,
+        .descendants_n_threads = s->descendants_n_threads,
+        .combined_n_threads = s->combined_n_threads,
+    };
+    /* The devices' readings are those of this sample: same thread. */
+    size_t n;
+    const gt_gpu_device_reading *dev = gt_gpu_devices(t->gpu, &n);
+    for (size_t i = 0; dev && i < n && i < GT_TIMEPOINT_MAX_GPUS; i++) {
+        gt_timepoint_gpu *g = &tp.gpus[tp.n_gpus++];
+        snprintf(g->uuid, sizeof g->uuid, "%s", dev[i].uuid ? dev[i].uuid : "");
+        g->power_valid = dev[i].power_valid;
+        g->power_watts = dev[i].power_valid ? dev[i].power_watts : NAN;
+        g->energy_valid = dev[i].energy_valid;
+        g->energy_joules = dev[i].energy_valid ? dev[i].energy_joules : NAN;
+    }
+    t->opts.on_timepoint(t->opts.on_timepoint_ctx, &tp);
+}
+
 /* Takes one sample and records it; called on the sampling thread only. */
 static void take(gt_tracker *t)
 {
     gt_sample s;
     gt_error e;
     gt_status st = gt_sampler_take(t->sampler, &s, &e);
+    gt_energy_reading er;
+    if (st == GT_OK)
+        gt_energy_read(t->energy, t->gpu, &er);
     pthread_mutex_lock(&t->mu);
     if (st != GT_OK) {
         if (t->status == GT_OK) {
@@ -239,7 +323,11 @@ static void take(gt_tracker *t)
         return;
     }
     fold(&t->agg, &s);
+    gt_energy_fold(t->energy, &er, &s);
+    aggregate a = t->agg;
     pthread_mutex_unlock(&t->mu);
+    if (t->opts.on_timepoint)
+        publish(t, &s, &a);
     /* A failing tracking file never stops tracking: the report still comes,
      * and the failure is reported once at stop. */
     if (t->store && !t->store_failed && gt_store_append(t->store, &s, &e) != GT_OK) {
@@ -442,6 +530,9 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
     u->peak_ram.main = main_peak ? gt_ram_in_unit((double)main_peak, ru) : -1.0;
     u->peak_ram.largest_descendant = gt_ram_in_unit((double)a.desc_hwm, ru);
     u->n_samples = a.n;
+    pthread_mutex_lock(&t->mu);
+    gt_energy_usage(t->energy, t->opts.energy_unit, u);
+    pthread_mutex_unlock(&t->mu);
     return GT_OK;
 }
 
@@ -467,6 +558,7 @@ void gt_tracker_free(gt_tracker **tp)
     gt_error e;
     gt_store_close(&t->store, &e);
     gt_sampler_free(&t->sampler);
+    gt_energy_close(&t->energy);
     gt_gpu_close(&t->gpu);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);

@@ -184,13 +184,13 @@ static cJSON *analyze_json(const char *tf, const char *stf, char **text)
     char *json = NULL;
     if (gt_analyze(tf, stf, &r, &err) != GT_OK)
         fail_msg("%s", err.msg);
-    assert_int_equal(gt_results_format(r, GT_FORMAT_JSON, &json), GT_OK);
-    assert_int_equal(gt_results_format(r, GT_FORMAT_TEXT, text), GT_OK);
+    assert_int_equal(gt_results_string(r, GT_FORMAT_JSON, &json), GT_OK);
+    assert_int_equal(gt_results_string(r, GT_FORMAT_TEXT, text), GT_OK);
     gt_results_free(&r);
     assert_null(r);
     cJSON *j = cJSON_Parse(json);
     assert_non_null(j);
-    gt_results_string_free(json);
+    gt_string_free(&json);
     return j;
 }
 

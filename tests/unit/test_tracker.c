@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,70 @@ static void test_self_region(void **state)
     gt_tracker_free(&t);
 }
 
+typedef struct seen {
+    unsigned long calls, last_n, first_cpu_valid;
+    double last_elapsed, cpu_seconds;
+    int ordered, nan_before_cpu;
+    uint64_t max_main;
+} seen;
+
+static void count_timepoint(void *ctx, const gt_timepoint *tp)
+{
+    seen *s = ctx;
+    if (s->calls == 0) {
+        s->first_cpu_valid = (unsigned long)tp->cpu_valid;
+        s->nan_before_cpu = isnan(tp->cpu_main_sum);
+    }
+    s->calls++;
+    s->ordered &= tp->n_samples == s->calls && tp->elapsed >= s->last_elapsed;
+    s->last_n = tp->n_samples;
+    s->last_elapsed = tp->elapsed;
+    s->cpu_seconds = tp->cpu_main_seconds;
+    if (tp->main_ram > s->max_main)
+        s->max_main = tp->main_ram;
+}
+
+/* The per-sample callback sees every sample, in order, in base units. */
+static void test_timepoint_callback(void **state)
+{
+    (void)state;
+    gt_options o = quiet();
+    seen s = {0};
+    s.ordered = 1;
+    o.on_timepoint = count_timepoint;
+    o.on_timepoint_ctx = &s;
+    gt_tracker *t;
+    assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_start(t), GT_OK);
+    size_t n = 32u << 20;
+    char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    memset(p, 1, n);
+    /* Burn about 0.2 s of CPU on this thread, measured by its own clock. */
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    volatile unsigned long spin = 0;
+    do {
+        for (int i = 0; i < 100000; i++)
+            spin = spin + 1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    } while ((double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9 < 0.2);
+    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    munmap(p, n);
+    gt_usage u;
+    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(s.calls, u.n_samples);
+    assert_int_equal(s.last_n, u.n_samples);
+    assert_true(s.ordered);
+    assert_int_equal(s.first_cpu_valid, 0);
+    assert_true(s.nan_before_cpu);
+    assert_true(s.max_main >= n);
+    /* Summed over the intervals, the percents give back the CPU seconds
+     * (tick resolution: 10 ms per sample at worst). */
+    assert_true(s.cpu_seconds >= 0.15 && s.cpu_seconds < 0.2 + 0.01 * (double)s.calls + 0.1);
+    gt_tracker_free(&t);
+}
+
 /* Another process by PID, with its child as a descendant. */
 static void test_other_process(void **state)
 {
@@ -243,7 +308,7 @@ int main(void)
         cmocka_unit_test(test_defaults),        cmocka_unit_test(test_invalid_options),
         cmocka_unit_test(test_unit_names),      cmocka_unit_test(test_lifecycle_errors),
         cmocka_unit_test(test_self_region),     cmocka_unit_test(test_other_process),
-        cmocka_unit_test(test_missing_process),
+        cmocka_unit_test(test_missing_process), cmocka_unit_test(test_timepoint_callback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

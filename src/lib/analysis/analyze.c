@@ -11,6 +11,7 @@
  * call is not. */
 #include "analysis/results.h"
 #include "analysis/stats.h"
+#include "energy/span.h"
 #include "store/table.h"
 #include "util/error.h"
 #include "util/pyfloat.h"
@@ -235,6 +236,7 @@ typedef struct work {
     pair *merged;
     double *vals, *scratch;
     double *vals2, *scratch2; /* a second thread's, NULL when there is none */
+    double **energy;          /* each energy column in timeline order */
 } work;
 
 /* The statistics of measures [from, to) over the given rows (NULL: rows
@@ -289,6 +291,73 @@ static void all_colstats(const work *w, int nmeasures, const size_t *rows, size_
     colstats(&a);
 }
 
+/* Each call's energy is the cumulative value interpolated at its stop
+ * minus that at its start, so a call shorter than the sampling interval
+ * still gets its share of the interval it falls in. */
+static gt_status block_energy(const work *w, const gt_results *r, const pair *pairs, size_t np,
+                              gt_block_result *b, gt_error *err)
+{
+    if (!r->nenergy)
+        return GT_OK;
+    if (!(b->energy = calloc((size_t)r->nenergy, sizeof *b->energy)))
+        return nomem(err);
+    for (int e = 0; e < r->nenergy; e++) {
+        double *v = w->vals;
+        size_t calls = 0;
+        for (size_t i = 0; i < np; i++) {
+            double j = gt_energy_between(w->tl->ts, w->energy[e], w->tl->n, pairs[i].start,
+                                         pairs[i].stop);
+            if (!isnan(j))
+                v[calls++] = j;
+        }
+        b->energy[e].calls = calls;
+        b->energy[e].total = calls ? gt_pairwise_sum(v, calls) : NAN;
+        b->energy[e].mean = calls ? b->energy[e].total / (double)calls : NAN;
+    }
+    return GT_OK;
+}
+
+/* Counts gpu-tracker's energy columns: the trailing columns after the
+ * timestamp whose names end in "_energy_joules". */
+static int count_energy_columns(const gt_table *tp, int ts_col)
+{
+    static const char suffix[] = "_energy_joules";
+    int n = 0;
+    for (int c = gt_table_ncols(tp) - 1; c > ts_col; c--, n++) {
+        const char *name = gt_table_name(tp, c);
+        size_t len = strlen(name);
+        if (len <= sizeof suffix - 1 || strcmp(name + len - (sizeof suffix - 1), suffix))
+            break;
+    }
+    return n;
+}
+
+/* The energy columns in timeline order, and their overall joules. */
+static gt_status load_energy(const gt_table *tp, const timeline *tl, gt_results *r, work *w,
+                             gt_error *err)
+{
+    int first = gt_table_ncols(tp) - r->nenergy;
+    if (!r->nenergy)
+        return GT_OK;
+    if (!(r->energy_names = calloc((size_t)r->nenergy, sizeof *r->energy_names)) ||
+        !(r->overall_energy = calloc((size_t)r->nenergy, sizeof *r->overall_energy)) ||
+        !(w->energy = calloc((size_t)r->nenergy, sizeof *w->energy)))
+        return nomem(err);
+    for (int e = 0; e < r->nenergy; e++) {
+        if (!(r->energy_names[e] = strdup(gt_table_name(tp, first + e))) ||
+            !(w->energy[e] = malloc((tl->n ? tl->n : 1) * sizeof **w->energy)))
+            return nomem(err);
+        if (tl->row)
+            gt_table_gather(tp, first + e, tl->row, tl->n, w->energy[e]);
+        else
+            gt_table_copy_numbers(tp, first + e, 0, tl->n, w->energy[e]);
+        r->overall_energy[e] = tl->n ? gt_energy_between(tl->ts, w->energy[e], tl->n, tl->ts[0],
+                                                          tl->ts[tl->n - 1])
+                                     : NAN;
+    }
+    return GT_OK;
+}
+
 static gt_status block_stats(work *w, const gt_results *r, const pair *pairs, size_t np,
                              gt_block_result *b, gt_error *err)
 {
@@ -339,7 +408,7 @@ static gt_status block_stats(work *w, const gt_results *r, const pair *pairs, si
     if (!(b->usage = calloc((size_t)(r->nmeasures ? r->nmeasures : 1), sizeof *b->usage)))
         return nomem(err);
     all_colstats(w, r->nmeasures, w->rows, k, b->usage);
-    return GT_OK;
+    return block_energy(w, r, pairs, np, b, err);
 }
 
 static gt_status load_static(const gt_table *t, gt_results *r, gt_error *err)
@@ -392,7 +461,8 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
             return gt_err(err, GT_ERR_FORMAT, "tracking file '%s': column '%s' is not numeric",
                           gt_table_path(tp), gt_table_name(tp, c));
 
-    r->nmeasures = ncols - 1;
+    r->nenergy = count_energy_columns(tp, ts_col);
+    r->nmeasures = ncols - 1 - r->nenergy; /* energy columns come last */
     r->measures = calloc((size_t)(ncols ? ncols : 1), sizeof *r->measures);
     r->overall = calloc((size_t)(ncols ? ncols : 1), sizeof *r->overall);
     if ((st = load_marks(mk, &marks, &nmarks, err)) != GT_OK)
@@ -428,7 +498,8 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
         st = nomem(err);
         goto done;
     }
-    if ((st = timeline_build(ts, n, &tl, err)) != GT_OK)
+    if ((st = timeline_build(ts, n, &tl, err)) != GT_OK ||
+        (st = load_energy(tp, &tl, r, &w, err)) != GT_OK)
         goto done;
     pairs = malloc((nmarks ? nmarks : 1) * sizeof *pairs);
     w.merged = malloc((nmarks ? nmarks : 1) * sizeof *w.merged);
@@ -466,6 +537,9 @@ done:
     free(pairs);
     free(tl.own_ts);
     free(tl.row);
+    for (int e = 0; w.energy && e < r->nenergy; e++)
+        free(w.energy[e]);
+    free(w.energy);
     free(w.merged);
     free(w.rows);
     free(w.vals);
@@ -527,8 +601,13 @@ void gt_results_free(gt_results **rp)
     for (size_t i = 0; i < r->nblocks; i++) {
         free(r->blocks[i].name);
         free(r->blocks[i].usage);
+        free(r->blocks[i].energy);
     }
     free(r->blocks);
+    for (int i = 0; r->energy_names && i < r->nenergy; i++)
+        free(r->energy_names[i]);
+    free(r->energy_names);
+    free(r->overall_energy);
     free(r);
     *rp = NULL;
 }

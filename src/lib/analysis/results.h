@@ -17,22 +17,37 @@ typedef struct gt_static_value {
     double f;    /* GT_STATIC_FLOAT */
 } gt_static_value;
 
+/* Energy of a code block from one cumulative energy column: each call's
+ * joules between its start and stop, summed and averaged over the calls
+ * whose energy is known (calls; NaN total when none is). */
+typedef struct gt_block_energy {
+    double total, mean;
+    size_t calls;
+} gt_block_energy;
+
 typedef struct gt_block_result {
     char *name;
     size_t num_timepoints, num_calls, num_non_empty_calls;
     gt_stats compute_time;
     double compute_total;
     gt_stats *usage; /* one per measurement */
+    gt_block_energy *energy; /* one per energy column */
 } gt_block_result;
 
 struct gt_results {
     int nmeasures;
-    char **measures; /* timepoint columns but timestamp, in file order */
+    char **measures; /* timepoint columns but timestamp and energy, in file order */
     gt_stats *overall;
     int nstatic;
     gt_static_value *statics;
     size_t nblocks;
     gt_block_result *blocks; /* sorted by name (bytewise) */
+    /* gpu-tracker's cumulative energy columns ("cpu_energy_joules", ...),
+     * the last columns of its tracking files; none in the Python package's.
+     * overall_energy: joules from the first timepoint to the last. */
+    int nenergy;
+    char **energy_names;
+    double *overall_energy;
 };
 
 #endif

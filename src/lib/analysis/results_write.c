@@ -139,6 +139,39 @@ done:
     return rc;
 }
 
+/* gpu-tracker's own: a block's energy per energy column (joules between
+ * each call's start and stop, summed over the calls and averaged per call);
+ * overall (e == NULL), the joules from the first timepoint to the last. */
+static int energy_table(FILE *out, const char *indent, const gt_results *r,
+                        const gt_block_energy *e)
+{
+    size_t n = (size_t)r->nenergy, nc = e ? 3 : 1;
+    char(*headers)[CELL] = calloc(nc, CELL);
+    char(*cells)[CELL] = calloc(n * nc, CELL);
+    if (!headers || !cells) {
+        free(headers);
+        free(cells);
+        return -1;
+    }
+    float_header(headers[0], "total");
+    if (e) {
+        float_header(headers[1], "mean");
+        snprintf(headers[2], CELL, "calls");
+    }
+    for (size_t i = 0; i < n; i++) {
+        text_float(e ? e[i].total : r->overall_energy[i], cells[i * nc]);
+        if (e) {
+            text_float(e[i].mean, cells[i * nc + 1]);
+            snprintf(cells[i * nc + 2], CELL, "%zu", e[i].calls);
+        }
+    }
+    table t = {n, nc, (const char *const *)r->energy_names, headers, cells};
+    table_print(out, indent, &t);
+    free(headers);
+    free(cells);
+    return 0;
+}
+
 static int write_text(FILE *out, const gt_results *r)
 {
     fputs("Overall:\n", out);
@@ -170,7 +203,17 @@ static int write_text(FILE *out, const gt_results *r)
         fputs("\tResource Usage:\n", out);
         if (stats_table(out, "\t\t", r->measures, b->usage, r->nmeasures) != 0)
             return -1;
+        if (r->nenergy) {
+            fputs("\tEnergy (joules):\n", out);
+            if (energy_table(out, "\t\t", r, b->energy) != 0)
+                return -1;
+        }
         fputc('\n', out);
+    }
+    if (r->nenergy) {
+        fputs("Overall Energy (joules):\n", out);
+        if (energy_table(out, "\t", r, NULL) != 0)
+            return -1;
     }
     return 0;
 }
@@ -298,9 +341,33 @@ static void write_json(FILE *out, const gt_results *r)
         json_float(out, b->compute_total);
         fputs("}, \"resource_usage\": ", out);
         json_stats_map(out, r->measures, b->usage, r->nmeasures);
+        if (r->nenergy) {
+            fputs(", \"energy\": {", out);
+            for (int e = 0; e < r->nenergy; e++) {
+                fputs(e ? ", " : "", out);
+                json_string(out, r->energy_names[e]);
+                fputs(": {\"total\": ", out);
+                json_float(out, b->energy[e].total);
+                fputs(", \"mean\": ", out);
+                json_float(out, b->energy[e].mean);
+                fprintf(out, ", \"calls\": %zu}", b->energy[e].calls);
+            }
+            fputc('}', out);
+        }
         fputc('}', out);
     }
-    fputs("]}", out);
+    fputs("]", out);
+    if (r->nenergy) {
+        fputs(", \"energy\": {", out);
+        for (int e = 0; e < r->nenergy; e++) {
+            fputs(e ? ", " : "", out);
+            json_string(out, r->energy_names[e]);
+            fputs(": ", out);
+            json_float(out, r->overall_energy[e]);
+        }
+        fputc('}', out);
+    }
+    fputc('}', out);
 }
 
 gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out)
@@ -314,30 +381,4 @@ gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out)
         write_json(out, r);
     }
     return ferror(out) ? GT_ERR_IO : GT_OK;
-}
-
-gt_status gt_results_format(const gt_results *r, gt_format fmt, char **out)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    if (!out)
-        return GT_ERR_INVALID;
-    *out = NULL;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return GT_ERR_NOMEM;
-    gt_status st = gt_results_write(r, fmt, f);
-    if (fclose(f) != 0 && st == GT_OK)
-        st = GT_ERR_NOMEM;
-    if (st != GT_OK) {
-        free(buf);
-        return st;
-    }
-    *out = buf;
-    return GT_OK;
-}
-
-void gt_results_string_free(char *s)
-{
-    free(s);
 }

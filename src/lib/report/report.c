@@ -35,6 +35,26 @@ static int indent(FILE *out, int n)
     return 0;
 }
 
+/* A JSON string literal; NULL is null.  Energy reasons quote udev rules. */
+static void put_json_str(FILE *out, const char *s)
+{
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
 /* Python's str(round(x, 3)) for text, repr(x) for JSON. */
 static void put_float(FILE *out, double x, int text)
 {
@@ -95,7 +115,7 @@ static void write_json(FILE *out, const item *it, size_t n)
             depth++;
             first = 1;
             break;
-        case K_STR: fprintf(out, "\"%s\"", it[i].s); break;
+        case K_STR: put_json_str(out, it[i].s); break;
         case K_INT: fprintf(out, "%ld", it[i].i); break;
         case K_FLOAT:
             if (it[i].f < 0 && it[i].s)
@@ -136,6 +156,65 @@ static size_t drop_omitted(item *dst, const item *src, size_t n)
     SECTION(label, key), FLT("Total RSS", "total_rss", (r).total_rss),             \
         FLT("Private RSS", "private_rss", (r).private_rss),                        \
         FLT("Shared RSS", "shared_rss", (r).shared_rss), END
+
+/* Per-domain items of one energy domain (7 items). */
+static size_t energy_domain_items(const struct gt_energy_domain *d, item *it)
+{
+    size_t n = 0;
+    it[n++] = (item)SECTION(d->name, d->name);
+    it[n++] = (item)STR("Source", "source", d->source);
+    it[n++] = (item){K_FLOAT, "Energy", "energy", "", d->energy, 0};
+    it[n++] = (item){K_FLOAT, "Mean power (watts)", "mean_power_watts", "", d->mean_power_watts, 0};
+    it[n++] = (item){K_FLOAT, "Max power (watts)", "max_power_watts", "", d->max_power_watts, 0};
+    it[n++] = (item){K_FLOAT, "Attributed energy (estimate)", "attributed_energy_estimate", "",
+                     d->attributed_energy, 0};
+    it[n++] = (item)END;
+    return n;
+}
+
+#define ENERGY_MAX_ITEMS (12 + 7 * GT_ENERGY_MAX_DOMAINS)
+
+/* One group of the Energy section: its domains (those whose gpu flag is
+ * gpu), the reason some are unavailable (stated once), the attribution. */
+static size_t energy_group(const gt_usage *u, gt_format fmt, int gpu, item *it)
+{
+    const char *why = gpu ? u->energy.gpu_unavailable : u->energy.cpu_unavailable;
+    int n_dom = 0;
+    for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
+        n_dom += u->energy.domains[i].gpu == gpu;
+    if (gpu && !n_dom && !why[0])
+        return 0; /* no GPU selected: nothing to say */
+    size_t n = 0;
+    it[n++] = gpu ? (item)SECTION("GPU", "gpu") : (item)SECTION("CPU (RAPL)", "cpu");
+    if (why[0] || fmt == GT_FORMAT_JSON) /* JSON keeps the key: null when all is read */
+        it[n++] = (item)STR("Unavailable", "unavailable", why[0] ? why : NULL);
+    if (n_dom > 0) {
+        it[n++] = (item)STR("Attribution method", "attribution_method",
+                            gpu ? u->energy.gpu_attribution_method
+                                : u->energy.cpu_attribution_method);
+        it[n++] = gpu ? (item)SECTION("Devices", "devices") : (item)SECTION("Domains", "domains");
+        for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
+            if (u->energy.domains[i].gpu == gpu)
+                n += energy_domain_items(&u->energy.domains[i], it + n);
+        it[n++] = (item)END;
+    }
+    it[n++] = (item)END;
+    return n;
+}
+
+/* gpu-tracker's Energy section; none when energy was not measured. */
+static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
+{
+    if (!u->energy.unit)
+        return 0;
+    size_t n = 0;
+    it[n++] = (item)SECTION("Energy", "energy");
+    it[n++] = (item)STR("Unit", "unit", u->energy.unit);
+    n += energy_group(u, fmt, 0, it + n);
+    n += energy_group(u, fmt, 1, it + n);
+    it[n++] = (item)END;
+    return n;
+}
 
 gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
 {
@@ -198,8 +277,9 @@ gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
         FLT("Mean", "mean", u->gpu_power.mean),
         END,
     };
-    item shown[sizeof layout / sizeof *layout];
+    item shown[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS];
     size_t n = drop_omitted(shown, layout, sizeof layout / sizeof *layout);
+    n += energy_items(u, fmt, shown + n);
     errno = 0;
     if (fmt == GT_FORMAT_JSON)
         write_json(out, shown, n);

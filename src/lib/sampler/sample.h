@@ -30,6 +30,9 @@ typedef struct gt_sample {
     double gpu_power_watts;
     /* Kernel high-water marks (VmHWM) seen so far, bytes. */
     uint64_t main_hwm, descendants_max_hwm;
+    /* Joules since the first sample: RAPL package and DRAM domains summed,
+     * and the selected GPUs.  NaN: unavailable.  Set by energy/. */
+    double cpu_energy, dram_energy, gpu_energy;
 } gt_sample;
 
 /* Constant for a session; written once at the head of a tracking file. */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* 22 cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
+/* GT_STORE_NCOLUMNS cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
 #define LINE_MAX_BYTES (GT_STORE_NCOLUMNS * (GT_PYFLOAT_BUFSZ + 1) + 2)
 
 /* The last text of each timepoint column: most cells repeat from one row to

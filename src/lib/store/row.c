@@ -15,6 +15,9 @@ const char *const gt_store_columns[GT_STORE_NCOLUMNS] = {
     "cpu_descendants_sum_utilization_percent", "cpu_descendants_hardware_utilization_percent",
     "cpu_combined_sum_utilization_percent", "cpu_combined_hardware_utilization_percent",
     "timestamp",
+    /* gpu-tracker's own, after the Python package's columns so its readers
+     * still find theirs in place: joules since the first sample. */
+    "cpu_energy_joules", "dram_energy_joules", "gpu_energy_joules",
 };
 const int gt_store_ncolumns = GT_STORE_NCOLUMNS;
 
@@ -27,6 +30,7 @@ const char *const gt_store_column_types[GT_STORE_NCOLUMNS] = {
     "BIGINT", "BIGINT", "BIGINT",
     "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT",
     "FLOAT",
+    "FLOAT", "FLOAT", "FLOAT",
 };
 
 const char *const gt_store_static_columns[GT_STORE_NSTATIC_COLUMNS] = {
@@ -95,6 +99,9 @@ void gt_store_row_fill(const gt_static_data *sd, const gt_sample *s, gt_cell *c)
     c[19] = cpu_cell(v, s->cpu_combined_sum);
     c[20] = cpu_cell(v, s->cpu_combined_sum / cores);
     c[21] = fcell(s->timestamp);
+    c[22] = fcell(s->cpu_energy);
+    c[23] = fcell(s->dram_energy);
+    c[24] = fcell(s->gpu_energy);
 }
 
 void gt_store_static_fill(const gt_static_data *sd, gt_cell *c)

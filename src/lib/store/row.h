@@ -5,7 +5,7 @@
 #define GT_STORE_ROW_H
 #include "sampler/sample.h"
 
-#define GT_STORE_NCOLUMNS 22
+#define GT_STORE_NCOLUMNS 25
 #define GT_STORE_NSTATIC_COLUMNS 9
 
 typedef enum gt_cell_kind {

@@ -30,7 +30,8 @@ gt_status gt_store_close(gt_store **s, gt_error *err);
 gt_status gt_store_create_file(const char *path, int overwrite, const char *what,
                                const char *hint, int *fd_out, gt_error *err);
 
-/* Timepoint column names in file order (21 measurements + "timestamp"). */
+/* Timepoint column names in file order (21 measurements, "timestamp", then
+ * the energy columns). */
 extern const char *const gt_store_columns[];
 extern const int gt_store_ncolumns;
 /* Static-data column names in file order. */

@@ -14,6 +14,9 @@ static const double time_div[] = {1.0, 60.0, 3600.0, 86400.0};
 /* GPU RAM: the Python package reads megabytes from the vendor tool and
  * multiplies by these (its own constants, e.g. 1 / 1e3 for gigabytes). */
 static const double gpu_coef[] = {1e6, 1e3, 1.0, 1.0 / 1e3, 1.0 / 1e6};
+static const char *const energy_names[] = {"joules", "kilojoules", "watt-hours",
+                                           "kilowatt-hours"};
+static const double energy_div[] = {1.0, 1e3, 3600.0, 3.6e6};
 
 const char *gt_ram_unit_name(gt_ram_unit u)
 {
@@ -69,4 +72,24 @@ double gt_time_in_unit(double seconds, gt_time_unit u)
 double gt_gpu_ram_in_unit(double bytes, gt_ram_unit u)
 {
     return bytes / 1e6 * gpu_coef[(unsigned)u < 5 ? u : 0];
+}
+
+const char *gt_energy_unit_name(gt_energy_unit u)
+{
+    return (unsigned)u < 4 ? energy_names[u] : "?";
+}
+
+gt_status gt_energy_unit_parse(const char *s, gt_energy_unit *out)
+{
+    for (int i = 0; s && i < 4; i++)
+        if (strcmp(s, energy_names[i]) == 0) {
+            *out = (gt_energy_unit)i;
+            return GT_OK;
+        }
+    return GT_ERR_INVALID;
+}
+
+double gt_energy_in_unit(double joules, gt_energy_unit u)
+{
+    return joules / energy_div[(unsigned)u < 4 ? u : 0];
 }

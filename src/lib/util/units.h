@@ -13,4 +13,7 @@ double gt_time_in_unit(double seconds, gt_time_unit u);
  * 4300 MB * (1 / 1e3) = 4.3 gigabytes, where bytes * (1 / 1e9) would give
  * 4.300000000000001. */
 double gt_gpu_ram_in_unit(double bytes, gt_ram_unit u);
+
+#define GT_ENERGY_UNITS_VALID "'joules', 'kilojoules', 'watt-hours', 'kilowatt-hours'"
+double gt_energy_in_unit(double joules, gt_energy_unit u);
 #endif

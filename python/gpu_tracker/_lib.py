@@ -1,0 +1,186 @@
+"""The C library, loaded with ctypes: where it is found, the prototypes of the
+functions the package calls, and gt_status values turned into exceptions.
+
+Only pointers and opaque handles cross the boundary, plus gt_options, whose
+layout is declared here once (tests check it against include/gpu_tracker.h).
+Reports come back as strings (text, or JSON that json.loads reads), so no
+other C struct layout is assumed.
+"""
+import ctypes
+import os
+
+__all__ = ['lib', 'check', 'Options', 'LOG_FN', 'Error', 'library_path', 'c_strings']
+
+GT_OK = 0
+FORMAT_TEXT, FORMAT_JSON = 0, 1
+
+# gt_status -> the exception the Python package raises for that kind of failure.
+_EXCEPTIONS = {
+    1: ValueError,          # GT_ERR_INVALID
+    2: RuntimeError,        # GT_ERR_STATE
+    3: OSError,             # GT_ERR_IO
+    4: FileExistsError,     # GT_ERR_EXISTS
+    5: MemoryError,         # GT_ERR_NOMEM
+    6: OSError,             # GT_ERR_SYS
+    7: ProcessLookupError,  # GT_ERR_NOPROC
+    8: ValueError,          # GT_ERR_FORMAT
+    9: ValueError,          # GT_ERR_GPU
+}
+
+LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+
+
+class Error(ctypes.Structure):
+    _fields_ = [('msg', ctypes.c_char * 512)]
+
+    @property
+    def message(self):
+        return self.msg.decode('utf-8', 'replace')
+
+
+class Options(ctypes.Structure):
+    """gt_options, field for field.  _reserved keeps fields appended to the C
+    struct later inside this buffer when gt_options_init() fills it."""
+    _fields_ = [
+        ('sleep_time', ctypes.c_double),
+        ('ram_unit', ctypes.c_int),
+        ('gpu_ram_unit', ctypes.c_int),
+        ('time_unit', ctypes.c_int),
+        ('n_expected_cores', ctypes.c_int),
+        ('gpu_uuids', ctypes.c_char_p),
+        ('disable_logs', ctypes.c_int),
+        ('gpu_brand', ctypes.c_int),
+        ('tracking_file', ctypes.c_char_p),
+        ('overwrite', ctypes.c_int),
+        ('process_id', ctypes.c_int),
+        ('log', LOG_FN),
+        ('log_ctx', ctypes.c_void_p),
+        ('tree_root', ctypes.c_int),
+        ('energy_unit', ctypes.c_int),
+        ('on_timepoint', ctypes.c_void_p),
+        ('on_timepoint_ctx', ctypes.c_void_p),
+        ('_reserved', ctypes.c_char * 512),
+    ]
+
+
+# gt_usage is filled by the library and only ever passed back to it, so the
+# binding holds it as an opaque buffer larger than the struct can grow to.
+USAGE_BUFFER_SIZE = 16384
+
+
+def _candidates():
+    env = os.environ.get('GPU_TRACKER_LIB')
+    if env:
+        return [env]  # an explicit choice is never second-guessed
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [
+        os.path.join(here, 'libgputracker.so'),                       # installed with the package
+        os.path.join(here, '..', '..', 'build', 'libgputracker.so'),  # a source checkout after `make`
+        'libgputracker.so.0',                                         # `make install`, system search path
+        'libgputracker.so',
+    ]
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(f'{path} (not found)')
+            continue
+        try:
+            return ctypes.CDLL(path), os.path.realpath(path) if os.sep in path else path
+        except OSError as error:
+            tried.append(f'{path} ({error})')
+    raise ImportError(
+        'gpu_tracker: cannot load the gpu-tracker C library libgputracker.so; build it with `make` '
+        'and install the package with `make python`, or set GPU_TRACKER_LIB to its path. Tried: '
+        + '; '.join(tried))
+
+
+lib, library_path = _load()
+
+_P = ctypes.c_void_p
+_PP = ctypes.POINTER(ctypes.c_void_p)
+_S = ctypes.c_char_p
+_ERR = ctypes.POINTER(Error)
+_STR_OUT = ctypes.POINTER(ctypes.c_void_p)  # char ** whose string is freed by gt_string_free
+
+
+def _declare(name, restype, *argtypes, required=True):
+    fn = getattr(lib, name, None)
+    if fn is None:
+        if required:
+            raise ImportError(f'gpu_tracker: {library_path} lacks the function {name}')
+        return None
+    fn.restype = restype
+    fn.argtypes = list(argtypes)
+    return fn
+
+
+_I = ctypes.c_int
+_declare('gt_options_init', None, ctypes.POINTER(Options))
+_declare('gt_ram_unit_parse', _I, _S, ctypes.POINTER(_I))
+_declare('gt_time_unit_parse', _I, _S, ctypes.POINTER(_I))
+_declare('gt_gpu_brand_parse', _I, _S, ctypes.POINTER(_I))
+_declare('gt_tracker_new', _I, ctypes.POINTER(Options), _PP, _ERR)
+_declare('gt_tracker_start', _I, _P)
+_declare('gt_tracker_stop', _I, _P)
+_declare('gt_tracker_usage', _I, _P, _P)
+_declare('gt_tracker_error', _S, _P)
+_declare('gt_tracker_free', None, _PP)
+_declare('gt_usage_string', _I, _P, _I, _STR_OUT)
+_declare('gt_string_free', None, _STR_OUT)
+# Sub-tracking, analysis and comparison: looked up lazily by the classes that
+# use them (sub_tracker.py), so the tracker works with a library built before
+# they existed.
+_declare('gt_subtracker_open', _I, _S, _I, _PP, _ERR, required=False)
+_declare('gt_subtracker_mark', _I, _P, _S, _I, required=False)
+_declare('gt_subtracker_error', _S, _P, required=False)
+_declare('gt_subtracker_free', None, _PP, required=False)
+_declare('gt_analyze', _I, _S, _S, _PP, _ERR, required=False)
+_declare('gt_results_string', _I, _P, _I, _STR_OUT, required=False)
+_declare('gt_results_free', None, _PP, required=False)
+_declare('gt_subtrack_combine', _I, _S, ctypes.POINTER(_S), ctypes.c_size_t, _ERR, required=False)
+_declare('gt_compare', _I, ctypes.POINTER(_S), ctypes.POINTER(_S), ctypes.c_size_t, _S, LOG_FN, _P,
+         _PP, _ERR, required=False)
+_declare('gt_comparison_string', _I, _P, _I, _STR_OUT, required=False)
+_declare('gt_comparison_free', None, _PP, required=False)
+
+
+def require(name):
+    """The C function `name`, or NotImplementedError when this build of the
+    library does not have it."""
+    fn = getattr(lib, name, None)
+    if fn is None or fn.argtypes is None:
+        raise NotImplementedError(f'gpu_tracker: the C library {library_path} does not provide {name}')
+    return fn
+
+
+def check(status, message):
+    """Raises the exception for a failed gt_status with the library's message."""
+    if status != GT_OK:
+        raise _EXCEPTIONS.get(status, RuntimeError)(message)
+
+
+def encode(s):
+    return None if s is None else os.fsencode(s)
+
+
+def c_strings(values):
+    """A const char *const[] of the given strings (kept alive by the caller)."""
+    arr = (ctypes.c_char_p * len(values))()
+    arr[:] = [encode(v) for v in values]
+    return arr
+
+
+def to_string(fn, handle, fmt):
+    """Calls a function that formats a report into a malloc'd string
+    (gt_usage_string and the like) and returns its text, freeing the C copy
+    with gt_string_free."""
+    out = ctypes.c_void_p()
+    status = fn(handle, fmt, ctypes.byref(out))
+    check(status, 'cannot format the report: out of memory or output error')
+    try:
+        return ctypes.string_at(out.value).decode('utf-8')
+    finally:
+        lib.gt_string_free(ctypes.byref(out))

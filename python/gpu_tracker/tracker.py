@@ -1,0 +1,302 @@
+"""Tracker and the ResourceUsage data classes, with the Python package's
+names, arguments, defaults and errors.  The measuring is done by the C
+library on a background thread of this process (the Python package starts a
+separate tracking process instead)."""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import dataclasses as dclass
+import enum
+import json
+import logging
+import os
+import weakref
+
+from . import _lib
+
+log = logging.getLogger(__name__)
+
+_RAM_UNITS = ('bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes')
+_TIME_UNITS = ('seconds', 'minutes', 'hours', 'days')
+
+
+@dclass.dataclass
+class RSSValues:
+    total_rss: float
+    private_rss: float
+    shared_rss: float
+
+
+@dclass.dataclass
+class MaxRAM:
+    unit: str
+    system_capacity: float
+    system: float
+    main: RSSValues
+    descendants: RSSValues
+    combined: RSSValues
+
+
+@dclass.dataclass
+class MaxGPURAM:
+    unit: str
+    system_capacity: float
+    system: float
+    main: float
+    descendants: float
+    combined: float
+
+
+@dclass.dataclass
+class Percentages:
+    max_sum_percent: float
+    max_hardware_percent: float
+    mean_sum_percent: float
+    mean_hardware_percent: float
+
+
+@dclass.dataclass
+class CPUUtilization:
+    system_core_count: int
+    n_expected_cores: int
+    system: Percentages
+    main: Percentages
+    descendants: Percentages
+    combined: Percentages
+    main_n_threads: int
+    descendants_n_threads: int
+    combined_n_threads: int
+
+
+@dclass.dataclass
+class GPUUtilization:
+    system_gpu_count: int
+    n_expected_gpus: int
+    gpu_percentages: Percentages
+
+
+@dclass.dataclass
+class ComputeTime:
+    unit: str
+    time: float
+
+
+@dclass.dataclass
+class PeakRAM:
+    """gpu-tracker's own: the kernel's resident-memory high-water marks, which
+    no sampling interval can miss.  None where unavailable."""
+    unit: str
+    main: float | None
+    largest_descendant: float | None
+
+
+@dclass.dataclass
+class ResourceUsage:
+    max_ram: MaxRAM
+    max_gpu_ram: MaxGPURAM
+    cpu_utilization: CPUUtilization
+    gpu_utilization: GPUUtilization
+    compute_time: ComputeTime
+    peak_ram: PeakRAM | None = None
+    _text: str = dclass.field(default='', repr=False, compare=False)
+    # The report as the library wrote it, with gpu-tracker's own sections
+    # (peak_ram, and GPU process utilization and power where measured).
+    _json: dict | None = dclass.field(default=None, repr=False, compare=False)
+
+    def __str__(self):
+        return self._text
+
+    def to_json(self) -> dict:
+        if self._json is not None:
+            return json.loads(json.dumps(self._json))  # a copy the caller may change
+        d = dclass.asdict(self)
+        for private in ('_text', '_json'):
+            del d[private]
+        if d['peak_ram'] is None:  # the Python package's layout exactly
+            del d['peak_ram']
+        return d
+
+    @classmethod
+    def _from_json(cls, d: dict, text: str) -> ResourceUsage:
+        def rss(x):
+            return RSSValues(**x)
+
+        def pct(x):
+            return Percentages(**x)
+
+        r, g, c, u, t = (d['max_ram'], d['max_gpu_ram'], d['cpu_utilization'], d['gpu_utilization'],
+                         d['compute_time'])
+        peak = d.get('peak_ram')
+        return cls(
+            max_ram=MaxRAM(r['unit'], r['system_capacity'], r['system'], rss(r['main']),
+                           rss(r['descendants']), rss(r['combined'])),
+            max_gpu_ram=MaxGPURAM(**g),
+            cpu_utilization=CPUUtilization(
+                c['system_core_count'], c['n_expected_cores'], pct(c['system']), pct(c['main']),
+                pct(c['descendants']), pct(c['combined']), c['main_n_threads'],
+                c['descendants_n_threads'], c['combined_n_threads']),
+            gpu_utilization=GPUUtilization(u['system_gpu_count'], u['n_expected_gpus'],
+                                           pct(u['gpu_percentages'])),
+            compute_time=ComputeTime(**t),
+            peak_ram=PeakRAM(**peak) if peak is not None else None,
+            _text=text, _json=d)
+
+
+class _TrackerState(enum.Enum):
+    NEW = 0
+    STARTED = 1
+    STOPPED = 2
+
+
+def _unit(value, valid, unit_type):
+    if value not in valid:
+        raise ValueError(f'"{value}" is not a valid {unit_type} unit. Valid values are '
+                         f'{", ".join(sorted(valid))}')
+    return valid.index(value)
+
+
+def _log_to_python(ctx, message):
+    log.warning(message.decode('utf-8', 'replace'))
+
+
+# One C callback for every tracker: it must outlive each tracker's thread.
+_LOG_CALLBACK = _lib.LOG_FN(_log_to_python)
+# Trackers not yet stopped are freed at exit, before the interpreter is torn
+# down, so no sampling thread calls into an interpreter that is going away.
+_alive = weakref.WeakSet()
+
+
+@atexit.register
+def _release_alive():
+    for tracker in list(_alive):
+        tracker._release()
+
+
+class Tracker:
+    """Runs a thread that tracks the computational-resource usage of this
+    process (or `process_id`) and its descendants, from start() to stop() or
+    for the duration of a `with` block.  Arguments are the Python package's;
+    `resource_usage_file`, `n_join_attempts` and `join_timeout` are accepted
+    for compatibility and unused: there is no tracking process to join, and
+    the usage up to an exception is kept in memory."""
+
+    def __init__(self, sleep_time: float = 1.0, ram_unit: str = 'gigabytes', gpu_ram_unit: str = 'gigabytes',
+                 time_unit: str = 'hours', n_expected_cores: int | None = None, gpu_uuids=None,
+                 disable_logs: bool = False, process_id: int | None = None,
+                 resource_usage_file: str | None = None, n_join_attempts: int = 5, join_timeout: float = 10.0,
+                 gpu_brand: str | None = None, tracking_file: str | None = None, overwrite: bool = False):
+        self._handle = ctypes.c_void_p()
+        self._state = _TrackerState.NEW
+        opts = _lib.Options()
+        _lib.lib.gt_options_init(ctypes.byref(opts))
+        if isinstance(sleep_time, bool) or not isinstance(sleep_time, (int, float)):
+            raise TypeError(f'sleep_time must be a number of seconds, not {type(sleep_time).__name__}')
+        opts.sleep_time = float(sleep_time)
+        opts.ram_unit = _unit(ram_unit, _RAM_UNITS, 'RAM')
+        opts.gpu_ram_unit = _unit(gpu_ram_unit, _RAM_UNITS, 'GPU RAM')
+        opts.time_unit = _unit(time_unit, _TIME_UNITS, 'time')
+        if n_expected_cores is not None:
+            if isinstance(n_expected_cores, bool) or not isinstance(n_expected_cores, int) or n_expected_cores < 1:
+                raise ValueError(f'n_expected_cores of {n_expected_cores!r} is invalid: must be a positive integer')
+            opts.n_expected_cores = n_expected_cores
+        if gpu_uuids is not None:
+            uuids = [gpu_uuids] if isinstance(gpu_uuids, str) else list(gpu_uuids)
+            if not uuids:
+                raise ValueError('gpu_uuids is empty: give at least one GPU UUID, or None for all GPUs')
+            self._gpu_uuids = ','.join(uuids).encode()
+            opts.gpu_uuids = self._gpu_uuids
+        opts.disable_logs = bool(disable_logs)
+        if gpu_brand is not None:
+            brand = ctypes.c_int()
+            if gpu_brand not in ('nvidia', 'amd') or _lib.lib.gt_gpu_brand_parse(gpu_brand.encode(),
+                                                                              ctypes.byref(brand)) != _lib.GT_OK:
+                raise ValueError(f'"{gpu_brand}" is not a valid GPU brand. Supported values are "nvidia" and "amd".')
+            opts.gpu_brand = brand.value
+        if tracking_file is not None:
+            self._tracking_file = _lib.encode(tracking_file)
+            opts.tracking_file = self._tracking_file
+        opts.overwrite = bool(overwrite)
+        if process_id is not None:
+            opts.process_id = int(process_id)
+        opts.log = _LOG_CALLBACK
+        self.sleep_time = sleep_time
+        self.tracking_file = tracking_file
+        self.resource_usage_file = resource_usage_file
+        self.n_join_attempts = n_join_attempts
+        self.join_timeout = join_timeout
+        self.process_id = process_id if process_id is not None else os.getpid()
+        err = _lib.Error()
+        status = _lib.lib.gt_tracker_new(ctypes.byref(opts), ctypes.byref(self._handle), ctypes.byref(err))
+        _lib.check(status, err.message)
+        _alive.add(self)
+
+    def __repr__(self):
+        return f'State: {self._state.name}'
+
+    def __str__(self):
+        return str(self.resource_usage)
+
+    def __enter__(self) -> Tracker:
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    def start(self):
+        """Takes the first sample and starts tracking in the background."""
+        if self._state == _TrackerState.STARTED:
+            raise RuntimeError('Cannot start tracking when tracking has already started.')
+        if self._state == _TrackerState.STOPPED:
+            raise RuntimeError('Cannot start tracking when tracking has already stopped.')
+        self._call(_lib.lib.gt_tracker_start(self._handle))
+        self._state = _TrackerState.STARTED
+
+    def stop(self):
+        """Takes the last sample, stops tracking and sets resource_usage."""
+        if self._state == _TrackerState.NEW:
+            raise RuntimeError('Cannot stop tracking when tracking has not started yet.')
+        if self._state == _TrackerState.STOPPED:
+            raise RuntimeError('Cannot stop tracking when tracking has already stopped.')
+        self._state = _TrackerState.STOPPED
+        _alive.discard(self)
+        status = _lib.lib.gt_tracker_stop(self._handle)
+        message = self._error()
+        try:
+            # The usage is kept even when the stop reports a failure (such as a
+            # tracking file that could not be written), which is raised after.
+            self.resource_usage = self._usage()
+        finally:
+            _lib.lib.gt_tracker_free(ctypes.byref(self._handle))
+        _lib.check(status, message)
+
+    def to_json(self) -> dict:
+        """The resource usage as a dict, in the Python package's layout."""
+        return self.resource_usage.to_json()
+
+    def _usage(self) -> ResourceUsage:
+        buf = ctypes.create_string_buffer(_lib.USAGE_BUFFER_SIZE)
+        self._call(_lib.lib.gt_tracker_usage(self._handle, buf))
+        text = _lib.to_string(_lib.lib.gt_usage_string, buf, _lib.FORMAT_TEXT)
+        data = json.loads(_lib.to_string(_lib.lib.gt_usage_string, buf, _lib.FORMAT_JSON))
+        return ResourceUsage._from_json(data, text)
+
+    def _error(self) -> str:
+        message = _lib.lib.gt_tracker_error(self._handle)
+        return message.decode('utf-8', 'replace') if message else 'unknown error'
+
+    def _call(self, status):
+        if status != _lib.GT_OK:
+            _lib.check(status, self._error())
+
+    def _release(self):
+        if self._handle:
+            _lib.lib.gt_tracker_free(ctypes.byref(self._handle))
+        _alive.discard(self)
+
+    def __del__(self):
+        handle = getattr(self, '_handle', None)
+        if handle:  # freeing stops a still-running sampling thread
+            _lib.lib.gt_tracker_free(ctypes.byref(handle))

@@ -1,0 +1,254 @@
+/* gt_plot_write: a tracking file (and optionally its sub-tracking file) read
+ * through store/table.h into the charts of plot.h, written to a temporary
+ * file beside the output and renamed into place when complete. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpu_tracker.h"
+#include "plot/plot.h"
+#include "store/table.h"
+#include "util/error.h"
+
+/* Base-unit multiplier of a RAM unit name of the file's static data. */
+static gt_status ram_scale(const gt_table *st, const char *column, double *scale, gt_error *err)
+{
+    int c = gt_table_find(st, column);
+    const char *name = c >= 0 && gt_table_nrows(st) ? gt_table_text(st, c, 0) : NULL;
+    gt_ram_unit u;
+    if (!name || gt_ram_unit_parse(name, &u) != GT_OK)
+        return gt_err(err, GT_ERR_FORMAT, "tracking file '%s': static data has no valid %s",
+                      gt_table_path(st), column);
+    *scale = pow(1000, (int)u);
+    return GT_OK;
+}
+
+/* The numbers of column name (which the table must have). */
+static gt_status numbers(gt_table *t, const char *name, const double **out, gt_error *err)
+{
+    int c = gt_table_find(t, name);
+    *out = c >= 0 ? gt_table_numbers(t, c) : NULL;
+    if (*out)
+        return GT_OK;
+    if (c < 0)
+        return gt_err(err, GT_ERR_FORMAT, "'%s' has no column '%s'", gt_table_path(t), name);
+    return gt_err(err, GT_ERR_NOMEM, "out of memory");
+}
+
+/* Adds the series of the named columns (labels parallel to columns). */
+static gt_status add_series(gt_plot_chart *ch, gt_table *t, const char *const *labels, const char *const *cols,
+                            int n, gt_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        gt_plot_series *s = &ch->series[ch->n_series++];
+        s->label = labels[i];
+        gt_status st = numbers(t, cols[i], &s->v, err);
+        if (st != GT_OK)
+            return st;
+    }
+    return GT_OK;
+}
+
+typedef struct mark {
+    const char *name;
+    double pid, ts;
+    int position;
+} mark;
+
+static int by_block(const void *a, const void *b)
+{
+    const mark *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+    if (r)
+        return r;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->position - y->position;
+}
+
+/* Pairs each start mark with the next stop of the same block and process.
+ * Lenient where the analysis is strict, because a plot is also wanted for a
+ * run that was killed: a start without a stop runs to end_ts, and a stop
+ * without a start is left out. */
+static gt_status load_spans(const char *path, double end_ts, gt_table **tab, gt_plot_span **out, size_t *nout,
+                            gt_error *err)
+{
+    static const char *const text[] = {"code_block_name", NULL};
+    static const char *const need[] = {"process_id", "code_block_name", "position", "timestamp", NULL};
+    gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, need, text, tab, err);
+    if (st != GT_OK)
+        return st;
+    size_t n = gt_table_nrows(*tab);
+    const double *pid, *pos, *ts;
+    if ((st = numbers(*tab, "process_id", &pid, err)) != GT_OK ||
+        (st = numbers(*tab, "position", &pos, err)) != GT_OK ||
+        (st = numbers(*tab, "timestamp", &ts, err)) != GT_OK)
+        return st;
+    int name_col = gt_table_find(*tab, "code_block_name");
+    mark *m = malloc((n ? n : 1) * sizeof *m);
+    gt_plot_span *sp = malloc((n ? n : 1) * sizeof *sp);
+    if (!m || !sp) {
+        free(m);
+        free(sp);
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!(pos[i] == 0 || pos[i] == 1) || isnan(ts[i])) {
+            free(m);
+            free(sp);
+            return gt_err(err, GT_ERR_FORMAT, "sub-tracking file '%s', mark %zu: %s", path, i + 1,
+                          isnan(ts[i]) ? "no timestamp" : "position is neither 0 (start) nor 1 (stop)");
+        }
+        m[i] = (mark){gt_table_text(*tab, name_col, i), pid[i], ts[i], (int)pos[i]};
+    }
+    qsort(m, n, sizeof *m, by_block);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].position != 0)
+            continue;
+        int same_next = i + 1 < n && !strcmp(m[i + 1].name, m[i].name) && m[i + 1].pid == m[i].pid;
+        if (same_next && m[i + 1].position == 1) {
+            sp[k++] = (gt_plot_span){m[i].name, m[i].ts, m[i + 1].ts};
+            i++; /* the stop is used */
+        } else if (!same_next) {
+            sp[k++] = (gt_plot_span){m[i].name, m[i].ts, end_ts > m[i].ts ? end_ts : m[i].ts};
+        }
+        /* a start followed by another start: the first never stopped; its
+         * extent is unknown, so it is left out */
+    }
+    free(m);
+    *out = sp;
+    *nout = k;
+    return GT_OK;
+}
+
+static gt_status format_of(const char *path, gt_plot_format *fmt, gt_error *err)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && (!strcmp(dot, ".html") || !strcmp(dot, ".htm")))
+        *fmt = GT_PLOT_HTML;
+    else if (dot && !strcmp(dot, ".svg"))
+        *fmt = GT_PLOT_SVG;
+    else
+        return gt_err(err, GT_ERR_INVALID, "invalid plot file '%s': the name must end in .html or .svg", path);
+    return GT_OK;
+}
+
+/* Renders into a temporary file in out_path's folder, then renames it, so
+ * a failed run never leaves a half-written plot under the real name. */
+static gt_status write_atomically(const gt_plot_data *d, gt_plot_format fmt, const char *out_path, gt_error *err)
+{
+    size_t n = strlen(out_path);
+    char *tmp = malloc(n + 16);
+    if (!tmp)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", out_path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        gt_status st = gt_err(err, GT_ERR_IO, "cannot write plot file '%s': %s", out_path, strerror(errno));
+        free(tmp);
+        return st;
+    }
+    FILE *f = fdopen(fd, "w");
+    gt_status st = GT_OK;
+    if (!f) {
+        close(fd);
+        st = gt_err(err, GT_ERR_IO, "cannot write plot file '%s': %s", out_path, strerror(errno));
+    } else {
+        st = gt_plot_render(d, fmt, f, err);
+        if (fclose(f) != 0 && st == GT_OK)
+            st = gt_err(err, GT_ERR_IO, "cannot write plot file '%s': %s", out_path, strerror(errno));
+    }
+    /* mkstemp makes the file 0600; a plot is a document like any other. */
+    if (st == GT_OK) {
+        mode_t um = umask(0);
+        umask(um);
+        chmod(tmp, 0666 & ~um);
+    }
+    if (st == GT_OK && rename(tmp, out_path) != 0)
+        st = gt_err(err, GT_ERR_IO, "cannot write plot file '%s': %s", out_path, strerror(errno));
+    if (st != GT_OK)
+        unlink(tmp);
+    free(tmp);
+    return st;
+}
+
+gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file, const char *out_path,
+                        gt_error *err)
+{
+    gt_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!tracking_file || !out_path)
+        return gt_err(err, GT_ERR_INVALID, "a tracking file and an output file are required");
+    gt_plot_format fmt = GT_PLOT_HTML;
+    gt_status st = format_of(out_path, &fmt, err);
+    if (st != GT_OK)
+        return st;
+    static const char *const static_text[] = {"ram_unit", "gpu_ram_unit", "time_unit", NULL};
+    static const char *const sets[] = {"main", "descendants", "combined", "system"};
+    static const char *const ram_cols[] = {"main_ram", "descendants_ram", "combined_ram", "system_ram"};
+    static const char *const gpu_ram_cols[] = {"main_gpu_ram", "descendants_gpu_ram", "combined_gpu_ram",
+                                               "system_gpu_ram"};
+    static const char *const cpu_cols[] = {"cpu_main_sum_utilization_percent",
+                                           "cpu_descendants_sum_utilization_percent",
+                                           "cpu_combined_sum_utilization_percent",
+                                           "cpu_system_sum_utilization_percent"};
+    static const char *const gpu_label[] = {"sum"}, *const gpu_cols[] = {"gpu_sum_utilization_percent"};
+    /* Only the drawn columns are parsed: a long file reads in a fraction of
+     * the time. */
+    static const char *const wanted[] = {"timestamp", "main_ram", "descendants_ram", "combined_ram", "system_ram",
+                                         "main_gpu_ram", "descendants_gpu_ram", "combined_gpu_ram",
+                                         "system_gpu_ram", "gpu_sum_utilization_percent",
+                                         "cpu_main_sum_utilization_percent",
+                                         "cpu_descendants_sum_utilization_percent",
+                                         "cpu_combined_sum_utilization_percent",
+                                         "cpu_system_sum_utilization_percent", NULL};
+    gt_table *stat = NULL, *tp = NULL, *marks = NULL;
+    gt_plot_span *spans = NULL;
+    size_t n_spans = 0;
+    double ram_sc = 1, gpu_sc = 1;
+    const double *ts, *gpus;
+    if ((st = gt_table_read(tracking_file, GT_TABLE_STATIC, static_text, &stat, err)) != GT_OK ||
+        (st = ram_scale(stat, "ram_unit", &ram_sc, err)) != GT_OK ||
+        (st = ram_scale(stat, "gpu_ram_unit", &gpu_sc, err)) != GT_OK ||
+        (st = numbers(stat, "n_expected_gpus", &gpus, err)) != GT_OK ||
+        (st = gt_table_read_columns(tracking_file, GT_TABLE_TIMEPOINTS, wanted, NULL, &tp, err)) != GT_OK ||
+        (st = numbers(tp, "timestamp", &ts, err)) != GT_OK)
+        goto done;
+    size_t n = gt_table_nrows(tp);
+    if (n == 0) {
+        st = gt_err(err, GT_ERR_FORMAT, "tracking file '%s' has no samples to plot", tracking_file);
+        goto done;
+    }
+    if (sub_tracking_file &&
+        (st = load_spans(sub_tracking_file, ts[n - 1], &marks, &spans, &n_spans, err)) != GT_OK)
+        goto done;
+    const char *no_gpu = gt_table_nrows(stat) && gpus[0] > 0 ? NULL : "no GPU tracked";
+    const char *base = strrchr(tracking_file, '/');
+    gt_plot_data d = {.title = base ? base + 1 : tracking_file, .t = ts, .n = n, .n_charts = 4,
+                      .spans = spans, .n_spans = n_spans};
+    d.charts[0] = (gt_plot_chart){.title = "RAM (total RSS)", .kind = GT_PLOT_BYTES, .scale = ram_sc};
+    d.charts[1] = (gt_plot_chart){.title = "GPU RAM", .kind = GT_PLOT_BYTES, .note = no_gpu, .scale = gpu_sc};
+    d.charts[2] = (gt_plot_chart){.title = "CPU utilization", .y_label = "of one core", .kind = GT_PLOT_PERCENT};
+    d.charts[3] = (gt_plot_chart){.title = "GPU utilization", .y_label = "of one GPU (sum over GPUs)",
+                                  .kind = GT_PLOT_PERCENT, .note = no_gpu};
+    if ((st = add_series(&d.charts[0], tp, sets, ram_cols, 4, err)) != GT_OK ||
+        (st = add_series(&d.charts[1], tp, sets, gpu_ram_cols, 4, err)) != GT_OK ||
+        (st = add_series(&d.charts[2], tp, sets, cpu_cols, 4, err)) != GT_OK ||
+        (st = add_series(&d.charts[3], tp, gpu_label, gpu_cols, 1, err)) != GT_OK)
+        goto done;
+    st = write_atomically(&d, fmt, out_path, err);
+done:
+    free(spans);
+    gt_table_free(&marks);
+    gt_table_free(&tp);
+    gt_table_free(&stat);
+    return st;
+}

@@ -1,0 +1,100 @@
+# Energy from a fixture RAPL tree (GT_SYSFS_ROOT): counters that the tracked
+# command advances by known amounts, one of them through its wrap, give
+# exactly those joules in the report and the tracking file; counters only
+# root may read are reported unavailable with the fix, and the fix works.
+. "$(dirname "$0")/_lib.sh"
+SYS=$TMP/sys
+PC=$SYS/class/powercap
+zone() { # zone name max counter
+    mkdir -p "$PC/$1"
+    printf '%s\n' "$2" >"$PC/$1/name"
+    printf '%s\n' "$3" >"$PC/$1/max_energy_range_uj"
+    printf '%s\n' "$4" >"$PC/$1/energy_uj"
+}
+reset() {
+    zone intel-rapl:0 package-0 1000000000 999000000
+    zone intel-rapl:0:0 dram 65532610987 1000000
+}
+reset
+# The command moves package-0 from 999 J through its wrap at 1000 J to 4 J
+# (+5 J) and the DRAM counter by +2.5 J, in place as the kernel does.
+cat >advance.sh <<EOF
+sleep 0.5
+printf '4000000\n' >"$PC/intel-rapl:0/energy_uj"
+printf '3500000\n' >"$PC/intel-rapl:0:0/energy_uj"
+sleep 0.3
+EOF
+
+GT_SYSFS_ROOT=$SYS "$GT_BIN" -f json --st=0.05 --tf=t.csv -- sh advance.sh >out.txt
+json_report out.txt >r.json
+[ "$(jget r.json '.energy.unit')" = joules ] || fail "unit"
+[ "$(jget r.json '.energy.cpu.unavailable')" = null ] || fail "unavailable: $(jget r.json '.energy.cpu.unavailable')"
+jq -e '.energy.cpu.domains["package-0"].energy == 5' r.json >/dev/null || fail "package energy: $(jq -c .energy r.json)"
+jq -e '.energy.cpu.domains["package-0:dram"].energy == 2.5' r.json >/dev/null || fail "dram energy"
+jget r.json '.energy.cpu.attribution_method' | grep -q '^cpu_time_share' || fail "method"
+a=$(jget r.json '.energy.cpu.domains["package-0"].attributed_energy_estimate')
+within "$a" 0 5 "attributed package energy"
+# mean power: 5 J over more than the 0.3 s the command ran after moving the
+# counters; max >= mean
+mean=$(jget r.json '.energy.cpu.domains["package-0"].mean_power_watts')
+max=$(jget r.json '.energy.cpu.domains["package-0"].max_power_watts')
+within "$mean" 0.001 16.7 "mean power"
+within "$max" "$mean" 1e9 "max power"
+
+# Tracking file: joules since the first sample, at the end of each row.
+sed -n 3p t.csv | grep -q ',timestamp,cpu_energy_joules,dram_energy_joules,gpu_energy_joules$' || fail "header"
+sed -n 4p t.csv | awk -F, '$23 != "0.0" || $24 != "0.0" || $25 != "" { exit 1 }' || fail "first row: $(sed -n 4p t.csv)"
+tail -n 1 t.csv | awk -F, '$23 != "5.0" || $24 != "2.5" || $25 != "" { exit 1 }' || fail "last row: $(tail -n 1 t.csv)"
+
+reset
+GT_SYSFS_ROOT=$SYS "$GT_BIN" --eu=kilojoules --st=0.05 --tf=t.sqlite -- sh advance.sh >out.txt 2>/dev/null
+[ "$(sqlite3 t.sqlite 'select cpu_energy_joules, dram_energy_joules, gpu_energy_joules is null from data order by rowid desc limit 1')" = "5.0|2.5|1" ] ||
+    fail "sqlite energy columns: $(sqlite3 t.sqlite 'select * from data order by rowid desc limit 1')"
+grep -q '^   Unit: kilojoules$' out.txt || fail "--eu text unit"
+grep -q '^            Energy: 0.005$' out.txt || fail "--eu: $(sed -n '/^Energy:/,$p' out.txt)"
+
+# No RAPL at all: said once, no number made up.
+GT_SYSFS_ROOT=$TMP/none "$GT_BIN" -f json --st=0.05 --tf=n.csv -- true >out.txt
+json_report out.txt >r.json
+jget r.json '.energy.cpu.unavailable' | grep -q "no RAPL energy counters" || fail "no RAPL reason"
+[ "$(jq '.energy.cpu.domains' r.json)" = null ] || fail "domains without RAPL"
+tail -n 1 n.csv | awk -F, '$23 != "" || $24 != "" { exit 1 }' || fail "no RAPL: cells must be empty"
+
+# energy_uj readable by root only (Linux >= 5.10): as an unprivileged user.
+reset
+chmod 0400 "$PC"/intel-rapl:*/energy_uj
+chmod 755 "$TMP"
+unpriv() {
+    if [ "$(id -u)" = 0 ]; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+    else
+        "$@"
+    fi
+}
+[ "$(id -u)" = 0 ] || chmod 0 "$PC"/intel-rapl:*/energy_uj
+unpriv env GT_SYSFS_ROOT="$SYS" "$GT_BIN" --st=0.05 -- true >out.txt 2>/dev/null
+why=$(grep '^      Unavailable: ' out.txt) || fail "no reason: $(sed -n '/^Energy:/,$p' out.txt)"
+echo "$why" | grep -q "all of 2 RAPL domains cannot be read (package-0: Permission denied, package-0:dram: Permission denied)" || fail "reason: $why"
+echo "$why" | grep -qF "sudo chmod o+r $PC/intel-rapl:*/energy_uj" || fail "fix: $why"
+echo "$why" | grep -qF 'SUBSYSTEM=="powercap"' || fail "udev rule: $why"
+[ "$(grep -c 'Unavailable' out.txt)" = 1 ] || fail "reason stated more than once"
+grep -q '^            Energy: unavailable$' out.txt || fail "unreadable domain must read 'unavailable'"
+if [ "$(id -u)" = 0 ]; then
+    chmod o+r "$PC"/intel-rapl:*/energy_uj # the fix the report names
+else
+    chmod u+r "$PC"/intel-rapl:*/energy_uj
+fi
+unpriv env GT_SYSFS_ROOT="$SYS" "$GT_BIN" --st=0.05 -- true >out.txt 2>/dev/null
+! grep -q 'Unavailable' out.txt || fail "after the fix: $(grep Unavailable out.txt)"
+grep -q '^            Energy: 0.0$' out.txt || fail "after the fix: $(sed -n '/^Energy:/,$p' out.txt)"
+
+# --eu is checked like the other units; --tconfig takes energy_unit.
+rc=0; "$GT_BIN" --eu=watts -- touch ran.marker >/dev/null 2>err.txt || rc=$?
+[ $rc = 2 ] && [ ! -e ran.marker ] || fail "--eu=watts: exit $rc"
+grep -q "'joules', 'kilojoules', 'watt-hours', 'kilowatt-hours'" err.txt || fail "--eu message: $(cat err.txt)"
+echo '{"energy_unit": "watt-hours"}' >c.json
+reset
+GT_SYSFS_ROOT=$SYS "$GT_BIN" --tconfig=c.json -f json --st=0.05 -- sh advance.sh >out.txt 2>/dev/null
+json_report out.txt >r.json
+[ "$(jget r.json .energy.unit)" = watt-hours ] || fail "tconfig energy_unit"
+jq -e '.energy.cpu.domains["package-0"].energy == 5 / 3600' r.json >/dev/null || fail "watt-hours: $(jq -c .energy.cpu.domains r.json)"

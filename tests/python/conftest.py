@@ -1,0 +1,50 @@
+"""Shared helpers of the Python package tests (run under Debian's python3
+with python3-pytest; see tests/python/run.sh)."""
+import math
+import os
+import sys
+
+import pytest
+
+MIB = 1 << 20
+MB = 1e6
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
+    """Every test runs in its own empty directory (default sub-tracking file
+    names are relative to it)."""
+    monkeypatch.chdir(tmp_path)
+
+
+def touch_mib(n):
+    """n MiB whose every page is written, so all of it is resident."""
+    return b'\x01' * (n * MIB)
+
+
+def run_python(code, *args, env=None, timeout=120):
+    """Runs code in a fresh interpreter (the one running the tests), returns
+    the CompletedProcess; fails the test on a non-zero exit."""
+    import subprocess
+    proc = subprocess.run([sys.executable, '-c', code, *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def assert_close(got, expected, where=''):
+    """Equal JSON values, keys in the same order; floats to 12 significant
+    digits (the statistics may differ from pandas' in the last bit)."""
+    assert type(got) is type(expected) or {type(got), type(expected)} <= {int, float}, where
+    if isinstance(expected, dict):
+        assert list(got) == list(expected), where
+        for k in expected:
+            assert_close(got[k], expected[k], f'{where}/{k}')
+    elif isinstance(expected, list):
+        assert len(got) == len(expected), where
+        for i, (g, e) in enumerate(zip(got, expected)):
+            assert_close(g, e, f'{where}/{i}')
+    elif isinstance(expected, float):
+        assert math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-15), f'{where}: {got} != {expected}'
+    else:
+        assert got == expected, where

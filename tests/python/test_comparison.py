@@ -1,0 +1,94 @@
+"""TrackingComparison through the Python API: the Python package's reference
+comparisons reproduced (text exactly, JSON to 12 digits), warnings to
+logging, errors, and the results with and without pandas."""
+import json
+import logging
+import os
+import pickle
+
+import pytest
+
+import gpu_tracker as gput
+from conftest import assert_close, run_python
+
+REF = os.environ.get('GT_REF', os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'reference'))
+CMP = os.path.join(REF, 'comparison')
+
+
+@pytest.mark.parametrize('statistic', ['mean', 'max'])
+def test_reference_comparison(statistic, caplog):
+    comparison = gput.TrackingComparison({'A': os.path.join(CMP, 'results-A.json'),
+                                          'B': os.path.join(CMP, 'results-B.json')})
+    with caplog.at_level(logging.WARNING, logger='gpu_tracker'):
+        results = comparison.compare(statistic=statistic)
+    assert_close(results.to_json(), json.load(open(os.path.join(CMP, f'comparison_{statistic}.json'))))
+    assert str(results) == open(os.path.join(CMP, f'comparison_{statistic}.txt')).read()
+    assert any('tmp.py:7' in r.getMessage() for r in caplog.records)
+    main = results.overall_resource_usage['main_ram']
+    expected = json.load(open(os.path.join(CMP, f'comparison_{statistic}.json')))['overall_resource_usage']
+    assert_close({k: float(v) for k, v in main.items()}, expected['main_ram'])
+    assert list(results.code_block_compute_time) == \
+        list(json.load(open(os.path.join(CMP, f'comparison_{statistic}.json')))['code_block_compute_time'])
+
+
+def test_compare_without_code_blocks_and_errors():
+    results = gput.TrackingComparison({'F': os.path.join(CMP, 'results-F.json'),
+                                       'G': os.path.join(CMP, 'results-G.json')}).compare()
+    assert results.code_block_resource_usage == {} or all(not v for v in results.code_block_resource_usage.values())
+    assert set(results.overall_resource_usage['main_ram'].keys()) == {'F', 'G'}
+    with pytest.raises(ValueError):
+        gput.TrackingComparison({'A': os.path.join(CMP, 'results-A.json')}).compare(statistic='median')
+    with pytest.raises(ValueError, match='file_path_map is empty'):
+        gput.TrackingComparison({})
+
+
+def test_comparison_without_pandas():
+    code = f'''
+import sys
+sys.modules['pandas'] = None  # as if pandas were not installed
+import gpu_tracker as gput
+c = gput.TrackingComparison({{'A': {os.path.join(CMP, 'results-A.json')!r}, 'B': {os.path.join(CMP, 'results-B.json')!r}}}).compare()
+assert type(c.overall_resource_usage['main_ram']) is dict
+assert list(c.overall_resource_usage['main_ram']) == ['A', 'B']
+assert type(c.code_block_compute_time['X']) is dict
+print('plain')
+'''
+    assert run_python(code).stdout == 'plain\n'
+
+
+def test_comparison_series_where_pandas_is_installed():
+    pd = pytest.importorskip('pandas')  # python3-pandas is installed by setup-deps.sh
+    c = gput.TrackingComparison({'A': os.path.join(CMP, 'results-A.json'),
+                                 'B': os.path.join(CMP, 'results-B.json')}).compare()
+    main = c.overall_resource_usage['main_ram']
+    assert isinstance(main, pd.Series) and list(main.index) == ['A', 'B']
+    assert main['A'] == pytest.approx(0.6006015590399999)
+    assert isinstance(c.code_block_resource_usage['main_ram']['X'], pd.Series)
+
+
+def _fields_only(results_json):
+    """A SubTrackingResults with its fields alone, as unpickling the Python
+    package's own object gives (pandas tables, no JSON kept)."""
+    pd = pytest.importorskip('pandas')
+    blocks = [gput.CodeBlockResults(b['name'], b['num_timepoints'], b['num_calls'], b['num_non_empty_calls'],
+                                    pd.Series(b['compute_time']), pd.DataFrame.from_dict(b['resource_usage'], 'index'))
+              for b in results_json['code_block_results']]
+    return gput.SubTrackingResults(pd.DataFrame.from_dict(results_json['overall'], 'index'),
+                                   pd.Series(results_json['static_data'], name=0), blocks)
+
+
+def test_pickled_results_as_the_python_packages_scripts_store_them():
+    paths = {}
+    for name in 'AB':
+        results = _fields_only(json.load(open(os.path.join(CMP, f'results-{name}.json'))))
+        with open(f'results-{name}.pkl', 'wb') as f:
+            pickle.dump(results, f)
+        paths[name] = f'results-{name}.pkl'
+    results = gput.TrackingComparison(paths).compare(statistic='max')
+    assert_close(results.to_json(), json.load(open(os.path.join(CMP, 'comparison_max.json'))))
+    # (Text differs only where pandas made the integer maxima floats: "15.0" for "15".)
+    assert str(results).startswith('Overall Resource Usage:\n')
+    with open('other.pkl', 'wb') as f:
+        pickle.dump({'not': 'results'}, f)
+    with pytest.raises(ValueError, match="'other.pkl' holds a pickled dict, not SubTrackingResults"):
+        gput.TrackingComparison({'A': paths['A'], 'X': 'other.pkl'}).compare()

@@ -1,0 +1,298 @@
+"""Tracker and ResourceUsage: real workloads whose truth the test knows,
+the Python package's layouts (checked against its reference outputs) and its
+errors."""
+import csv
+import dataclasses
+import glob
+import json
+import logging
+import multiprocessing as mp
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+import gpu_tracker as gput
+from gpu_tracker import _lib
+from conftest import MIB, MB, touch_mib, run_python
+
+REF = os.environ.get('GT_REF', os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'reference'))
+TRACKER_OUTPUT = os.path.join(REF, 'tracker-output')
+
+
+def idle_main_ram_mb():
+    with gput.Tracker(sleep_time=0.01, ram_unit='megabytes', disable_logs=True) as tracker:
+        pass
+    return tracker.resource_usage.max_ram.main.total_rss
+
+
+def test_data_classes_have_the_python_packages_fields():
+    fields = {cls.__name__: [f.name for f in dataclasses.fields(cls)]
+              for cls in (gput.RSSValues, gput.MaxRAM, gput.MaxGPURAM, gput.Percentages, gput.CPUUtilization,
+                          gput.GPUUtilization, gput.ComputeTime)}
+    assert fields == {
+        'RSSValues': ['total_rss', 'private_rss', 'shared_rss'],
+        'MaxRAM': ['unit', 'system_capacity', 'system', 'main', 'descendants', 'combined'],
+        'MaxGPURAM': ['unit', 'system_capacity', 'system', 'main', 'descendants', 'combined'],
+        'Percentages': ['max_sum_percent', 'max_hardware_percent', 'mean_sum_percent', 'mean_hardware_percent'],
+        'CPUUtilization': ['system_core_count', 'n_expected_cores', 'system', 'main', 'descendants', 'combined',
+                           'main_n_threads', 'descendants_n_threads', 'combined_n_threads'],
+        'GPUUtilization': ['system_gpu_count', 'n_expected_gpus', 'gpu_percentages'],
+        'ComputeTime': ['unit', 'time'],
+    }
+    assert [f.name for f in dataclasses.fields(gput.ResourceUsage)][:5] == [
+        'max_ram', 'max_gpu_ram', 'cpu_utilization', 'gpu_utilization', 'compute_time']
+
+
+def test_options_struct_matches_the_header():
+    """The ctypes gt_options must list the header's fields in the header's order."""
+    header = open(os.path.join(os.path.dirname(__file__), '..', '..', 'include', 'gpu_tracker.h')).read()
+    body = re.search(r'typedef struct gt_options \{(.*?)\} gt_options;', header, re.S).group(1)
+    body = re.sub(r'/\*.*?\*/', '', body, flags=re.S)
+    names = []
+    for decl in body.split(';'):
+        decl = decl.strip()
+        if decl:
+            names.append(re.findall(r'\w+', decl)[-1])
+    assert [f[0] for f in _lib.Options._fields_ if f[0] != '_reserved'] == names
+
+
+def test_memory_of_a_known_allocation():
+    baseline = idle_main_ram_mb()
+    with gput.Tracker(sleep_time=0.02, ram_unit='megabytes', time_unit='seconds') as tracker:
+        data = touch_mib(200)
+        time.sleep(0.3)
+    del data  # after the last sample, taken by stop(), so it must be seen
+    usage = tracker.resource_usage
+    grown = usage.max_ram.main.total_rss - baseline
+    assert 200 * MIB / MB * 0.97 <= grown <= 200 * MIB / MB + 60
+    assert usage.max_ram.main.private_rss >= 200 * MIB / MB
+    assert usage.max_ram.combined.total_rss >= usage.max_ram.main.total_rss
+    assert usage.max_ram.descendants == gput.RSSValues(0.0, 0.0, 0.0)
+    assert usage.max_ram.unit == 'megabytes' and usage.compute_time.unit == 'seconds'
+    assert usage.max_ram.system_capacity > usage.max_ram.system > 0
+    # The kernel's high-water mark cannot be below any sample.
+    assert usage.peak_ram.main >= usage.max_ram.main.total_rss * 0.95
+    assert usage.compute_time.time >= 0.3
+
+
+def test_numpy_arrays_are_measured():
+    np = pytest.importorskip('numpy')  # python3-numpy comes with python3-pandas (setup-deps.sh)
+    baseline = idle_main_ram_mb()
+    with gput.Tracker(sleep_time=0.02, ram_unit='megabytes') as tracker:
+        array = np.ones(100 * MIB // 8)
+        time.sleep(0.3)
+    del array
+    grown = tracker.resource_usage.max_ram.main.total_rss - baseline
+    assert 100 * MIB / MB * 0.97 <= grown <= 100 * MIB / MB + 60
+
+
+def test_units_scale_the_same_measurement():
+    data = touch_mib(50)
+    with gput.Tracker(sleep_time=0.05, ram_unit='bytes', gpu_ram_unit='kilobytes', time_unit='minutes') as tracker:
+        time.sleep(0.2)
+    del data
+    usage = tracker.resource_usage
+    assert usage.max_ram.unit == 'bytes' and usage.max_gpu_ram.unit == 'kilobytes'
+    assert usage.max_ram.main.total_rss >= 50 * MIB
+    # Private and shared are each their own maximum; total is the largest sum at one sample.
+    assert usage.max_ram.main.total_rss <= usage.max_ram.main.private_rss + usage.max_ram.main.shared_rss
+    assert 0.2 / 60 <= usage.compute_time.time < 1.0  # minutes
+    assert usage.cpu_utilization.system_core_count == os.cpu_count()
+    assert usage.cpu_utilization.n_expected_cores == os.cpu_count()
+
+
+def test_start_stop_and_state_errors():
+    tracker = gput.Tracker(sleep_time=0.01)
+    assert repr(tracker) == 'State: NEW'
+    with pytest.raises(RuntimeError) as error:
+        tracker.stop()
+    assert str(error.value) == 'Cannot stop tracking when tracking has not started yet.'
+    tracker.start()
+    assert repr(tracker) == 'State: STARTED'
+    with pytest.raises(RuntimeError) as error:
+        tracker.start()
+    assert str(error.value) == 'Cannot start tracking when tracking has already started.'
+    tracker.stop()
+    assert repr(tracker) == 'State: STOPPED'
+    with pytest.raises(RuntimeError) as error:
+        tracker.start()
+    assert str(error.value) == 'Cannot start tracking when tracking has already stopped.'
+    with pytest.raises(RuntimeError) as error:
+        tracker.stop()
+    assert str(error.value) == 'Cannot stop tracking when tracking has already stopped.'
+    assert tracker.resource_usage.compute_time.time >= 0
+
+
+@pytest.mark.parametrize('kwargs, exception, message', [
+    (dict(ram_unit='mb'), ValueError,
+     '"mb" is not a valid RAM unit. Valid values are bytes, gigabytes, kilobytes, megabytes, terabytes'),
+    (dict(gpu_ram_unit='GB'), ValueError,
+     '"GB" is not a valid GPU RAM unit. Valid values are bytes, gigabytes, kilobytes, megabytes, terabytes'),
+    (dict(time_unit='weeks'), ValueError,
+     '"weeks" is not a valid time unit. Valid values are days, hours, minutes, seconds'),
+    (dict(gpu_brand='intel'), ValueError, '"intel" is not a valid GPU brand. Supported values are "nvidia" and "amd".'),
+    (dict(sleep_time=0), ValueError, 'sleep time of 0 is invalid: must be at least 0.001 seconds'),
+    (dict(sleep_time='1'), TypeError, 'sleep_time must be a number of seconds, not str'),
+    (dict(n_expected_cores=0), ValueError, 'n_expected_cores of 0 is invalid: must be a positive integer'),
+    (dict(gpu_uuids=[]), ValueError, 'gpu_uuids is empty: give at least one GPU UUID, or None for all GPUs'),
+    (dict(tracking_file='usage.txt'), ValueError,
+     "invalid tracking file 'usage.txt': the extension must be '.csv' or '.sqlite'"),
+    (dict(tracking_file='no/such/dir/usage.csv'), OSError,
+     "cannot create tracking file 'no/such/dir/usage.csv': No such file or directory"),
+])
+def test_invalid_arguments(kwargs, exception, message):
+    with pytest.raises(exception) as error:
+        gput.Tracker(**kwargs)
+    assert str(error.value) == message
+
+
+def test_usage_up_to_an_exception_is_kept():
+    with pytest.raises(RuntimeError, match='AN ERROR'):
+        with gput.Tracker(sleep_time=0.02, ram_unit='megabytes', time_unit='seconds') as tracker:
+            data = touch_mib(100)
+            time.sleep(0.2)
+            raise RuntimeError('AN ERROR')
+    del data
+    assert repr(tracker) == 'State: STOPPED'
+    assert tracker.resource_usage.max_ram.main.total_rss >= 100 * MIB / MB
+    assert tracker.resource_usage.compute_time.time >= 0.2
+
+
+def _child(n_mib, ready, done):
+    data = b'\x02' * (n_mib * MIB)
+    ready.set()
+    done.wait(30)
+    del data
+
+
+def test_child_processes_are_descendants():
+    ctx = mp.get_context('spawn')
+    ready, done = ctx.Event(), ctx.Event()
+    children = [ctx.Process(target=_child, args=(n, ready, done)) for n in (60,)]
+    with gput.Tracker(sleep_time=0.02, ram_unit='megabytes', n_expected_cores=2) as tracker:
+        for child in children:
+            child.start()
+        assert ready.wait(60)
+        time.sleep(0.2)
+    # The children hold their memory until after the last sample, taken by stop().
+    done.set()
+    for child in children:
+        child.join()
+    usage = tracker.resource_usage
+    assert usage.max_ram.descendants.total_rss >= 60 * MIB / MB
+    assert usage.max_ram.combined.total_rss >= usage.max_ram.descendants.total_rss
+    assert usage.cpu_utilization.descendants_n_threads >= 1
+    assert usage.cpu_utilization.combined_n_threads >= usage.cpu_utilization.main_n_threads + 1
+    assert usage.cpu_utilization.n_expected_cores == 2
+    assert usage.peak_ram.largest_descendant >= 60 * MIB / MB
+
+
+def test_another_process_by_id():
+    code = 'import sys, time; d = b"x" * (80 << 20); print("ready", flush=True); sys.stdin.read(); del d'
+    child = subprocess.Popen([sys.executable, '-c', code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == 'ready\n'
+        with gput.Tracker(sleep_time=0.02, process_id=child.pid, ram_unit='megabytes') as tracker:
+            time.sleep(0.2)
+    finally:
+        child.communicate('')
+    assert tracker.process_id == child.pid
+    assert tracker.resource_usage.max_ram.main.total_rss >= 80 * MIB / MB
+
+
+def test_a_process_that_does_not_exist():
+    child = subprocess.Popen([sys.executable, '-c', 'pass'])
+    child.wait()  # reaped: its PID names no process now
+    tracker = gput.Tracker(process_id=child.pid)
+    with pytest.raises(ProcessLookupError, match=f'process {child.pid} does not exist'):
+        tracker.start()
+
+
+def test_cpu_time_of_the_main_process():
+    with gput.Tracker(sleep_time=0.05, n_expected_cores=1) as tracker:
+        end = time.process_time() + 0.5
+        while time.process_time() < end:
+            pass
+    main = tracker.resource_usage.cpu_utilization.main
+    assert main.max_sum_percent > 0 and main.mean_sum_percent > 0
+    assert main.max_hardware_percent == main.max_sum_percent  # one expected core
+
+
+def _shape(value):
+    """The keys of a JSON value, recursively, without its numbers."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items()}
+    return type(value).__name__ if not isinstance(value, (int, float)) else 'number'
+
+
+def _labels(text):
+    return [line.split(':')[0] for line in text.splitlines()]
+
+
+@pytest.mark.parametrize('reference', sorted(glob.glob(os.path.join(TRACKER_OUTPUT, 'False-*.json'))))
+def test_layout_matches_the_python_package(reference):
+    ram_unit, gpu_ram_unit, time_unit = os.path.basename(reference)[:-5].split('-')[2:]
+    with gput.Tracker(sleep_time=0.01, ram_unit=ram_unit, gpu_ram_unit=gpu_ram_unit, time_unit=time_unit,
+                      disable_logs=True) as tracker:
+        pass
+    expected = json.load(open(reference))
+    got = tracker.to_json()
+    for own in ('peak_ram', 'energy'):  # gpu-tracker's own sections, after the Python package's
+        got.pop(own, None)
+    assert _shape(got) == _shape(expected)
+    assert list(got) == list(expected)
+    assert got['max_ram']['unit'] == expected['max_ram']['unit']
+    assert got['compute_time']['unit'] == expected['compute_time']['unit']
+    text = str(tracker)
+    assert text == str(tracker.resource_usage)
+    python_text = text.split('\nPeak RAM')[0]
+    assert _labels(python_text) == _labels(open(reference[:-5] + '.txt').read())
+    # Text is the JSON's values rounded to three places, as the Python package prints them.
+    assert f'      Total RSS: {round(got["max_ram"]["main"]["total_rss"], 3)}\n' in text
+    assert tracker.resource_usage.to_json() == tracker.to_json()
+    # A ResourceUsage made by hand gives the same layout from its fields.
+    usage = tracker.resource_usage
+    by_hand = gput.ResourceUsage(usage.max_ram, usage.max_gpu_ram, usage.cpu_utilization, usage.gpu_utilization,
+                                 usage.compute_time)
+    assert by_hand.to_json() == {k: v for k, v in got.items() if k in expected}
+
+
+def test_tracking_file_and_overwrite():
+    with gput.Tracker(sleep_time=0.02, tracking_file='samples.csv', ram_unit='megabytes') as tracker:
+        time.sleep(0.2)
+    rows = list(csv.reader(open('samples.csv')))
+    assert rows[0][:3] == ['ram_unit', 'gpu_ram_unit', 'time_unit'] and rows[1][0] == 'megabytes'
+    # gpu-tracker's energy columns follow the Python package's, which end with timestamp.
+    assert rows[2][0] == 'main_ram' and 'timestamp' in rows[2]
+    assert rows[2][rows[2].index('timestamp') + 1:] == ['cpu_energy_joules', 'dram_energy_joules',
+                                                        'gpu_energy_joules']
+    assert len(rows) - 3 >= 2  # first sample at start, last at stop
+    with pytest.raises(FileExistsError, match='samples.csv'):
+        gput.Tracker(tracking_file='samples.csv')
+    with gput.Tracker(sleep_time=0.02, tracking_file='samples.csv', overwrite=True):
+        pass
+    assert list(csv.reader(open('samples.csv')))[1][0] == 'gigabytes'
+    assert tracker.tracking_file == 'samples.csv'
+
+
+def test_warnings_go_to_logging(caplog):
+    with caplog.at_level(logging.WARNING, logger='gpu_tracker'):
+        with gput.Tracker(sleep_time=0.01) as tracker:
+            pass
+    if tracker.resource_usage.gpu_utilization.system_gpu_count == 0:
+        assert any('GPU' in r.getMessage() for r in caplog.records if r.name.startswith('gpu_tracker'))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger='gpu_tracker'):
+        with gput.Tracker(sleep_time=0.01, disable_logs=True):
+            pass
+    assert not [r for r in caplog.records if r.name.startswith('gpu_tracker')]
+
+
+def test_trackers_alive_at_exit_do_not_crash_the_interpreter():
+    proc = run_python('import gpu_tracker as g, time\nt = g.Tracker(sleep_time=0.001)\n'
+                      'unstarted = g.Tracker(disable_logs=True)\nt.start()\ntime.sleep(0.05)\nprint("end")\n')
+    assert proc.stdout == 'end\n'

@@ -1,0 +1,231 @@
+/* The metrics endpoint: the exposition text of a known timepoint, address
+ * parsing, a port already in use, and a scrape over a real socket. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "gpu_tracker.h"
+#include "metrics/exposition.h"
+
+static gt_timepoint sample_tp(void)
+{
+    gt_timepoint tp;
+    memset(&tp, 0, sizeof tp);
+    tp.timestamp = 1700000000.25;
+    tp.elapsed = 2.5;
+    tp.n_samples = 7;
+    tp.main_ram = 1048576;
+    tp.descendants_ram = 4096;
+    tp.combined_ram = 1052672;
+    tp.system_ram = 123456789;
+    tp.system_ram_capacity = 8000000000;
+    tp.cpu_valid = 1;
+    tp.cpu_main_sum = 12.5;
+    tp.cpu_descendants_sum = 0;
+    tp.cpu_combined_sum = 12.5;
+    tp.cpu_system_sum = 150;
+    tp.cpu_main_seconds = 0.3125;
+    tp.cpu_combined_seconds = 0.3125;
+    tp.system_core_count = 4;
+    tp.n_expected_cores = 2;
+    tp.main_n_threads = 3;
+    tp.combined_n_threads = 3;
+    tp.gpu_sum_percent = NAN;
+    return tp;
+}
+
+static char *format(const gt_timepoint *tp, int om)
+{
+    size_t n = gt_exposition_format(tp, om, NULL, 0);
+    char *buf = malloc(n + 1);
+    assert_non_null(buf);
+    assert_int_equal(gt_exposition_format(tp, om, buf, n + 1), n);
+    assert_int_equal(strlen(buf), n);
+    return buf;
+}
+
+static void test_prometheus_text(void **state)
+{
+    (void)state;
+    gt_timepoint tp = sample_tp();
+    char *t = format(&tp, 0);
+    assert_non_null(strstr(t, "# TYPE gpu_tracker_ram_bytes gauge\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_ram_bytes{set=\"main\"} 1048576\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_ram_bytes{set=\"descendants\"} 4096\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_ram_bytes{set=\"combined\"} 1052672\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_ram_bytes{set=\"system\"} 123456789\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_cpu_utilization_percent{set=\"main\"} 12.5\n"));
+    assert_non_null(strstr(t, "# TYPE gpu_tracker_cpu_seconds_total counter\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_cpu_seconds_total{set=\"main\"} 0.3125\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_samples_total 7\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_last_sample_timestamp_seconds 1700000000.25\n"));
+    assert_null(strstr(t, "# UNIT"));
+    assert_null(strstr(t, "# EOF"));
+    assert_null(strstr(t, "gpu_tracker_gpu")); /* no GPU: no GPU series, not zeros */
+    free(t);
+
+    tp.cpu_valid = 0; /* the first sample: no CPU percent yet */
+    t = format(&tp, 0);
+    assert_null(strstr(t, "gpu_tracker_cpu_utilization_percent"));
+    assert_non_null(strstr(t, "gpu_tracker_cpu_seconds_total"));
+    free(t);
+
+    tp.gpu_valid = 1;
+    tp.n_expected_gpus = 1;
+    tp.gpu_sum_percent = 40;
+    tp.main_gpu_ram = 2000000;
+    t = format(&tp, 0);
+    assert_non_null(strstr(t, "\ngpu_tracker_gpu_ram_bytes{set=\"main\"} 2000000\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_gpu_utilization_percent 40\n"));
+    assert_null(strstr(t, "gpu_tracker_gpu_power_watts")); /* no power read */
+    assert_null(strstr(t, "gpu_tracker_gpu_process_utilization_percent"));
+    free(t);
+
+    /* Per-GPU figures carry the UUID, escaped as a label value. */
+    tp.n_gpus = 2;
+    snprintf(tp.gpus[0].uuid, sizeof tp.gpus[0].uuid, "GPU-a\"b\\c");
+    tp.gpus[0].power_valid = 1;
+    tp.gpus[0].power_watts = 75.5;
+    tp.gpus[0].energy_valid = 1;
+    tp.gpus[0].energy_joules = 1234.5;
+    snprintf(tp.gpus[1].uuid, sizeof tp.gpus[1].uuid, "GPU-2");
+    tp.gpus[1].power_valid = 0; /* not read this sample: left out */
+    tp.gpus[1].energy_valid = 1;
+    tp.gpus[1].energy_joules = 10;
+    tp.gpu_sm_valid = 1;
+    tp.gpu_sm_main = 20;
+    tp.gpu_sm_descendants = 5;
+    tp.gpu_sm_combined = 25;
+    t = format(&tp, 0);
+    assert_non_null(strstr(t, "\ngpu_tracker_gpu_power_watts{uuid=\"GPU-a\\\"b\\\\c\"} 75.5\n"));
+    assert_null(strstr(t, "gpu_tracker_gpu_power_watts{uuid=\"GPU-2\"}"));
+    assert_non_null(strstr(t, "# TYPE gpu_tracker_gpu_energy_joules_total counter\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_gpu_energy_joules_total{uuid=\"GPU-2\"} 10\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_gpu_process_utilization_percent{set=\"combined\"} 25\n"));
+    free(t);
+}
+
+static void test_openmetrics_text(void **state)
+{
+    (void)state;
+    gt_timepoint tp = sample_tp();
+    char *t = format(&tp, 1);
+    assert_non_null(strstr(t, "# TYPE gpu_tracker_cpu_seconds counter\n# UNIT gpu_tracker_cpu_seconds seconds\n"));
+    assert_non_null(strstr(t, "\ngpu_tracker_cpu_seconds_total{set=\"combined\"} 0.3125\n"));
+    assert_non_null(strstr(t, "# TYPE gpu_tracker_samples counter\n"));
+    assert_non_null(strstr(t, "# UNIT gpu_tracker_ram_bytes bytes\n"));
+    size_t n = strlen(t);
+    assert_true(n > 6 && !strcmp(t + n - 6, "# EOF\n"));
+    free(t);
+}
+
+static void test_before_first_sample_and_short_buffer(void **state)
+{
+    (void)state;
+    char *t = format(NULL, 0);
+    assert_string_equal(t, "# HELP gpu_tracker_samples_total Samples taken since tracking started.\n"
+                           "# TYPE gpu_tracker_samples_total counter\ngpu_tracker_samples_total 0\n");
+    free(t);
+    gt_timepoint tp = sample_tp();
+    char small[16];
+    size_t need = gt_exposition_format(&tp, 0, small, sizeof small);
+    assert_true(need > sizeof small);
+    assert_int_equal(strlen(small), sizeof small - 1);
+}
+
+static void expect_open(const char *addr, gt_status want, const char *needle)
+{
+    gt_metrics *m = (gt_metrics *)&m;
+    gt_error e = {{0}};
+    assert_int_equal(gt_metrics_open(addr, &m, &e), want);
+    assert_null(m);
+    assert_non_null(strstr(e.msg, needle));
+}
+
+static void test_addresses(void **state)
+{
+    (void)state;
+    expect_open("abc", GT_ERR_INVALID, "HOST:PORT");
+    expect_open("127.0.0.1:99999", GT_ERR_INVALID, "0 to 65535");
+    expect_open("127.0.0.1:", GT_ERR_INVALID, "HOST:PORT");
+    expect_open("[::1", GT_ERR_INVALID, "[IPV6]:PORT");
+    expect_open(NULL, GT_ERR_INVALID, "required");
+
+    gt_metrics *m = NULL;
+    assert_int_equal(gt_metrics_open(":0", &m, NULL), GT_OK);
+    /* Loopback unless told otherwise. */
+    assert_memory_equal(gt_metrics_address(m), "127.0.0.1:", 10);
+    char again[64];
+    snprintf(again, sizeof again, "%s", gt_metrics_address(m));
+    expect_open(again, GT_ERR_SYS, "already in use");
+    gt_metrics_free(&m);
+    assert_null(m);
+    gt_metrics_free(&m);
+}
+
+/* GET over a real socket; returns the whole response (caller frees). */
+static char *http_get(const char *address, const char *extra_header)
+{
+    const char *colon = strrchr(address, ':');
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)atoi(colon + 1));
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET /metrics HTTP/1.1\r\nHost: x\r\n%s\r\n", extra_header);
+    assert_int_equal(write(fd, req, (size_t)n), n);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = calloc(1, cap);
+    assert_non_null(buf);
+    ssize_t r;
+    while ((r = read(fd, buf + len, cap - 1 - len)) > 0)
+        len += (size_t)r;
+    close(fd);
+    return buf;
+}
+
+static void test_scrape(void **state)
+{
+    (void)state;
+    gt_metrics *m = NULL;
+    assert_int_equal(gt_metrics_open("127.0.0.1:0", &m, NULL), GT_OK);
+    char *r = http_get(gt_metrics_address(m), "");
+    assert_non_null(strstr(r, "HTTP/1.1 200 OK\r\n"));
+    assert_non_null(strstr(r, "gpu_tracker_samples_total 0\n"));
+    free(r);
+    gt_timepoint tp = sample_tp();
+    gt_metrics_update(m, &tp);
+    r = http_get(gt_metrics_address(m), "Accept: application/openmetrics-text; version=1.0.0\r\n");
+    assert_non_null(strstr(r, "Content-Type: application/openmetrics-text; version=1.0.0"));
+    assert_non_null(strstr(r, "\r\n\r\n# HELP gpu_tracker_ram_bytes "));
+    assert_non_null(strstr(r, "gpu_tracker_ram_bytes{set=\"main\"} 1048576\n"));
+    assert_non_null(strstr(r, "# EOF\n"));
+    free(r);
+    gt_metrics_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prometheus_text),
+        cmocka_unit_test(test_openmetrics_text),
+        cmocka_unit_test(test_before_first_sample_and_short_buffer),
+        cmocka_unit_test(test_addresses),
+        cmocka_unit_test(test_scrape),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,111 @@
+/* gt_plot_write: a tracking file and a sub-tracking file on disk to a page,
+ * with the marks paired leniently and the output written whole or not at
+ * all. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpu_tracker.h"
+#include "tmpdir.h"
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static const char tracking[] =
+    "ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,gpu_ram_system_capacity,system_core_count,"
+    "n_expected_cores,system_gpu_count,n_expected_gpus\n"
+    "megabytes,gigabytes,seconds,16000.0,0.0,4,4,0,0\n"
+    "main_ram,descendants_ram,combined_ram,system_ram,main_gpu_ram,descendants_gpu_ram,combined_gpu_ram,"
+    "system_gpu_ram,gpu_sum_utilization_percent,gpu_hardware_utilization_percent,main_n_threads,"
+    "descendants_n_threads,combined_n_threads,cpu_system_sum_utilization_percent,"
+    "cpu_system_hardware_utilization_percent,cpu_main_sum_utilization_percent,"
+    "cpu_main_hardware_utilization_percent,cpu_descendants_sum_utilization_percent,"
+    "cpu_descendants_hardware_utilization_percent,cpu_combined_sum_utilization_percent,"
+    "cpu_combined_hardware_utilization_percent,timestamp\n"
+    "10.0,0.0,10.0,5000.0,0.0,0.0,0.0,0.0,0.0,0.0,1,0,1,,,,,,,,,1000.0\n"
+    "2500.0,0.0,2500.0,7500.0,0.0,0.0,0.0,0.0,0.0,0.0,1,0,1,50.0,12.5,99.0,24.75,0.0,0.0,99.0,24.75,1010.0\n"
+    "20.0,0.0,20.0,5000.0,0.0,0.0,0.0,0.0,0.0,0.0,1,0,1,40.0,10.0,1.0,0.25,0.0,0.0,1.0,0.25,1020.0\n";
+
+static void test_write(void **state)
+{
+    (void)state;
+    write_file("t.csv", tracking);
+    /* load: paired; train: two processes at once; stray: a stop alone is
+     * left out; open: a start without a stop runs to the last sample. */
+    write_file("m.csv", "process_id,code_block_name,position,timestamp\n"
+                        "7,load,0,1001.0\n7,load,1,1003.0\n"
+                        "7,train,0,1004.0\n8,train,0,1005.0\n8,train,1,1008.0\n7,train,1,1009.0\n"
+                        "7,stray,1,1002.0\n"
+                        "9,open,0,1015.0\n");
+    gt_error e;
+    assert_int_equal(gt_plot_write("t.csv", "m.csv", "p.html", &e), GT_OK);
+    const char *h = slurp("p.html");
+    assert_non_null(strstr(h, "3 samples over 20.000 s"));
+    /* The file's megabytes reach the axis as bytes: 2500 MB is 2.50 GB. */
+    assert_non_null(strstr(h, ">main (max 2.50 GB)<"));
+    assert_non_null(strstr(h, ">main (max 99.0 %)<"));
+    assert_non_null(strstr(h, "load: 1 call, 1.000 s to 3.000 s after start"));
+    assert_non_null(strstr(h, "train: 2 calls, 4.000 s to 9.000 s after start"));
+    assert_non_null(strstr(h, "open: 1 call, 15.000 s to 20.000 s after start"));
+    assert_null(strstr(h, "data-block=\"stray\""));
+    assert_non_null(strstr(h, ">no GPU tracked<"));
+    struct stat st;
+    assert_int_equal(stat("p.html", &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644); /* as any file under umask 022, not mkstemp's 0600 */
+
+    assert_int_equal(gt_plot_write("t.csv", NULL, "p.svg", &e), GT_OK);
+    assert_int_equal(strncmp(slurp("p.svg"), "<?xml", 5), 0);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    write_file("t.csv", tracking);
+    gt_error e;
+    assert_int_equal(gt_plot_write("t.csv", NULL, "p.png", &e), GT_ERR_INVALID);
+    assert_non_null(strstr(e.msg, ".html or .svg"));
+    assert_int_equal(gt_plot_write("missing.csv", NULL, "q.html", &e), GT_ERR_IO);
+    assert_non_null(strstr(e.msg, "missing.csv"));
+    write_file("bad.csv", "process_id,code_block_name,position,timestamp\n7,x,2,1001.0\n");
+    assert_int_equal(gt_plot_write("t.csv", "bad.csv", "q.html", &e), GT_ERR_FORMAT);
+    assert_non_null(strstr(e.msg, "neither 0 (start) nor 1 (stop)"));
+    /* Nothing is left behind by a failed plot, not even a temporary file. */
+    assert_int_equal(access("q.html", F_OK), -1);
+    assert_int_equal(system("ls | grep -q '\\.tmp\\.'"), 256);
+    assert_int_equal(gt_plot_write("t.csv", NULL, "no-such-dir/p.html", &e), GT_ERR_IO);
+    assert_non_null(strstr(e.msg, "no-such-dir/p.html"));
+}
+
+int main(void)
+{
+    umask(022);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_write),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+}
