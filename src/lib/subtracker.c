@@ -151,8 +151,17 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
         sqlite3_bind_text(s->insert, 2, s->buf, -1, SQLITE_STATIC);
         sqlite3_bind_int(s->insert, 3, position);
         sqlite3_bind_double(s->insert, 4, ts);
-        int rc = sqlite3_step(s->insert);
-        sqlite3_reset(s->insert);
+        /* A write that finds another process's commit newer than the
+         * snapshot it started from fails with SQLITE_BUSY at once, without
+         * the busy handler: retry, within the same 10 s. */
+        int rc;
+        for (int tries = 0;; tries++) {
+            rc = sqlite3_step(s->insert);
+            sqlite3_reset(s->insert);
+            if ((rc & 0xff) != SQLITE_BUSY || tries == 1000)
+                break;
+            usleep(10000);
+        }
         if (rc != SQLITE_DONE)
             return fail(s, gt_err(&s->err, GT_ERR_IO, "cannot write sub-tracking file '%s': %s",
                                   s->path, sqlite3_errmsg(s->db)));
