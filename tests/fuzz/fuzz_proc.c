@@ -1,11 +1,13 @@
-/* Fuzz target: every /proc parser.  The first byte picks the parser, the
- * rest is the file's text.  Beyond "no crash, no overread" (ASan/UBSan), a
+/* Fuzz target: every /proc parser, and the sysfs number parser of the RAPL
+ * energy counters.  The first byte picks the parser, the rest is the file's
+ * text.  Beyond "no crash, no overread" (ASan/UBSan), a
  * successful parse must describe the text: a cut-short file (last byte not
  * '\n') is never accepted, and the values satisfy the parsers' contracts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "energy/rapl.h"
 #include "proc/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *buf = (const char *)data + 1;
     size_t len = size - 1;
     int cut = len == 0 || buf[len - 1] != '\n';
-    switch (data[0] % 7) {
+    switch (data[0] % 8) {
     case 0: {
         gt_proc_stat st;
         if (gt_parse_stat(buf, len, &st) == 0) {
@@ -84,6 +86,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int n = gt_parse_pid_list(buf, len, pids, 8);
         for (int i = 0; i < n && i < 8; i++)
             CHECK(pids[i] > 0);
+        break;
+    }
+    case 7: {
+        /* energy_uj / max_energy_range_uj: digits, then '\n' or the end. */
+        uint64_t v = 0, check = 0;
+        if (gt_rapl_parse_u64(buf, len, &v) == 0) {
+            size_t i = 0;
+            for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++)
+                check = check * 10 + (uint64_t)(buf[i] - '0');
+            CHECK(i > 0 && (i == len || buf[i] == '\n') && check == v);
+            /* a delta never exceeds the counter's range */
+            uint64_t max = v | 1;
+            CHECK(gt_rapl_delta(max / 2, v % max, max) <= max);
+        }
         break;
     }
     }
