@@ -18,6 +18,10 @@ CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
            -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
+# FUZZ=1 (with SAN=1 CC=clang, see `make fuzz`): coverage for libFuzzer.
+ifneq ($(FUZZ),)
+CFLAGS  += -fsanitize=fuzzer-no-link
+endif
 
 LIB_SRC  := $(shell find src/lib -name '*.c' | sort)
 CLI_SRC  := $(wildcard src/cli/*.c)
@@ -31,8 +35,15 @@ TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/te
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 FAKES     := $(patsubst tests/fakes/%.c,$(BUILD)/fakes/%.so,$(wildcard tests/fakes/*.c))
 EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+REPLAYS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzzer/%,$(FUZZ_SRC))
+FUZZ_TIME ?= 60
+# The CLI without main(), for fuzz targets that build in one CLI file and
+# need the others it calls.
+CLI_LIB   := $(BUILD)/libgtcli.a
 
-.PHONY: all deps test-deps demo test test-fast check-san install clean python
+.PHONY: all deps test-deps demo test test-fast check-san check-valgrind fuzz fuzz-run install clean python
 all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES)
 
 $(BUILD)/obj/%.o: %.c
@@ -73,6 +84,20 @@ $(BUILD)/fakes/%.so: tests/fakes/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fPIC -shared -Itests -o $@ $< -lcjson
 
+# Fuzz targets, built two ways: with a replay main that runs the seed corpus
+# and kept crashing inputs as a test (any compiler), and for libFuzzer.
+$(CLI_LIB): $(filter-out %/main.o,$(CLI_OBJ))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(CLI_LIB) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(CLI_LIB) $(STATIC) $(LDLIBS)
+
+$(BUILD)/fuzzer/%: tests/fuzz/%.c $(CLI_LIB) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
+
 deps:
 	@scripts/setup-deps.sh
 
@@ -84,17 +109,32 @@ demo: deps
 	@$(MAKE) --no-print-directory all $(WORKLOADS)
 	$(BIN) --st=0.05 --ru=megabytes --tu=seconds -- $(BUILD)/workloads/demo
 
-test-fast: all $(TESTS) $(WORKLOADS) $(FAKES)
+test-fast: all $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS)
 	@BUILD=$(BUILD) tests/run.sh
 
 # The sanitizer pass builds with clang, so one run checks clang's warnings too.
 check-san:
 	@$(MAKE) --no-print-directory SAN=1 CC=clang test-fast
 
-# Everything: the suite (gcc), then again under ASan+UBSan (clang).
+# End-to-end tests with gpu-tracker under valgrind (a subset: see the script).
+check-valgrind: all $(WORKLOADS) $(FAKES)
+	@BUILD=$(BUILD) tests/valgrind.sh
+
+# libFuzzer under ASan+UBSan: each target for FUZZ_TIME seconds, from its
+# seed corpus (tests/fuzz/corpus) and kept crashing inputs (tests/fuzz/regress).
+fuzz:
+	@$(MAKE) --no-print-directory SAN=1 FUZZ=1 CC=clang BUILD=build-fuzz fuzz-run
+
+fuzz-run: $(FUZZERS)
+	@tests/fuzz/run.sh $(BUILD) $(FUZZ_TIME) $(FUZZERS)
+
+# Everything: the suite (gcc), end-to-end tests under valgrind, the suite
+# again under ASan+UBSan (clang), then a short fuzzing pass.
 test: test-deps
 	@$(MAKE) --no-print-directory test-fast
+	@$(MAKE) --no-print-directory check-valgrind
 	@$(MAKE) --no-print-directory check-san
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=3
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
@@ -108,6 +148,6 @@ python: $(SHARED)
 	cp $(SHARED) python/gpu_tracker/libgputracker.so
 
 clean:
-	rm -rf build build-san python/build python/gpu_tracker.egg-info python/gpu_tracker/libgputracker.so
+	rm -rf build build-san build-fuzz python/build python/gpu_tracker.egg-info python/gpu_tracker/libgputracker.so
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

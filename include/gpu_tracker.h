@@ -295,7 +295,9 @@ GT_API gt_status gt_subtracker_open(const char *path, int overwrite,
                                     gt_subtracker **out, gt_error *err);
 /* Writes one mark (position 0 = start, 1 = stop) of the named code block,
  * with the calling process's ID and the current time; the row is in the
- * file when it returns.  Safe to call from several threads at once.  A file
+ * file when it returns.  Safe to call from several threads at once, and
+ * from processes forked after the open (each mark carries the writer's
+ * PID; SQLite writers wait for each other up to 10 s).  A file
  * removed (or replaced) while in use is GT_ERR_IO, "... was removed while
  * in use"; a failure to write is kept, and every later mark returns it. */
 GT_API gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name,

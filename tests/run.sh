@@ -20,6 +20,11 @@ run() { # name, command...
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] && run "unit/$(basename "$t")" "$t"
 done
+# Fuzz targets replay their seed corpus and kept crashing inputs.
+for t in "$BUILD"/fuzz/fuzz_*; do
+    n=${t##*/fuzz_}
+    [ -x "$t" ] && run "fuzz/$n" "$t" "tests/fuzz/corpus/$n" $([ -d "tests/fuzz/regress/$n" ] && echo "tests/fuzz/regress/$n")
+done
 for t in tests/e2e/*.sh; do
     case $(basename "$t") in _*) continue ;; esac # sourced helpers
     [ -f "$t" ] && run "e2e/$(basename "$t" .sh)" bash "$t"

@@ -393,7 +393,8 @@ static void log_stderr(void *ctx, const char *msg)
 
 /* Forks the command, held at a gate until the tracker is ready.  exec_fd is
  * a close-on-exec pipe: EOF means exec succeeded, an int means errno. */
-static pid_t spawn_gated(char **cmd, const sigset_t *oldmask, int *gate_w, int *exec_r)
+static pid_t spawn_gated(char **cmd, const sigset_t *oldmask, const struct sigaction *xfsz,
+                         int *gate_w, int *exec_r)
 {
     int gate[2], ex[2];
     if (pipe2(gate, O_CLOEXEC) != 0)
@@ -412,6 +413,7 @@ static pid_t spawn_gated(char **cmd, const sigset_t *oldmask, int *gate_w, int *
         if (read(gate[0], &c, 1) != 1)
             _exit(GT_EXIT_FAILURE);
         signal(SIGPIPE, SIG_DFL);
+        sigaction(SIGXFSZ, xfsz, NULL);
         sigprocmask(SIG_SETMASK, oldmask, NULL);
         execvp(cmd[0], cmd);
         int e = errno;
@@ -579,6 +581,11 @@ int gt_cli_track(int argc, char **argv)
     }
     sigprocmask(SIG_BLOCK, &mask, &oldmask);
     sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    /* A tracking file that reaches the file-size limit (ulimit -f) must fail
+     * its write with EFBIG, not kill the tracker; the command gets the
+     * disposition we were started with. */
+    struct sigaction xfsz_ign = {.sa_handler = SIG_IGN}, xfsz_old;
+    sigaction(SIGXFSZ, &xfsz_ign, &xfsz_old);
     /* Opened after the mask is set: its thread must not take our signals. */
     if (s.metrics) {
         gt_error e;
@@ -597,7 +604,7 @@ int gt_cli_track(int argc, char **argv)
          * stay in the tracked tree. */
         prctl(PR_SET_CHILD_SUBREAPER, 1);
         getrusage(RUSAGE_SELF, &self_ru);
-        child = spawn_gated(s.cmd, &oldmask, &gate, &exec_r);
+        child = spawn_gated(s.cmd, &oldmask, &xfsz_old, &gate, &exec_r);
         if (child < 0) {
             fprintf(stderr, "gpu-tracker: cannot start '%s': %s\n", s.cmd[0], strerror(errno));
             rc = GT_EXIT_FAILURE;
@@ -659,8 +666,14 @@ int gt_cli_track(int argc, char **argv)
             printf("Resource tracking complete. Process %d has exited.\n", (int)s.attach);
     }
     fflush(stdout);
-    if (st != GT_OK)
+    /* Samples were lost (tracking file unwritable, /proc unreadable): the
+     * message says which, and a command that succeeded exits with 1, as for
+     * a report that cannot be written. */
+    if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", gt_tracker_error(t));
+        if (rc == 0)
+            rc = GT_EXIT_FAILURE;
+    }
     if (write_report(t, &s, out ? out : stdout) != 0 && rc == 0)
         rc = GT_EXIT_FAILURE;
     if (!out)

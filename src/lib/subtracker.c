@@ -3,7 +3,9 @@
  *
  * CSV: one write(2) per row on an O_APPEND descriptor, so rows are on disk
  * when the call returns and rows of forked children sharing the file never
- * interleave.  SQLite: one prepared INSERT per row in WAL mode.  A mutex
+ * interleave.  SQLite: one prepared INSERT per row in WAL mode; a forked
+ * child gets its own connection, and writers of several processes wait for
+ * the write lock up to 10 s, so no mark is lost to a busy database.  A mutex
  * serializes threads; the timestamp is taken under it, so within a process
  * the rows are in time order, which the analysis relies on to pair them. */
 #include "gpu_tracker.h"
@@ -31,6 +33,8 @@ struct gt_subtracker {
     int fd;             /* CSV; -1 for SQLite */
     sqlite3 *db;
     sqlite3_stmt *insert;
+    pid_t owner;        /* the process whose connection db is (SQLite) */
+    pid_t creator;      /* the process that created the file */
     dev_t dev;          /* the file as created, to notice its removal */
     ino_t ino;
     gt_status failed;   /* the first failure; every later mark returns it */
@@ -82,6 +86,47 @@ static gt_status check_file(gt_subtracker *s)
     return GT_OK;
 }
 
+/* Connections inherited across fork: SQLite forbids using or closing them
+ * in the child, so they stay here, reachable rather than leaked, until the
+ * process exits (a child rarely inherits more than one). */
+static sqlite3 *inherited[16];
+
+static void keep_inherited(sqlite3 *db)
+{
+    for (size_t i = 0; db && i < sizeof inherited / sizeof *inherited; i++) {
+        sqlite3 *none = NULL;
+        if (__atomic_compare_exchange_n(&inherited[i], &none, db, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return;
+    }
+}
+
+/* Opens this process's connection to the file and its INSERT.  A process
+ * forked from the one that opened the file must not use the inherited
+ * connection (SQLite's rule), so it gets its own on its first mark; the
+ * inherited one is left untouched, its descriptors open, since closing them
+ * would drop this process's locks on the file.  Writers of several
+ * processes take turns on the database's write lock, waiting up to 10 s. */
+static gt_status connect_sqlite(gt_subtracker *s, gt_error *err)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *insert = NULL;
+    if (sqlite3_open_v2(s->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
+        sqlite3_busy_timeout(db, 10000) != SQLITE_OK ||
+        sqlite3_prepare_v3(db, "INSERT INTO data VALUES (?, ?, ?, ?)", -1, SQLITE_PREPARE_PERSISTENT,
+                           &insert, NULL) != SQLITE_OK) {
+        gt_status st = gt_err(err, GT_ERR_IO, "cannot open sub-tracking file '%s': %s", s->path,
+                              db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return st;
+    }
+    if (s->owner != getpid())
+        keep_inherited(s->db);
+    s->db = db;
+    s->insert = insert;
+    s->owner = getpid();
+    return GT_OK;
+}
+
 static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int position)
 {
     gt_status st;
@@ -99,13 +144,24 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
     long long pid = (long long)getpid(); /* a forked child writes its own */
 
     if (s->fd < 0) {
+        if (s->owner != (pid_t)pid && (st = connect_sqlite(s, &s->err)) != GT_OK)
+            return fail(s, st);
         snprintf(s->buf, s->cap, "%s%s%s", a, b ? ":" : "", b ? b : "");
         sqlite3_bind_int64(s->insert, 1, pid);
         sqlite3_bind_text(s->insert, 2, s->buf, -1, SQLITE_STATIC);
         sqlite3_bind_int(s->insert, 3, position);
         sqlite3_bind_double(s->insert, 4, ts);
-        int rc = sqlite3_step(s->insert);
-        sqlite3_reset(s->insert);
+        /* A write that finds another process's commit newer than the
+         * snapshot it started from fails with SQLITE_BUSY at once, without
+         * the busy handler: retry, within the same 10 s. */
+        int rc;
+        for (int tries = 0;; tries++) {
+            rc = sqlite3_step(s->insert);
+            sqlite3_reset(s->insert);
+            if ((rc & 0xff) != SQLITE_BUSY || tries == 1000)
+                break;
+            usleep(10000);
+        }
         if (rc != SQLITE_DONE)
             return fail(s, gt_err(&s->err, GT_ERR_IO, "cannot write sub-tracking file '%s': %s",
                                   s->path, sqlite3_errmsg(s->db)));
@@ -161,6 +217,7 @@ static gt_status open_sqlite(gt_subtracker *s, gt_error *err)
         " timestamp FLOAT)";
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
             SQLITE_OK ||
+        sqlite3_busy_timeout(s->db, 10000) != SQLITE_OK ||
         sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(s->db, "INSERT INTO data VALUES (?, ?, ?, ?)", -1,
                            SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) != SQLITE_OK)
@@ -217,6 +274,7 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
         close(fd); /* SQLite opens it by name */
         if ((st = open_sqlite(s, err)) != GT_OK)
             goto fail_created;
+        s->owner = s->creator = getpid();
     }
     *out = s;
     return GT_OK;
@@ -244,10 +302,19 @@ void gt_subtracker_free(gt_subtracker **sp)
     gt_subtracker *s = *sp;
     if (s->fd >= 0)
         close(s->fd);
+    if (s->db && s->owner != getpid()) {
+        /* A forked process that never marked: the connection is the
+         * parent's, left to the parent. */
+        keep_inherited(s->db);
+        s->db = NULL;
+        s->insert = NULL;
+    }
     sqlite3_finalize(s->insert);
     if (s->db) {
-        /* Checkpointed into one self-contained file, as the tracking file. */
-        sqlite3_exec(s->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+        /* Checkpointed into one self-contained file, as the tracking file,
+         * by the process that created it (forked ones may still write). */
+        if (s->creator == getpid())
+            sqlite3_exec(s->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
         sqlite3_close(s->db);
     }
     pthread_mutex_destroy(&s->lock);

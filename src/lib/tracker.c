@@ -53,9 +53,10 @@ struct gt_tracker {
     gt_static_data sd;
     enum state state;
     pthread_t thread;
+    int has_thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int stop_requested, first_done;
+    int go, stop_requested, first_done;
     aggregate agg;
     struct timespec t_start, t_stop;
     uint64_t main_maxrss;
@@ -63,6 +64,8 @@ struct gt_tracker {
     int store_failed;
     gt_error err;
 };
+
+static void *sampling_thread(void *arg);
 
 static void default_log(void *ctx, const char *msg)
 {
@@ -162,6 +165,13 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
     if (t->tracking_file &&
         (st = gt_store_open(t->tracking_file, opts->overwrite, &t->sd, &t->store, &t->err)) != GT_OK)
         return fail(t, st, err);
+    if (t->store && !opts->disable_logs)
+        gt_store_set_log(t->store, t->opts.log, t->opts.log_ctx);
+    int rc = pthread_create(&t->thread, NULL, sampling_thread, t);
+    if (rc != 0)
+        return fail(t, gt_err(&t->err, GT_ERR_SYS, "cannot start the sampling thread: %s", strerror(rc)),
+                    err);
+    t->has_thread = 1;
     *out = t;
     return GT_OK;
 }
@@ -352,6 +362,15 @@ static int before(const struct timespec *a, const struct timespec *b)
 static void *sampling_thread(void *arg)
 {
     gt_tracker *t = arg;
+    /* Created with the tracker, parked until start: a command that fills
+     * the process limit (ulimit -u) cannot keep tracking from starting. */
+    pthread_mutex_lock(&t->mu);
+    while (!t->go && !t->stop_requested)
+        pthread_cond_wait(&t->cv, &t->mu);
+    int go = t->go;
+    pthread_mutex_unlock(&t->mu);
+    if (!go)
+        return NULL; /* freed without being started */
     take(t);
     pthread_mutex_lock(&t->mu);
     t->first_done = 1;
@@ -388,11 +407,10 @@ gt_status gt_tracker_start(gt_tracker *t)
                       t->state == ST_RUNNING ? "tracking has already started"
                                              : "a stopped tracker cannot be restarted");
     clock_gettime(CLOCK_MONOTONIC, &t->t_start);
-    int rc = pthread_create(&t->thread, NULL, sampling_thread, t);
-    if (rc != 0)
-        return gt_err(&t->err, GT_ERR_SYS, "cannot start the sampling thread: %s", strerror(rc));
     t->state = ST_RUNNING;
     pthread_mutex_lock(&t->mu);
+    t->go = 1;
+    pthread_cond_broadcast(&t->cv);
     while (!t->first_done)
         pthread_cond_wait(&t->cv, &t->mu);
     gt_status st = t->status;
@@ -528,8 +546,15 @@ void gt_tracker_free(gt_tracker **tp)
     if (!tp || !*tp)
         return;
     gt_tracker *t = *tp;
-    if (t->state == ST_RUNNING)
+    if (t->state == ST_RUNNING) {
         gt_tracker_stop(t);
+    } else if (t->state == ST_NEW && t->has_thread) {
+        pthread_mutex_lock(&t->mu);
+        t->stop_requested = 1;
+        pthread_cond_broadcast(&t->cv);
+        pthread_mutex_unlock(&t->mu);
+        pthread_join(t->thread, NULL);
+    }
     gt_error e;
     gt_store_close(&t->store, &e);
     gt_sampler_free(&t->sampler);

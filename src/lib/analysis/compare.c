@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,9 +422,15 @@ static gt_status read_stat(const session *s, const cJSON *obj, const char *where
     }
     if (!cJSON_IsNumber(x))
         return gt_err(err, GT_ERR_FORMAT, "results file '%s': %s has no number '%s'", s->file, where, stat);
+    /* A literal beyond the double range (1e999) parses as infinity, which
+     * no measurement is and JSON cannot carry back out. */
+    if (!isfinite(x->valuedouble))
+        return gt_err(err, GT_ERR_FORMAT, "results file '%s': %s '%s' is out of range", s->file, where, stat);
     v->v = x->valuedouble;
     v->avail = 1;
-    v->is_int = is_int_item(s, x);
+    /* Written back as an integer only where a double holds it exactly; a
+     * longer one would come out as other digits. */
+    v->is_int = is_int_item(s, x) && fabs(x->valuedouble) < 9007199254740992.0;
     return GT_OK;
 }
 

@@ -471,18 +471,24 @@ static int read_stat(gt_sampler *s, proc_entry *e)
     char rel[32];
     const char *d;
     ssize_t n = -1;
+    snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
     if (e->stat_fd >= 0)
         n = gt_procfs_pread(s->fs, e->stat_fd, &d);
     if (n <= 0) {
         /* No kept fd yet, or the process it referred to has exited (the
          * PID may now belong to a new process: open afresh). */
         release_entry(s, e);
-        snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
         e->stat_fd = open_kept(s, rel);
         n = e->stat_fd >= 0 ? gt_procfs_pread(s->fs, e->stat_fd, &d)
                             : gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, &d);
     }
     gt_proc_stat ps;
+    if ((n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0) && e->is_main) {
+        /* The main process is declared gone only if a fresh open fails too:
+         * one failed read must not end the tracking of a live command. */
+        release_entry(s, e);
+        n = gt_procfs_read(s->fs, gt_procfs_root(s->fs), rel, &d);
+    }
     if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
         return -1;
     e->starttime = ps.starttime;

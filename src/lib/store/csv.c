@@ -25,6 +25,7 @@ typedef struct float_memo {
 
 typedef struct csv_store {
     int fd;
+    off_t size; /* bytes of complete rows */
     char *path;
     float_memo memo;
     char line[LINE_MAX_BYTES];
@@ -111,20 +112,27 @@ static size_t format_header(const char *const *names, int n, char *buf, size_t s
     return len;
 }
 
-/* Writes all of buf, retrying after signals and short writes. */
+/* Writes all of buf, retrying after signals and short writes.  A row that
+ * fails half-way (disk full, file-size limit) is cut off again, so the file
+ * ends with the last complete row and stays readable. */
 static gt_status write_all(csv_store *s, const char *buf, size_t len, gt_error *err)
 {
+    size_t total = len;
     while (len) {
         ssize_t w = write(s->fd, buf, len);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
+            int e = errno;
+            if (ftruncate(s->fd, s->size) == 0)
+                lseek(s->fd, s->size, SEEK_SET);
             return gt_err(err, GT_ERR_IO, "cannot write tracking file '%s': %s", s->path,
-                          strerror(errno));
+                          strerror(e));
         }
         buf += w;
         len -= (size_t)w;
     }
+    s->size += (off_t)total;
     return GT_OK;
 }
 

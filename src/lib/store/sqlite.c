@@ -7,6 +7,7 @@
 #include "store/store.h"
 #include "util/error.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +17,17 @@ typedef struct sqlite_store {
     sqlite3 *db;
     sqlite3_stmt *insert;
     char *path;
+    int sys_errno; /* of the last failed step, taken before the reset */
 } sqlite_store;
 
 static gt_status db_err(const sqlite_store *s, const char *what, gt_error *err)
 {
-    return gt_err(err, GT_ERR_IO, "cannot %s tracking file '%s': %s", what, s->path,
-                  s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    /* SQLite's "disk I/O error" does not say which: add the system's reason
+     * (EFBIG, ENOSPC, EROFS ...) when there is one. */
+    int e = s->sys_errno ? s->sys_errno : s->db ? sqlite3_system_errno(s->db) : 0;
+    return gt_err(err, GT_ERR_IO, "cannot %s tracking file '%s': %s%s%s", what, s->path,
+                  s->db ? sqlite3_errmsg(s->db) : "out of memory", e ? ": " : "",
+                  e ? strerror(e) : "");
 }
 
 /* "CREATE TABLE name (\n\tcol TYPE, \n\t...\n)", spelled as in the Python
@@ -84,14 +90,20 @@ static int bind_cells(sqlite3_stmt *st, const gt_cell *c, int n)
     return rc;
 }
 
-/* Binds and runs st once, leaving it reset for the next row. */
-static int run_row(sqlite3_stmt *st, const gt_cell *c, int n)
+/* Binds and runs st once, leaving it reset for the next row; a failure's
+ * system errno goes to *sys_errno (the reset's own I/O would clear it). */
+static int run_row(sqlite3_stmt *st, const gt_cell *c, int n, int *sys_errno)
 {
     int rc = bind_cells(st, c, n);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
         if (rc == SQLITE_DONE)
             rc = SQLITE_OK;
+        else if ((rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL)
+            /* sqlite3_system_errno() is often 0 for a failed write; errno
+             * still holds the write's reason here. */
+            *sys_errno = sqlite3_system_errno(sqlite3_db_handle(st)) ? sqlite3_system_errno(sqlite3_db_handle(st))
+                                                                     : errno;
     }
     sqlite3_reset(st);
     return rc;
@@ -100,7 +112,7 @@ static int run_row(sqlite3_stmt *st, const gt_cell *c, int n)
 static gt_status sqlite_append(void *impl, const gt_cell *cells, gt_error *err)
 {
     sqlite_store *s = impl;
-    if (run_row(s->insert, cells, GT_STORE_NCOLUMNS) != SQLITE_OK)
+    if (run_row(s->insert, cells, GT_STORE_NCOLUMNS, &s->sys_errno) != SQLITE_OK)
         return db_err(s, "write", err);
     return GT_OK;
 }
@@ -166,7 +178,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, vo
     if (!(sql = insert_sql("static_data", gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS)))
         goto nomem;
     if (sqlite3_prepare_v2(s->db, sql, -1, &static_insert, NULL) != SQLITE_OK ||
-        run_row(static_insert, static_cells, GT_STORE_NSTATIC_COLUMNS) != SQLITE_OK)
+        run_row(static_insert, static_cells, GT_STORE_NSTATIC_COLUMNS, &s->sys_errno) != SQLITE_OK)
         goto db_fail;
     free(sql);
     if (!(sql = insert_sql("data", gt_store_columns, GT_STORE_NCOLUMNS)))

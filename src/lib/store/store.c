@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct gt_store {
@@ -13,12 +15,34 @@ struct gt_store {
     void *impl;
     gt_static_data sd;
     gt_cell cells[GT_STORE_NCOLUMNS];
+    char *path;
+    /* The created file, held open so that a file deleted while tracking can
+     * be re-created from its contents at close. */
+    int watch_fd;
+    gt_log_fn log;
+    void *log_ctx;
 };
 
 static int has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* SQLite's log and shared-memory files beside a database we just created
+ * and failed to set up. */
+static void unlink_sidecars(const char *path)
+{
+    static const char *const suffixes[] = {"-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        char *p = malloc(strlen(path) + 9);
+        if (!p)
+            return;
+        strcpy(p, path);
+        strcat(p, suffixes[i]);
+        unlink(p);
+        free(p);
+    }
 }
 
 /* O_EXCL makes creation fail on anything already there, a symbolic link
@@ -31,7 +55,8 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
     if (overwrite && unlink(path) != 0 && errno != ENOENT)
         return gt_err(err, GT_ERR_IO, "cannot replace %s '%s': %s", what, path,
                       strerror(errno));
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    /* Mode 0666 less the umask, as for any file the user creates. */
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0) {
         if (errno == EEXIST)
             return gt_err(err, GT_ERR_EXISTS, "%s '%s' already exists; %s", what, path, hint);
@@ -65,17 +90,25 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         goto done;
     }
     s->sd = *sd;
+    s->watch_fd = -1;
+    if (!(s->path = strdup(path))) {
+        st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
+        goto done;
+    }
     if ((st = gt_store_create_file(path, overwrite, "tracking file",
                                    "pass --overwrite to replace it", &fd, err)) != GT_OK)
         goto done;
     gt_store_static_fill(sd, static_cells);
     if (csv) {
         s->backend = &gt_store_csv_backend;
+        s->watch_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
         st = gt_store_csv_open(fd, path, static_cells, &s->impl, err);
         fd = -1; /* owned by the backend, closed by it on failure */
     } else {
-        /* SQLite opens the file by name itself; the empty file stays. */
-        close(fd);
+        /* SQLite opens the file by name itself.  The fd stays open until
+         * SQLite has closed the file: closing any fd of a file drops the
+         * process's POSIX locks on it, SQLite's included. */
+        s->watch_fd = fd;
         fd = -1;
         s->backend = &gt_store_sqlite_backend;
         st = gt_store_sqlite_open(path, static_cells, &s->impl, err);
@@ -84,6 +117,8 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         /* The file is ours and holds no sample: leaving it would only make
          * the next attempt fail with "exists". */
         unlink(path);
+        if (!csv)
+            unlink_sidecars(path);
         goto done;
     }
     *out = s;
@@ -91,8 +126,19 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
 done:
     if (fd >= 0)
         close(fd);
+    if (s) {
+        if (s->watch_fd >= 0)
+            close(s->watch_fd);
+        free(s->path);
+    }
     free(s);
     return st;
+}
+
+void gt_store_set_log(gt_store *s, gt_log_fn log, void *ctx)
+{
+    s->log = log;
+    s->log_ctx = ctx;
 }
 
 gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err)
@@ -102,12 +148,77 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err)
     return s->backend->append(s->impl, s->cells, err);
 }
 
+/* The tracking file was deleted while tracking (its inode has no name
+ * left): re-creates it from the still-open inode, whose contents are
+ * complete now that the backend has closed. */
+static gt_status rescue(gt_store *s, gt_error *err)
+{
+    int fd = -1;
+    gt_error why;
+    gt_status st = gt_store_create_file(s->path, 0, "tracking file", "", &fd, &why);
+    if (st != GT_OK)
+        return gt_err(err, GT_ERR_IO,
+                      "tracking file '%s' was deleted while tracking and cannot be re-created "
+                      "(%s): its samples are lost", s->path,
+                      st == GT_ERR_EXISTS ? "another file has taken its name" : why.msg);
+    char buf[65536];
+    off_t off = 0;
+    for (;;) {
+        ssize_t n = pread(s->watch_fd, buf, sizeof buf, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n < 0)
+                st = gt_err(err, GT_ERR_IO, "cannot re-read deleted tracking file '%s': %s",
+                            s->path, strerror(errno));
+            break;
+        }
+        for (ssize_t w = 0; w < n && st == GT_OK;) {
+            ssize_t k = write(fd, buf + w, (size_t)(n - w));
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                st = gt_err(err, GT_ERR_IO, "cannot re-create deleted tracking file '%s': %s",
+                            s->path, strerror(errno));
+            else
+                w += k;
+        }
+        if (st != GT_OK)
+            break;
+        off += n;
+    }
+    if (close(fd) != 0 && st == GT_OK)
+        st = gt_err(err, GT_ERR_IO, "cannot re-create deleted tracking file '%s': %s", s->path,
+                    strerror(errno));
+    if (st == GT_OK && s->log) {
+        char msg[600];
+        snprintf(msg, sizeof msg,
+                 "tracking file '%s' was deleted while tracking; re-created with every sample",
+                 s->path);
+        s->log(s->log_ctx, msg);
+    }
+    return st;
+}
+
 gt_status gt_store_close(gt_store **sp, gt_error *err)
 {
     if (!sp || !*sp)
         return GT_OK;
     gt_store *s = *sp;
     gt_status st = s->backend->close(s->impl, err);
+    struct stat sb;
+    if (s->watch_fd >= 0 && fstat(s->watch_fd, &sb) == 0 && sb.st_nlink == 0) {
+        gt_error e;
+        gt_status rs = rescue(s, &e);
+        if (rs != GT_OK && st == GT_OK) {
+            st = rs;
+            if (err)
+                *err = e;
+        }
+    }
+    if (s->watch_fd >= 0)
+        close(s->watch_fd);
+    free(s->path);
     free(s);
     *sp = NULL;
     return st;

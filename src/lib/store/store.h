@@ -16,7 +16,12 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
 /* Appends one timepoint; the row is on disk (written, not fsynced) when this
  * returns, so a killed tracker leaves every earlier sample readable. */
 gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err);
-/* Flushes and closes; NULL-safe; sets *s to NULL. */
+/* Where close reports a tracking file that was deleted while tracking and
+ * re-created from the still-open file (NULL: not reported). */
+void gt_store_set_log(gt_store *s, gt_log_fn log, void *ctx);
+/* Flushes and closes; NULL-safe; sets *s to NULL.  A file deleted while
+ * tracking is re-created with every sample (an error if its name has been
+ * taken meanwhile). */
 gt_status gt_store_close(gt_store **s, gt_error *err);
 
 /* Creates path empty for writing (what names the file in messages, hint

@@ -1,0 +1,255 @@
+/* The sampler over a fake /proc tree (the injectable proc root): a PID reused
+ * by a new process between two samples, files that vanish between a
+ * process's stat and its memory files, a listed child whose folder is gone,
+ * garbage in a stat file, and the main process vanishing.  Each must give a
+ * sample with the figures the tree really had, never a failure, a crash or
+ * the dead process's numbers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampler/sampler.h"
+
+#define KB 1024ull
+
+static char root[64];
+
+/* Writes a file in place (creating its folders): an fd the sampler keeps
+ * open on it sees the new text, as a kept /proc fd of a live process does. */
+static void put(const char *rel, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Empties a file in place: an fd the sampler keeps open on it reads
+ * nothing, as a kept /proc fd of an exited process fails. */
+static void vanish(const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    if (fd >= 0)
+        close(fd);
+}
+
+static void drop(const char *rel)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/%s'", root, rel);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void copy_fixture(const char *name, const char *rel)
+{
+    char path[256], buf[65536];
+    snprintf(path, sizeof path, "tests/fixtures/proc/%s", name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    put(rel, buf);
+}
+
+static void put_stat(int pid, int ppid, unsigned long long utime, unsigned long long cutime,
+                     unsigned long long starttime)
+{
+    char rel[64], text[512];
+    snprintf(rel, sizeof rel, "%d/stat", pid);
+    snprintf(text, sizeof text,
+             "%d (p%d) S %d %d %d 0 -1 4194304 10 0 0 0 %llu 0 %llu 0 20 0 1 0 %llu 1000000 250\n",
+             pid, pid, ppid, pid, pid, utime, cutime, starttime);
+    put(rel, text);
+}
+
+/* Memory files of a process with `priv` kB private and 100 kB shared. */
+static void put_memory(int pid, unsigned priv)
+{
+    char rel[64], text[1024];
+    snprintf(rel, sizeof rel, "%d/smaps_rollup", pid);
+    snprintf(text, sizeof text,
+             "00400000-7fff0000 ---p 00000000 00:00 0 [rollup]\nRss: %u kB\nPss: %u kB\n"
+             "Shared_Clean: 100 kB\nShared_Dirty: 0 kB\nPrivate_Clean: 0 kB\nPrivate_Dirty: %u kB\n",
+             priv + 100, priv, priv);
+    put(rel, text);
+    snprintf(rel, sizeof rel, "%d/smaps", pid);
+    snprintf(text, sizeof text,
+             "00400000-00500000 r-xp 00000000 08:02 1234 /usr/bin/p\nRss: 100 kB\n"
+             "Shared_Clean: 100 kB\nShared_Dirty: 0 kB\nPrivate_Clean: 0 kB\nPrivate_Dirty: 0 kB\n"
+             "01000000-02000000 rw-p 00000000 00:00 0 [heap]\nRss: %u kB\n"
+             "Shared_Clean: 0 kB\nShared_Dirty: 0 kB\nPrivate_Clean: 0 kB\nPrivate_Dirty: %u kB\n",
+             priv, priv);
+    put(rel, text);
+    snprintf(rel, sizeof rel, "%d/status", pid);
+    snprintf(text, sizeof text, "Name:\tp\nVmHWM:\t%u kB\nVmRSS:\t%u kB\n", priv + 200, priv + 100);
+    put(rel, text);
+}
+
+static void put_children(int pid, const char *list)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "%d/task/%d/children", pid, pid);
+    put(rel, list);
+}
+
+/* main 1000 with child 2000. */
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(root, "/tmp/gt-fakeproc-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    copy_fixture("meminfo", "meminfo");
+    copy_fixture("proc_stat", "stat");
+    put("self/smaps_rollup", "");      /* this kernel has smaps_rollup */
+    char rel[64];
+    snprintf(rel, sizeof rel, "%d/task/%d/children", (int)getpid(), (int)getpid());
+    put(rel, "");                      /* ... and children files */
+    put_stat(1000, 1, 100, 0, 400);
+    put_memory(1000, 4000);
+    put_children(1000, "2000 ");
+    put_stat(2000, 1000, 1000, 0, 500);
+    put_memory(2000, 1000);
+    put_children(2000, "");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    drop("");
+    return 0;
+}
+
+static gt_sampler *new_sampler(void)
+{
+    gt_sampler_config c = {.main_pid = 1000, .proc_root = root};
+    gt_sampler *s = NULL;
+    gt_error e;
+    assert_int_equal(gt_sampler_new(&c, &s, &e), GT_OK);
+    return s;
+}
+
+static void take(gt_sampler *s, gt_sample *out)
+{
+    gt_error e;
+    gt_status st = gt_sampler_take(s, out, &e);
+    if (st != GT_OK)
+        fail_msg("sample failed: %s", e.msg);
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void test_pid_reuse(void **state)
+{
+    (void)state;
+    gt_sampler *s = new_sampler();
+    gt_sample a, b;
+    take(s, &a);
+    assert_int_equal(a.descendants.private_rss, 1000 * KB);
+    pause_ms(200);
+    /* 2000 ran 0.5 s more, exited and was reaped by 1000 (whose cutime now
+     * holds its 10.5 s); a new process got PID 2000: 0.07 s of CPU, a later
+     * start time, 3000 kB. */
+    vanish("2000/stat");
+    drop("2000/stat"); /* a new file: the old fd never shows the new process */
+    put_stat(1000, 1, 100, 1050, 400);
+    put_stat(2000, 1000, 7, 0, 900);
+    put_memory(2000, 3000);
+    take(s, &b);
+    /* The new process's memory, not the old one's kept from the cache. */
+    assert_int_equal(b.descendants.private_rss, 3000 * KB);
+    assert_int_equal(b.main.private_rss, 4000 * KB);
+    /* Descendants' CPU over the interval: the old 2000's last 0.5 s; the new
+     * one is a baseline, not a continuation of the old (a delta of -9.93 s). */
+    assert_true(b.cpu_valid);
+    double wall = b.timestamp - a.timestamp;
+    double desc_seconds = b.cpu_descendants_sum / 100.0 * wall;
+    if (desc_seconds < 0.49 || desc_seconds > 0.51)
+        fail_msg("descendants' CPU %.3f s over the interval, expected 0.5 s", desc_seconds);
+    assert_true(b.cpu_main_sum == 0.0);
+    gt_sampler_free(&s);
+}
+
+static void test_vanishing_files(void **state)
+{
+    (void)state;
+    gt_sampler *s = new_sampler();
+    gt_sample a;
+    take(s, &a);
+    /* 2000 exits between its stat and its memory files. */
+    put_stat(2000, 1000, 1010, 0, 500);
+    drop("2000/smaps_rollup");
+    drop("2000/smaps");
+    drop("2000/status");
+    take(s, &a);
+    assert_int_equal(a.main.private_rss, 4000 * KB);
+    assert_int_equal(a.descendants.private_rss, 0);
+    assert_int_equal(a.combined.private_rss, 4000 * KB);
+    /* Its folder is gone although its parent still lists it. */
+    vanish("2000/stat");
+    drop("2000");
+    take(s, &a);
+    assert_int_equal(a.descendants_n_threads, 0);
+    assert_int_equal(a.main_n_threads, 1);
+    assert_true(a.cpu_descendants_sum >= 0 && a.cpu_main_sum >= 0);
+    /* A new child whose stat is garbage is left out. */
+    put("3000/stat", "3000 (p3000) S 1000 garbage\n");
+    put_children(1000, "3000 ");
+    take(s, &a);
+    assert_int_equal(a.descendants_n_threads, 0);
+    assert_int_equal(a.main.private_rss, 4000 * KB);
+    /* The main process vanishes: the sample still comes, without it. */
+    vanish("1000/stat");
+    drop("1000");
+    take(s, &a);
+    assert_false(gt_sampler_main_alive(s));
+    assert_int_equal(a.main.private_rss, 0);
+    gt_sampler_free(&s);
+}
+
+static void test_main_missing_at_start(void **state)
+{
+    (void)state;
+    vanish("1000/stat");
+    drop("1000");
+    gt_sampler *s = new_sampler();
+    gt_sample a;
+    gt_error e;
+    assert_int_equal(gt_sampler_take(s, &a, &e), GT_ERR_NOPROC);
+    assert_non_null(strstr(e.msg, "1000"));
+    gt_sampler_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vanishing_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_main_missing_at_start, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
