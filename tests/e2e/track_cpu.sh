@@ -8,8 +8,11 @@ json_report out.txt >r.json
 mean=$(jget r.json .cpu_utilization.main.mean_sum_percent)
 secs=$(jget r.json '.cpu_utilization.main.mean_sum_percent / 100 * .compute_time.time')
 within "$secs" 1.3 1.95 "main CPU seconds (2 threads x 0.8 s)"
-# The max is at least the mean; how far above depends on the machine's load.
-within "$(jget r.json .cpu_utilization.main.max_sum_percent)" "$mean" $((T * 100 + 60)) "main max CPU percent"
+# The max is at least the mean; how far above depends on the machine's load
+# and on the kernel's utime/stime, which for a running process advance in
+# uneven steps (tick sampling scaled to the scheduler's runtime), so one
+# 0.1 s interval can show up to a few ticks per thread more than it ran.
+within "$(jget r.json .cpu_utilization.main.max_sum_percent)" "$mean" $((T * 100 + 100)) "main max CPU percent"
 hw=$(jget r.json .cpu_utilization.main.mean_hardware_percent)
 awk -v m="$mean" -v h="$hw" 'BEGIN { d = m / 2 - h; exit !(d < 1e-9 && d > -1e-9) }' || fail "hardware percent"
 [ "$(jget r.json .cpu_utilization.main_n_threads)" = $((T + 1)) ] || fail "threads"
