@@ -6,7 +6,7 @@
 set -u
 build=$1 secs=$2
 shift 2
-fail=0
+pass=0 fail=0
 for f in "$@"; do
     name=$(basename "$f" | sed 's/^fuzz_//')
     work="$build/corpus/$name"
@@ -20,6 +20,7 @@ for f in "$@"; do
         -max_len=65536 -close_fd_mask=3 -print_final_stats=1 \
         -artifact_prefix="$build/crashes/$name-" "$work" "${seeds[@]}" >"$log" 2>&1; then
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+        pass=$((pass + 1))
         echo "ok   fuzz/$name: $runs inputs in ${secs}s"
     else
         fail=$((fail + 1))
@@ -27,4 +28,6 @@ for f in "$@"; do
         grep -E 'ERROR|SUMMARY|Test unit written|deadly signal' "$log" | head -n 20 | sed 's/^/     | /'
     fi
 done
+echo
+echo "$pass passed, $fail failed (fuzzing)"
 [ "$fail" -eq 0 ]
