@@ -29,5 +29,5 @@ for f in "$@"; do
     fi
 done
 echo
-echo "$pass passed, $fail failed (fuzzing)"
+echo "fuzzing: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
