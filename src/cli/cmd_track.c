@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "commands.h"
+#include "options.h"
 #include "gpu_tracker.h"
 #include "live.h"
 #include "util/argv.h"
@@ -72,18 +72,6 @@ static const char usage_text[] =
     "Exit status: the command's own (128+N if signal N killed it); 127 if it cannot be started;\n"
     "2 for invalid options; 1 if tracking failed.\n";
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("gpu-tracker: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return GT_EXIT_USAGE;
-}
-
 /* Settings gathered from --tconfig and the command line, in that order. */
 typedef struct settings {
     gt_options o;
@@ -101,7 +89,7 @@ static int parse_double(const char *name, const char *v, double *out)
     errno = 0;
     double d = strtod(v, &end);
     if (errno || end == v || *end || !isfinite(d) || d < 0.001)
-        return usage_error("invalid value '%s' for %s: must be a number of seconds, at least 0.001", v, name);
+        return gt_cli_usage_error("invalid value '%s' for %s: must be a number of seconds, at least 0.001", v, name);
     *out = d;
     return 0;
 }
@@ -112,7 +100,7 @@ static int parse_posint(const char *name, const char *v, long max, long *out)
     errno = 0;
     long n = strtol(v, &end, 10);
     if (errno || end == v || *end || n <= 0 || n > max)
-        return usage_error("invalid value '%s' for %s: must be a positive integer", v, name);
+        return gt_cli_usage_error("invalid value '%s' for %s: must be a positive integer", v, name);
     *out = n;
     return 0;
 }
@@ -120,7 +108,7 @@ static int parse_posint(const char *name, const char *v, long max, long *out)
 static int set_ram_unit(const char *name, const char *v, gt_ram_unit *u)
 {
     if (gt_ram_unit_parse(v, u) != GT_OK)
-        return usage_error("invalid value '%s' for %s: valid units are 'bytes', 'kilobytes', 'megabytes', "
+        return gt_cli_usage_error("invalid value '%s' for %s: valid units are 'bytes', 'kilobytes', 'megabytes', "
                            "'gigabytes', 'terabytes'", v, name);
     return 0;
 }
@@ -128,7 +116,7 @@ static int set_ram_unit(const char *name, const char *v, gt_ram_unit *u)
 static int set_time_unit(const char *v, gt_time_unit *u)
 {
     if (gt_time_unit_parse(v, u) != GT_OK)
-        return usage_error("invalid value '%s' for %s: valid units are 'seconds', 'minutes', 'hours', 'days'",
+        return gt_cli_usage_error("invalid value '%s' for %s: valid units are 'seconds', 'minutes', 'hours', 'days'",
                            v, "--tu");
     return 0;
 }
@@ -136,7 +124,7 @@ static int set_time_unit(const char *v, gt_time_unit *u)
 static int set_energy_unit(const char *name, const char *v, gt_energy_unit *u)
 {
     if (gt_energy_unit_parse(v, u) != GT_OK)
-        return usage_error("invalid value '%s' for %s: valid units are 'joules', 'kilojoules', "
+        return gt_cli_usage_error("invalid value '%s' for %s: valid units are 'joules', 'kilojoules', "
                            "'watt-hours', 'kilowatt-hours'", v, name);
     return 0;
 }
@@ -144,7 +132,7 @@ static int set_energy_unit(const char *name, const char *v, gt_energy_unit *u)
 static int set_brand(const char *v, gt_gpu_brand *b)
 {
     if (gt_gpu_brand_parse(v, b) != GT_OK)
-        return usage_error("invalid value '%s' for %s: valid brands are 'nvidia', 'amd'", v, "--gb");
+        return gt_cli_usage_error("invalid value '%s' for %s: valid brands are 'nvidia', 'amd'", v, "--gb");
     return 0;
 }
 
@@ -158,7 +146,7 @@ static int apply(settings *s, const char *name, const char *v)
         s->output = v;
     else if (!strcmp(name, "--format")) {
         if (strcmp(v, "text") && strcmp(v, "json"))
-            return usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v, "--format");
+            return gt_cli_usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v, "--format");
         s->format = v;
     } else if (!strcmp(name, "--tconfig"))
         s->tconfig = v;
@@ -176,7 +164,7 @@ static int apply(settings *s, const char *name, const char *v)
         s->o.n_expected_cores = (int)n;
     } else if (!strcmp(name, "--guuids")) {
         if (!*v)
-            return usage_error("invalid value '%s' for %s: give at least one GPU UUID", v, "--guuids");
+            return gt_cli_usage_error("invalid value '%s' for %s: give at least one GPU UUID", v, "--guuids");
         s->o.gpu_uuids = v;
     } else if (!strcmp(name, "--disable-logs"))
         s->o.disable_logs = 1;
@@ -230,11 +218,11 @@ static int load_tconfig(settings *s, const char *path)
     fclose(f);
     buf[len] = '\0';
     if (too_big)
-        return usage_error("config file '%s' is larger than %s", path, "64 KiB");
+        return gt_cli_usage_error("config file '%s' is larger than %s", path, "64 KiB");
     cJSON *root = cJSON_Parse(buf);
     if (!root || !cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return usage_error("config file '%s' is not a JSON object", path);
+        return gt_cli_usage_error("config file '%s' is not a JSON object", path);
     }
     int rc = 0;
     char num[64];
@@ -272,7 +260,7 @@ static int load_tconfig(settings *s, const char *path)
                 copy = calloc(1, total);
                 for (cJSON *u = it->child; copy && u; u = u->next) {
                     if (!cJSON_IsString(u)) {
-                        rc = usage_error("config file '%s': gpu_uuids must be a list of strings", path);
+                        rc = gt_cli_usage_error("config file '%s': gpu_uuids must be a list of strings", path);
                         break;
                     }
                     if (*copy)
@@ -293,11 +281,11 @@ static int load_tconfig(settings *s, const char *path)
             if (!strcmp(k, "tracking_file"))
                 s->o.tracking_file = copy;
             else if (!*copy)
-                rc = usage_error("config file '%s': gpu_uuids must name at least one GPU", path);
+                rc = gt_cli_usage_error("config file '%s': gpu_uuids must name at least one GPU", path);
             else
                 s->o.gpu_uuids = copy;
         } else {
-            rc = usage_error("config file '%s': invalid key or value type for '%s'; valid keys: sleep_time, "
+            rc = gt_cli_usage_error("config file '%s': invalid key or value type for '%s'; valid keys: sleep_time, "
                              "ram_unit, gpu_ram_unit, time_unit, n_expected_cores, gpu_uuids, disable_logs, "
                              "gpu_brand, tracking_file, overwrite, energy_unit", path, k);
         }
@@ -328,7 +316,7 @@ static int parse_args(int argc, char **argv, settings *s)
                         d = &optdefs[k];
                 if (d && eq) {
                     if (!d->has_arg)
-                        return usage_error("option '%s' takes no value", d->longname);
+                        return gt_cli_usage_error("option '%s' takes no value", d->longname);
                     v = eq + 1;
                 }
             } else if (a[0] == '-' && a[1] && a[1] != '-') {
@@ -337,15 +325,15 @@ static int parse_args(int argc, char **argv, settings *s)
                         d = &optdefs[k];
                 if (d && a[2]) {
                     if (!d->has_arg)
-                        return usage_error("option '%s' takes no value", a);
+                        return gt_cli_usage_error("option '%s' takes no value", a);
                     v = a + 2;
                 }
             }
             if (!d)
-                return usage_error("unknown option '%s'; see 'gpu-tracker --help'", a);
+                return gt_cli_usage_error("unknown option '%s'; see 'gpu-tracker --help'", a);
             if (d->has_arg && !v) {
                 if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))
-                    return usage_error("option '%s' needs a value; see 'gpu-tracker --help'", a);
+                    return gt_cli_usage_error("option '%s' needs a value; see 'gpu-tracker --help'", a);
                 v = argv[++i];
             }
             if (!strcmp(d->longname, "--help")) {
@@ -376,19 +364,13 @@ static int parse_args(int argc, char **argv, settings *s)
     }
     int modes = !!s->execute + !!s->cmd + !!s->attach;
     if (modes == 0)
-        return usage_error("nothing to track: give --execute=<command>, -- <command>, or --attach=<pid>; "
+        return gt_cli_usage_error("nothing to track: give --execute=<command>, -- <command>, or --attach=<pid>; "
                            "see 'gpu-tracker --help'");
     if (modes > 1)
-        return usage_error("give only one of --execute, -- <command>, and --attach");
+        return gt_cli_usage_error("give only one of --execute, -- <command>, and --attach");
     if (s->cmd && !s->cmd[0])
-        return usage_error("no command after '--'");
+        return gt_cli_usage_error("no command after '--'");
     return 0;
-}
-
-static void log_stderr(void *ctx, const char *msg)
-{
-    (void)ctx;
-    fprintf(stderr, "gpu-tracker: warning: %s\n", msg);
 }
 
 /* Forks the command, held at a gate until the tracker is ready.  exec_fd is
@@ -535,7 +517,7 @@ int gt_cli_track(int argc, char **argv)
     settings s;
     memset(&s, 0, sizeof s);
     gt_options_init(&s.o);
-    s.o.log = log_stderr;
+    s.o.log = gt_cli_log_stderr;
     int rc = parse_args(argc, argv, &s);
     int split_argc = 0;
     char **split = NULL;
@@ -552,11 +534,11 @@ int gt_cli_track(int argc, char **argv)
     if (s.execute) {
         gt_error e;
         if (gt_argv_split(s.execute, &split_argc, &split, &e) != GT_OK) {
-            rc = usage_error("%s", e.msg);
+            rc = gt_cli_usage_error("%s", e.msg);
             goto done;
         }
         if (split_argc == 0) {
-            rc = usage_error("the command given to --execute is empty");
+            rc = gt_cli_usage_error("the command given to --execute is empty");
             goto done;
         }
         s.cmd = split;
@@ -590,7 +572,7 @@ int gt_cli_track(int argc, char **argv)
     if (s.metrics) {
         gt_error e;
         if (gt_metrics_open(s.metrics, &w.metrics, &e) != GT_OK) {
-            rc = usage_error("%s", e.msg);
+            rc = gt_cli_usage_error("%s", e.msg);
             goto done;
         }
         if (!s.quiet)
