@@ -1,18 +1,26 @@
 # T threads burning CPU: the main process's CPU percent is near 100*T.
 . "$(dirname "$0")/_lib.sh"
 T=2
-"$GT_BIN" --st=0.1 --nec=2 --tu=seconds -f json -- "$W/burn" $T 800 >out.txt
+"$GT_BIN" --st=0.1 --nec=2 --tu=seconds -f json --tf=t.csv -- "$W/burn" $T 800 >out.txt
 json_report out.txt >r.json
 # CPU seconds = mean percent x wall time: robust to other load on the machine
 # (which stretches the wall time but not the CPU time the threads burn).
 mean=$(jget r.json .cpu_utilization.main.mean_sum_percent)
 secs=$(jget r.json '.cpu_utilization.main.mean_sum_percent / 100 * .compute_time.time')
 within "$secs" 1.3 1.95 "main CPU seconds (2 threads x 0.8 s)"
-# The max is at least the mean; how far above depends on the machine's load
-# and on the kernel's utime/stime, which for a running process advance in
-# uneven steps (tick sampling scaled to the scheduler's runtime), so one
-# 0.1 s interval can show up to a few ticks per thread more than it ran.
-within "$(jget r.json .cpu_utilization.main.max_sum_percent)" "$mean" $((T * 100 + 100)) "main max CPU percent"
+# The max is at least the mean.  It has no load-independent upper bound: CPU
+# times come in clock ticks, and a sample the loaded machine delays is
+# followed by a short interval (the schedule keeps its cadence), where one
+# tick is a large percentage.  Over-counting shows in the CPU seconds instead:
+# each interval's percent times its length, summed over the tracking file,
+# telescopes to the CPU time between the first and the last sample, exact to
+# a tick at each end whatever the intervals were (at most 2 x 0.8 s + the
+# main thread's little).
+within "$(jget r.json .cpu_utilization.main.max_sum_percent)" "$mean" 1e9 "main max CPU percent"
+sum=$(awk -F, 'NR == 3 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 3 {
+        if (NR > 4) s += $c["cpu_main_sum_utilization_percent"] / 100 * ($c["timestamp"] - t)
+        t = $c["timestamp"] } END { print s }' t.csv)
+within "$sum" 1.3 1.7 "main CPU seconds summed over the tracking file"
 hw=$(jget r.json .cpu_utilization.main.mean_hardware_percent)
 awk -v m="$mean" -v h="$hw" 'BEGIN { d = m / 2 - h; exit !(d < 1e-9 && d > -1e-9) }' || fail "hardware percent"
 [ "$(jget r.json .cpu_utilization.main_n_threads)" = $((T + 1)) ] || fail "threads"

@@ -266,36 +266,56 @@ static unsigned int pid_of(const cJSON *p)
     return pid;
 }
 
+/* The process entries of one list of the current sample whose PID is known,
+ * each pid file read once.  A call answers from this one snapshot, as the
+ * driver does: a workload (re)writing its pid file between a count and a
+ * fill must not make the returned count disagree with the entries written,
+ * or the caller reads whatever its buffer held before. */
+#define MAX_PROCS 64
+typedef struct snapshot {
+    unsigned int n;
+    unsigned int pid[MAX_PROCS];
+    const cJSON *entry[MAX_PROCS];
+} snapshot;
+
+/* Appends to s; -1 when a scenario lists more than the fake holds. */
+static int take_snapshot(const cJSON *procs, snapshot *s)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, procs) {
+        unsigned int pid = pid_of(p);
+        if (!pid)
+            continue;
+        if (s->n == MAX_PROCS)
+            return -1;
+        s->pid[s->n] = pid;
+        s->entry[s->n++] = p;
+    }
+    return 0;
+}
+
 static nvmlReturn_t list(nvmlDevice_t d, const char *func, const char *key, unsigned int *count,
                          void *out, int v1)
 {
     int e = check(d, func);
     if (e)
         return e;
-    const cJSON *procs = cJSON_GetObjectItemCaseSensitive(sample_of(d), key);
-    unsigned int n = 0;
-    const cJSON *p;
-    cJSON_ArrayForEach(p, procs) {
-        if (pid_of(p))
-            n++;
-    }
-    if (*count < n || (!out && n)) {
-        *count = n;
+    snapshot s = {0};
+    if (take_snapshot(cJSON_GetObjectItemCaseSensitive(sample_of(d), key), &s) != 0)
+        return 999;
+    if (*count < s.n || (!out && s.n)) {
+        *count = s.n;
         return 7;   /* NVML_ERROR_INSUFFICIENT_SIZE */
     }
-    unsigned int k = 0;
-    cJSON_ArrayForEach(p, procs) {
-        unsigned int pid = pid_of(p);
-        if (!pid)
-            continue;
-        const cJSON *mem = cJSON_GetObjectItemCaseSensitive(p, "mem");
+    for (unsigned int k = 0; k < s.n; k++) {
+        const cJSON *mem = cJSON_GetObjectItemCaseSensitive(s.entry[k], "mem");
         unsigned long long bytes = cJSON_IsNumber(mem) ? (unsigned long long)mem->valuedouble : ULLONG_MAX;
         if (v1)
-            ((nvmlProcessInfo_v1_t *)out)[k++] = (nvmlProcessInfo_v1_t){pid, bytes};
+            ((nvmlProcessInfo_v1_t *)out)[k] = (nvmlProcessInfo_v1_t){s.pid[k], bytes};
         else
-            ((nvmlProcessInfo_v2_t *)out)[k++] = (nvmlProcessInfo_v2_t){pid, bytes, 0xFFFFFFFF, 0xFFFFFFFF};
+            ((nvmlProcessInfo_v2_t *)out)[k] = (nvmlProcessInfo_v2_t){s.pid[k], bytes, 0xFFFFFFFF, 0xFFFFFFFF};
     }
-    *count = n;
+    *count = s.n;
     return 0;
 }
 
@@ -370,15 +390,15 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizat
     int e = check(d, "nvmlDeviceGetProcessUtilization");
     if (e)
         return e;
-    const char *keys[] = {"compute", "graphics"};
+    /* Entries with "sm", from one snapshot of both lists (see list()). */
+    snapshot s = {0};
+    if (take_snapshot(cJSON_GetObjectItemCaseSensitive(sample_of(d), "compute"), &s) != 0 ||
+        take_snapshot(cJSON_GetObjectItemCaseSensitive(sample_of(d), "graphics"), &s) != 0)
+        return 999;
     unsigned int need = 0;
-    for (int k = 0; k < 2; k++) {
-        const cJSON *p;
-        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(sample_of(d), keys[k])) {
-            if (pid_of(p) && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "sm")))
-                need++;
-        }
-    }
+    for (unsigned int k = 0; k < s.n; k++)
+        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s.entry[k], "sm")))
+            need++;
     if (!need)
         return 6;   /* NVML_ERROR_NOT_FOUND: no sample since last_seen */
     if (!u || *n < need) {
@@ -389,14 +409,9 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizat
     clock_gettime(CLOCK_REALTIME, &ts);
     unsigned long long now = (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
     unsigned int at = 0;
-    for (int k = 0; k < 2; k++) {
-        const cJSON *p;
-        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(sample_of(d), keys[k])) {
-            if (!pid_of(p) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "sm")))
-                continue;
-            u[at++] = (nvmlProcessUtilizationSample_t){pid_of(p), now, (unsigned int)num(p, "sm", 0), 0, 0, 0};
-        }
-    }
+    for (unsigned int k = 0; k < s.n; k++)
+        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s.entry[k], "sm")))
+            u[at++] = (nvmlProcessUtilizationSample_t){s.pid[k], now, (unsigned int)num(s.entry[k], "sm", 0), 0, 0, 0};
     *n = need;
     return 0;
 }
