@@ -53,6 +53,18 @@ static void put_stat(int pid, int ppid, int threads, unsigned utime, unsigned cu
     put(rel, text);
 }
 
+/* A child that exited and was not reaped yet: no memory files to read. */
+static void put_zombie(int pid, int ppid)
+{
+    char rel[64], text[512];
+    snprintf(rel, sizeof rel, "%d/stat", pid);
+    snprintf(text, sizeof text,
+             "%d (w) Z %d %d %d 0 -1 4194316 100 0 0 0 3 0 0 0 20 0 1 0 1000 0 0 "
+             "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+             pid, ppid, ppid, ppid);
+    put(rel, text);
+}
+
 static void put_status(int pid, unsigned hwm_kb)
 {
     char rel[64], text[256];
@@ -206,6 +218,15 @@ static void test_tree(void **state)
     assert_int_equal(b.combined_n_threads, 3);
     /* a high-water mark is kept after its process is gone */
     assert_true(b.descendants_max_hwm == 7000 * KB);
+
+    /* A zombie child (exited, not yet reaped) holds no memory and does not
+     * stop libc, mapped by main and the live child, from counting once. */
+    put("100/task/100/children", "101 103 ");
+    put_zombie(103, 100);
+    gt_sample c;
+    assert_int_equal(gt_sampler_take(s, &c, &err), GT_OK);
+    assert_true(c.descendants.private_rss == 2000 * KB && c.descendants.shared_rss == 100 * KB);
+    assert_true(c.combined.shared_rss == 100 * KB);
 
     gt_sampler_free(&s);
     assert_null(s);

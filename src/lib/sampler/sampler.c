@@ -506,12 +506,17 @@ static int read_stat(gt_sampler *s, proc_entry *e)
 static void read_memory(gt_sampler *s, proc_entry *e)
 {
     e->private_rss = e->shared_rss = e->hwm = 0;
-    e->paths_valid = 0;
+    /* A zombie, or a process gone before its folder opens, holds no memory:
+     * its empty path list is exact, so the others' shared memory is still
+     * counted once per path (only a read cut short mid-way is unknown). */
+    e->npaths = 0;
+    e->paths_valid = 1;
     if (e->state == 'Z' || e->state == 'X')
-        return; /* a zombie holds no memory, but its CPU times are final */
+        return; /* its CPU times are final, though */
     int dirfd = gt_procfs_open_pid(s->fs, e->pid);
     if (dirfd < 0)
         return;
+    e->paths_valid = 0;
     const char *d;
     ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
     if (n > 0)
