@@ -96,15 +96,13 @@ def _sizes(input_size):
 
 
 def _add_hooks(model, macs, not_counted):
-    """Hooks on each counted layer and each other leaf layer; the parts of a
-    counted layer (MultiheadAttention's out_proj) are its own business."""
-    hooks, inside_counted = [], set()
+    """Hooks on each counted layer and each other leaf layer.  (The out_proj
+    of MultiheadAttention is a Linear whose forward never runs: its weights
+    are used inside the attention's own forward, counted there.)"""
+    hooks = []
     for m in model.modules():
-        if id(m) in inside_counted:
-            continue
         counter = _counter(m)
         if counter is not None:
-            inside_counted.update(id(c) for c in m.modules())
             name = type(m).__name__
 
             def count(module, inputs, output, counter=counter, name=name):
