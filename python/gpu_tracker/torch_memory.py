@@ -44,7 +44,10 @@ def allocated_now() -> dict[int, int]:
     cuda = _cuda()
     if cuda is None:
         return {}
-    return {i: int(cuda.memory_allocated(i)) for i in range(cuda.device_count())}
+    try:
+        return {i: int(cuda.memory_allocated(i)) for i in range(cuda.device_count())}
+    except Exception:  # an odd torch costs its own figures, never the run's report
+        return {}
 
 
 def allocator_view(at_start: dict[int, int], divisor: float, unit: str) -> list[TorchCUDAMemory] | None:
@@ -54,10 +57,13 @@ def allocator_view(at_start: dict[int, int], divisor: float, unit: str) -> list[
     if cuda is None:
         return None
     view = []
-    for i in range(cuda.device_count()):
-        peak, start = int(cuda.max_memory_allocated(i)), at_start.get(i, 0)
-        view.append(TorchCUDAMemory(i, unit, peak / divisor, start / divisor,
-                                    int(cuda.memory_allocated(i)) / divisor, (peak - start) / divisor))
+    try:
+        for i in range(cuda.device_count()):
+            peak, start = int(cuda.max_memory_allocated(i)), at_start.get(i, 0)
+            view.append(TorchCUDAMemory(i, unit, peak / divisor, start / divisor,
+                                        int(cuda.memory_allocated(i)) / divisor, (peak - start) / divisor))
+    except Exception:
+        return None
     return view
 
 
