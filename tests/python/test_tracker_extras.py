@@ -214,3 +214,19 @@ str(tracker); tracker.to_json()
 print('torch' in sys.modules)
 ''').stdout.split()
     assert out == ['False']
+
+
+def test_an_odd_torch_costs_its_own_figures_not_the_report():
+    # A torch whose CUDA says it is initialized but lacks the allocator's
+    # functions (a stub, or a version without them).
+    out = run_python('''
+import sys, types
+torch = types.ModuleType('torch')
+torch.cuda = types.SimpleNamespace(is_initialized=lambda: True)
+sys.modules['torch'] = torch
+import gpu_tracker as gput
+with gput.Tracker(sleep_time=0.05) as tracker:
+    pass
+print(tracker.resource_usage.torch_cuda_memory, tracker.resource_usage.max_ram.unit)
+''').stdout.split()
+    assert out == ['None', 'gigabytes']
