@@ -134,3 +134,10 @@ def test_recorded_with_the_run():
         '   MACs: 1200\n   MACs by layer type:\n      Linear: 1200\n   Not counted: ReLU')
     with pytest.raises(ValueError, match='model and input_size go together'):
         gput.Tracker(model=model)
+
+
+def test_integer_input_for_an_embedding():
+    model = nn.Sequential(nn.Embedding(10, 4), nn.Flatten(), nn.Linear(12, 2))
+    # parameters: 10*4 + 12*2 + 2 = 66; MACs: the Linear's 2 x 12*2 = 48 (a lookup multiplies nothing)
+    c = gput.model_complexity(model, (2, 3), dtype=torch.long)
+    assert (c.parameters, c.macs, c.not_counted) == (66, 48, ['Embedding', 'Flatten'])

@@ -155,3 +155,8 @@ def test_invalid_options_are_refused():
         with pytest.raises(CellExecutionError) as error:
             run(['%load_ext gpu_tracker', f'%gpu_tracker {magic}'])
         assert message in str(error.value)
+
+
+def test_the_extension_never_imports_torch():
+    out = run(['%load_ext gpu_tracker', 'a = 1', 'import sys\nprint("TORCH", "torch" in sys.modules)'])
+    assert 'TORCH False' in out[2]
