@@ -10,6 +10,9 @@ if [ "${1:-}" = test ]; then
 PKGS="$PKGS clang libcmocka-dev sqlite3 jq valgrind"
 # The Python package's tests (pandas is optional for the package itself)
 PKGS="$PKGS python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
+# Model complexity is counted on real PyTorch models (CPU build; on a bare
+# Debian 12 it pulls in about 600 MB of dependencies).
+PKGS="$PKGS python3-torch"
 # Live line, metrics endpoint and plots are tested with these.
 PKGS="$PKGS tmux curl prometheus chromium"
 fi

@@ -15,6 +15,10 @@ from .tracker import (Tracker, ResourceUsage, MaxRAM, MaxGPURAM, RSSValues, CPUU
 from .sub_tracker import (SubTracker, sub_track, SubTrackingAnalyzer, SubTrackingResults, CodeBlockResults,
                           TrackingComparison, ComparisonResults)
 from .notebook import load_ipython_extension, unload_ipython_extension, last_cell_usage, CellUsage
+from .energy import Energy, EnergyGroup, EnergyDomain
+from .run_extras import PythonHeap, IncrementalPeaks
+from .torch_memory import TorchCUDAMemory
+from .model_complexity import model_complexity, ModelComplexity
 
 __version__ = '0.1.0'
 
@@ -22,3 +26,5 @@ __all__ = ['Tracker', 'ResourceUsage', 'MaxRAM', 'MaxGPURAM', 'RSSValues', 'CPUU
            'Percentages', 'ComputeTime', 'PeakRAM', 'SubTracker', 'sub_track', 'SubTrackingAnalyzer',
            'SubTrackingResults', 'CodeBlockResults', 'TrackingComparison', 'ComparisonResults',
            'load_ipython_extension', 'unload_ipython_extension', 'last_cell_usage', 'CellUsage']
+__all__ += ['Energy', 'EnergyGroup', 'EnergyDomain', 'PythonHeap', 'IncrementalPeaks', 'TorchCUDAMemory',
+            'model_complexity', 'ModelComplexity']

@@ -9,6 +9,7 @@ of the last cell are ``gpu_tracker.last_cell_usage()``.
     %gpu_tracker                 show the settings
     %gpu_tracker off | on        stop / resume the per-cell line
     %gpu_tracker ram_unit=megabytes gpu_ram_unit=megabytes sleep_time=0.05 tracemalloc=on kernel_peak=on
+    %gpu_tracker peaked=end gc_collect=off empty_cache=off compact=off gpu_poll=0.01
 
 Cells that run ``%gpu_tracker`` get no line.  The RAM peak is the largest
 sample (every sleep_time seconds) and, with kernel_peak=on (the default), the
@@ -17,12 +18,28 @@ cell (/proc/self/clear_refs), which no peak escapes however short.
 tracemalloc=on (off by default) adds the Python heap's peak above its level at
 the start of the cell, from the tracemalloc module; it slows Python code down
 while it is on.
+
+ipygpulogger's options: peaked=end reports the peak above the level at the
+end of the cell (theirs) instead of above the start (ours; the line says
+which); gc_collect=on (default) runs gc.collect() before each measurement,
+so that unreachable cycles do not count; empty_cache=on (default) empties
+PyTorch's CUDA cache before each measurement where the program uses it, so
+NVML sees what tensors hold; compact=off prints a small table instead of the
+line.  gpu_poll (default 0.001 s) is how often the cell's tracker samples
+while a GPU is present, so that a GPU memory spike of a few milliseconds is
+seen; off samples every sleep_time.  The unpacked figures are ipygpulogger's
+7-tuple: consumed, peaked, used for RAM, then for GPU RAM, then the time.
 """
 from __future__ import annotations
 
 import dataclasses as dclass
+import gc
+import logging
+import re
 import tracemalloc
 
+from . import torch_memory
+from .python_heap import HeapPeak
 from .tracker import Tracker, _RAM_UNITS
 
 _ABBREVIATIONS = {'bytes': 'B', 'kilobytes': 'KB', 'megabytes': 'MB', 'gigabytes': 'GB', 'terabytes': 'TB'}
@@ -43,6 +60,40 @@ class CellUsage:
     gpu_ram_peaked: float | None
     gpu_ram_used: float | None
     python_heap_peak: float | None = None
+    peaked_over: str = 'start'  # the peaks are above the level at the 'start' or the 'end' of the cell
+    gpu_unavailable: str | None = None  # why there are no GPU figures, where known
+    _say_why = True  # the line gives gpu_unavailable (the first line does; later ones just say "no GPU")
+
+    def __iter__(self):
+        """ipygpulogger's 7 fields: RAM consumed, peaked, used; GPU RAM
+        consumed, peaked, used; wall time."""
+        return iter((self.ram_consumed, self.ram_peaked, self.ram_used, self.gpu_ram_consumed,
+                     self.gpu_ram_peaked, self.gpu_ram_used, self.wall_time))
+
+    def __len__(self):
+        return 7
+
+    def __getitem__(self, i):
+        return tuple(self)[i]
+
+    def _no_gpu(self):
+        return f'no GPU: {self.gpu_unavailable}' if self.gpu_unavailable and self._say_why else 'no GPU'
+
+    def table(self) -> str:
+        """The figures as a small table, as ipygpulogger prints them."""
+        where = f'In [{self.execution_count}] ' if self.execution_count is not None else ''
+        rows = [f'gpu-tracker: {where}{round(self.wall_time, 3)} s, peaks above the {self.peaked_over}',
+                f'{"":9}{"Consumed":>12}{"Peaked":>12}{"Used":>12}']
+        for name, unit, figures in (('RAM', self.ram_unit, tuple(self)[:3]),
+                                    ('GPU RAM', self.gpu_ram_unit, tuple(self)[3:6])):
+            if figures[2] is None:
+                rows.append(f'{name + ":":9}{self._no_gpu()}')
+                continue
+            rows.append(f'{name + ":":9}' + ''.join(f'{round(x, 3):>12}' for x in figures)
+                        + f' {_ABBREVIATIONS[unit]}')
+        if self.python_heap_peak is not None:
+            rows.append(f'Python heap peaked {round(self.python_heap_peak, 3)} {_ABBREVIATIONS[self.ram_unit]}')
+        return '\n'.join(rows)
 
     def __str__(self):
         def f(x, unit):
@@ -50,16 +101,16 @@ class CellUsage:
 
         where = f'In [{self.execution_count}] ' if self.execution_count is not None else ''
         line = (f'gpu-tracker: {where}{round(self.wall_time, 3)} s | RAM: consumed '
-                f'{f(self.ram_consumed, self.ram_unit)}, peaked {f(self.ram_peaked, self.ram_unit)}, '
-                f'used {f(self.ram_used, self.ram_unit)}')
+                f'{f(self.ram_consumed, self.ram_unit)}, peaked {f(self.ram_peaked, self.ram_unit)} '
+                f'above {self.peaked_over}, used {f(self.ram_used, self.ram_unit)}')
         if self.python_heap_peak is not None:
             line += f', Python heap peaked {f(self.python_heap_peak, self.ram_unit)}'
         if self.gpu_ram_used is None:
-            line += ' | GPU RAM: no GPU'
+            line += f' | GPU RAM: {self._no_gpu()}'
         else:
             u = self.gpu_ram_unit
-            line += (f' | GPU RAM: consumed {f(self.gpu_ram_consumed, u)}, peaked {f(self.gpu_ram_peaked, u)}, '
-                     f'used {f(self.gpu_ram_used, u)}')
+            line += (f' | GPU RAM: consumed {f(self.gpu_ram_consumed, u)}, peaked {f(self.gpu_ram_peaked, u)} '
+                     f'above {self.peaked_over}, used {f(self.gpu_ram_used, u)}')
         return line
 
 
@@ -80,10 +131,14 @@ class _CellTracker:
         self.settings = {'ram_unit': 'megabytes', 'gpu_ram_unit': 'megabytes', 'sleep_time': 0.1}
         self.tracemalloc = False
         self.kernel_peak = True
+        self.options = {'peaked': 'start', 'gc_collect': True, 'empty_cache': True, 'compact': True,
+                        'gpu_poll': 0.001}
+        self._heap = None
+        self._gpu_why = None  # None: not probed yet; '': a GPU is there; else why there is none
+        self._said_why = False
         self._started_tracemalloc = False
         self._tracker = None
         self._before = None
-        self._heap_before = 0
         self._hwm_reset = False
         self._magic_ran = False
         self.last = None
@@ -96,11 +151,12 @@ class _CellTracker:
         self._magic_ran = False
         if not self.enabled or self._tracker is not None:
             return
+        self._settle()
         if self.tracemalloc:
-            tracemalloc.reset_peak()
-            self._heap_before = tracemalloc.get_traced_memory()[0]
+            self._heap = HeapPeak()
+            self._heap.begin()
         self._hwm_reset = self.kernel_peak and _reset_high_water_mark()
-        tracker = self._new_tracker(self.settings['sleep_time'])
+        tracker = self._new_tracker(self._cell_sleep_time())
         tracker.start()
         # The first sample is taken by start(): the level before the cell.
         self._before = tracker._usage()
@@ -114,10 +170,10 @@ class _CellTracker:
         magic_ran, self._magic_ran = self._magic_ran, False
         if not self.enabled or magic_ran:  # a cell that configures the line is not reported
             return
-        heap_peak = None
-        if self.tracemalloc and tracemalloc.is_tracing():
-            heap_peak = max(tracemalloc.get_traced_memory()[1] - self._heap_before, 0)
+        heap_peak = self._heap.peak_bytes() if self.tracemalloc and self._heap is not None else None
+        if heap_peak is not None:
             heap_peak /= 10 ** (3 * _RAM_UNITS.index(self.settings['ram_unit']))
+        self._settle()
         # The level after the cell: one sample, from a tracker that samples once
         # at start and once at stop.
         probe = self._new_tracker(3600.0)
@@ -130,19 +186,41 @@ class _CellTracker:
             # The kernel process's own peak since the reset: combined can only be larger.
             peak = max(peak, usage.peak_ram.main)
         gpu_before, gpu_after, gpu_max = _gpu_ram(before), _gpu_ram(after), _gpu_ram(usage)
+        # ipygpulogger's peak is above the level at the end of the cell.
+        base, gpu_base = (after, gpu_after) if self.options['peaked'] == 'end' else (before, gpu_before)
         self.last = CellUsage(
             execution_count=getattr(result, 'execution_count', None),
             wall_time=usage.compute_time.time,
             ram_unit=usage.max_ram.unit,
             ram_consumed=_ram(after) - _ram(before),
-            ram_peaked=peak - _ram(before),
+            ram_peaked=peak - _ram(base),
             ram_used=_ram(after),
             gpu_ram_unit=usage.max_gpu_ram.unit,
             gpu_ram_consumed=None if gpu_after is None else gpu_after - gpu_before,
-            gpu_ram_peaked=None if gpu_after is None else max(gpu_max, gpu_after) - gpu_before,
+            gpu_ram_peaked=None if gpu_after is None else max(gpu_max, gpu_after) - gpu_base,
             gpu_ram_used=gpu_after,
-            python_heap_peak=heap_peak)
-        print(self.last, flush=True)
+            python_heap_peak=heap_peak,
+            peaked_over=self.options['peaked'],
+            gpu_unavailable=self._gpu_why if gpu_after is None and self._gpu_why else None)
+        if self.last.gpu_unavailable:
+            self.last._say_why, self._said_why = not self._said_why, True
+        print(self.last if self.options['compact'] else self.last.table(), flush=True)
+
+    def _settle(self):
+        """Before a measurement, as ipygpulogger does: unreachable cycles
+        collected, PyTorch's cached GPU blocks given back."""
+        if self.options['gc_collect']:
+            gc.collect()
+        if self.options['empty_cache']:
+            torch_memory.empty_cache()
+
+    def _cell_sleep_time(self):
+        if self._gpu_why is None:
+            self._gpu_why = _probe_gpu()
+        poll = self.options['gpu_poll']
+        if self._gpu_why == '' and poll is not None:
+            return min(self.settings['sleep_time'], poll)
+        return self.settings['sleep_time']
 
     def set_tracemalloc(self, on: bool):
         if on and not tracemalloc.is_tracing():
@@ -160,7 +238,8 @@ class _CellTracker:
         if not words:
             print(f'gpu-tracker: {"on" if self.enabled else "off"} '
                   + ' '.join(f'{k}={v}' for k, v in self.settings.items())
-                  + f' tracemalloc={_on_off(self.tracemalloc)} kernel_peak={_on_off(self.kernel_peak)}')
+                  + f' tracemalloc={_on_off(self.tracemalloc)} kernel_peak={_on_off(self.kernel_peak)} '
+                  + ' '.join(f'{k}={_show(v)}' for k, v in self.options.items()))
             return
         changes = {}
         for word in words:
@@ -177,11 +256,17 @@ class _CellTracker:
         if 'tracemalloc' in changes:
             self.set_tracemalloc(changes.pop('tracemalloc'))
         self.kernel_peak = changes.pop('kernel_peak', self.kernel_peak)
+        for key in self.options:
+            self.options[key] = changes.pop(key, self.options[key])
         self.settings.update(changes)
 
 
 def _on_off(flag):
     return 'on' if flag else 'off'
+
+
+def _show(value):
+    return _on_off(value) if isinstance(value, bool) or value is None else str(value)
 
 
 def _unit_setting(key, value, error):
@@ -206,8 +291,58 @@ def _flag_setting(key, value, error):
     return value == 'on'
 
 
+def _peaked_setting(key, value, error):
+    if value not in ('start', 'end'):
+        raise error(f"gpu_tracker: invalid {key} '{value}': use start (the peak above the level at the start of "
+                    "the cell) or end (above the level at its end, as ipygpulogger)")
+    return value
+
+
+def _poll_setting(key, value, error):
+    return None if value == 'off' else _seconds_setting(key, value, error)
+
+
 _SETTINGS = {'ram_unit': _unit_setting, 'gpu_ram_unit': _unit_setting, 'sleep_time': _seconds_setting,
-             'tracemalloc': _flag_setting, 'kernel_peak': _flag_setting}
+             'tracemalloc': _flag_setting, 'kernel_peak': _flag_setting, 'peaked': _peaked_setting,
+             'gc_collect': _flag_setting, 'empty_cache': _flag_setting, 'compact': _flag_setting,
+             'gpu_poll': _poll_setting}
+
+
+class _Capture(logging.Filter):
+    """Keeps the library's warnings instead of letting them through."""
+
+    def __init__(self):
+        super().__init__()
+        self.messages = []
+
+    def filter(self, record):
+        self.messages.append(record.getMessage())
+        return False
+
+
+def _probe_gpu() -> str:
+    """'' where a GPU is tracked; otherwise why not, in a few words (from
+    the warnings the library gives once, which the per-cell trackers keep
+    quiet): "NVML: Driver Not Loaded"."""
+    capture = _Capture()
+    library_log = logging.getLogger('gpu_tracker.tracker')
+    library_log.addFilter(capture)
+    try:
+        probe = Tracker(sleep_time=3600.0)
+        probe.start()
+        probe.stop()
+    finally:
+        library_log.removeFilter(capture)
+    if probe.resource_usage.gpu_utilization.system_gpu_count > 0:
+        return ''
+    for message in capture.messages:
+        said = re.match(r'(?:nvml|rsmi)\w*: (.*?), (NVML|ROCm SMI) (?:error|status) \d+$', message)
+        if said:
+            return f'{said.group(2)}: {said.group(1)}'
+    for message in capture.messages:
+        if message.startswith('Neither the nvidia-smi command nor the amd-smi command'):
+            return 'no NVIDIA or AMD GPU library installed'
+    return capture.messages[0].split('. ')[0].rstrip('.') if capture.messages else ''
 
 
 def _reset_high_water_mark():

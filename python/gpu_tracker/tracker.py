@@ -14,6 +14,8 @@ import os
 import weakref
 
 from . import _lib
+from .energy import ENERGY_UNITS
+from .run_extras import RunExtras
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +105,13 @@ class ResourceUsage:
     # The report as the library wrote it, with gpu-tracker's own sections
     # (peak_ram, and GPU process utilization and power where measured).
     _json: dict | None = dclass.field(default=None, repr=False, compare=False)
+    # gpu-tracker's own, filled by the Tracker (see run_extras.py); None when
+    # not asked for or not measured.
+    energy: object | None = None
+    python_heap: object | None = None
+    incremental: object | None = None
+    torch_cuda_memory: list | None = None
+    model_complexity: object | None = None
 
     def __str__(self):
         return self._text
@@ -115,6 +124,9 @@ class ResourceUsage:
             del d[private]
         if d['peak_ram'] is None:  # the Python package's layout exactly
             del d['peak_ram']
+        for own in ('energy', 'python_heap', 'incremental', 'torch_cuda_memory', 'model_complexity'):
+            if d[own] is None:
+                del d[own]
         return d
 
     @classmethod
@@ -185,7 +197,9 @@ class Tracker:
                  time_unit: str = 'hours', n_expected_cores: int | None = None, gpu_uuids=None,
                  disable_logs: bool = False, process_id: int | None = None,
                  resource_usage_file: str | None = None, n_join_attempts: int = 5, join_timeout: float = 10.0,
-                 gpu_brand: str | None = None, tracking_file: str | None = None, overwrite: bool = False):
+                 gpu_brand: str | None = None, tracking_file: str | None = None, overwrite: bool = False,
+                 python_heap: bool = False, logger: logging.Logger | None = None, energy_unit: str = 'joules',
+                 model=None, input_size=None):
         self._handle = ctypes.c_void_p()
         self._state = _TrackerState.NEW
         opts = _lib.Options()
@@ -196,6 +210,7 @@ class Tracker:
         opts.ram_unit = _unit(ram_unit, _RAM_UNITS, 'RAM')
         opts.gpu_ram_unit = _unit(gpu_ram_unit, _RAM_UNITS, 'GPU RAM')
         opts.time_unit = _unit(time_unit, _TIME_UNITS, 'time')
+        opts.energy_unit = _unit(energy_unit, ENERGY_UNITS, 'energy')
         if n_expected_cores is not None:
             if isinstance(n_expected_cores, bool) or not isinstance(n_expected_cores, int) or n_expected_cores < 1:
                 raise ValueError(f'n_expected_cores of {n_expected_cores!r} is invalid: must be a positive integer')
@@ -226,6 +241,7 @@ class Tracker:
         self.n_join_attempts = n_join_attempts
         self.join_timeout = join_timeout
         self.process_id = process_id if process_id is not None else os.getpid()
+        self._extras = RunExtras(python_heap, logger, model, input_size)
         err = _lib.Error()
         status = _lib.lib.gt_tracker_new(ctypes.byref(opts), ctypes.byref(self._handle), ctypes.byref(err))
         _lib.check(status, err.message)
@@ -253,6 +269,7 @@ class Tracker:
             raise RuntimeError('Cannot start tracking when tracking has already stopped.')
         self._call(_lib.lib.gt_tracker_start(self._handle))
         self._state = _TrackerState.STARTED
+        self._extras.begin(self._usage())
 
     def stop(self):
         """Takes the last sample, stops tracking and sets resource_usage."""
@@ -267,7 +284,7 @@ class Tracker:
         try:
             # The usage is kept even when the stop reports a failure (such as a
             # tracking file that could not be written), which is raised after.
-            self.resource_usage = self._usage()
+            self.resource_usage = self._extras.finish(self._usage())
         finally:
             _lib.lib.gt_tracker_free(ctypes.byref(self._handle))
         _lib.check(status, message)

@@ -70,8 +70,8 @@ def test_notebook_line_with_gpu_ram(fake_nvml, tmp_path):
                'import gpu_tracker\nu = gpu_tracker.last_cell_usage()\n'
                'print("DATA", u.gpu_ram_consumed, u.gpu_ram_peaked, u.gpu_ram_used, u.gpu_ram_unit)'])
     gpu = [lines(o)[0][-1] for o in out[1:4]]
-    assert gpu == ['consumed 300.0 MB, peaked 300.0 MB, used 300.0 MB',
-                   'consumed 500.0 MB, peaked 500.0 MB, used 800.0 MB',
-                   'consumed -500.0 MB, peaked 0.0 MB, used 300.0 MB']
+    assert gpu == ['consumed 300.0 MB, peaked 300.0 MB above start, used 300.0 MB',
+                   'consumed 500.0 MB, peaked 500.0 MB above start, used 800.0 MB',
+                   'consumed -500.0 MB, peaked 0.0 MB above start, used 300.0 MB']
     data = [ln for ln in out[4].splitlines() if ln.startswith('DATA')][0].split()[1:]
     assert data == ['-500.0', '0.0', '300.0', 'megabytes']
