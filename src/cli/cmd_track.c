@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "commands.h"
+#include "jobname.h"
 #include "options.h"
 #include "gpu_tracker.h"
 #include "live.h"
@@ -79,6 +80,7 @@ typedef struct settings {
     pid_t attach;
     char **cmd;           /* after "--" */
     char *tconfig_strs[2]; /* tracking_file and gpu_uuids from the config */
+    char *job_names[2];    /* output and tracking_file with Slurm patterns expanded */
     const char *metrics;
     int quiet;
 } settings;
@@ -543,6 +545,8 @@ int gt_cli_track(int argc, char **argv)
         }
         s.cmd = split;
     }
+    if ((rc = gt_cli_job_names(&s.output, &s.o.tracking_file, s.job_names)))
+        goto done;
     if (s.output && !(out = fopen(s.output, "w"))) {
         fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", s.output, strerror(errno));
         rc = GT_EXIT_USAGE;
@@ -677,8 +681,10 @@ done:
         fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", s.output, strerror(errno));
         rc = GT_EXIT_FAILURE;
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         free(s.tconfig_strs[i]);
+        free(s.job_names[i]);
+    }
     gt_argv_free(&split);
     return rc;
 }
