@@ -12,6 +12,8 @@ PKGS="$PKGS clang libcmocka-dev sqlite3 jq valgrind"
 PKGS="$PKGS python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
 # Live line, metrics endpoint and plots are tested with these.
 PKGS="$PKGS tmux curl prometheus chromium"
+# The Slurm test starts its own munged, slurmctld and two slurmd.
+PKGS="$PKGS slurm-wlm munge iproute2"
 fi
 missing=""
 for p in $PKGS; do
@@ -31,3 +33,10 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
+# Where systemd runs, the packages start their daemons; the tests start and
+# stop their own, so the system's Slurm daemons must not stay enabled.
+case " $missing " in *" slurm-wlm "*)
+    if [ -d /run/systemd/system ]; then
+        $SUDO systemctl disable --now slurmd slurmctld >/dev/null 2>&1 || true
+    fi ;;
+esac
