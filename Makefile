@@ -152,6 +152,7 @@ install: all
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(STATIC) $(SHARED) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/gpu_tracker.h $(DESTDIR)$(PREFIX)/include/
+	$(if $(SPANK),install -m 644 $(SPANK) $(DESTDIR)$(PREFIX)/lib/)
 
 # The Python package with the library inside it, for
 # `pip install --no-build-isolation ./python`.

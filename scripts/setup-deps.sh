@@ -12,8 +12,9 @@ PKGS="$PKGS clang libcmocka-dev sqlite3 jq valgrind"
 PKGS="$PKGS python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
 # Live line, metrics endpoint and plots are tested with these.
 PKGS="$PKGS tmux curl prometheus chromium"
-# The Slurm test starts its own munged, slurmctld and two slurmd.
-PKGS="$PKGS slurm-wlm munge iproute2"
+# The Slurm tests start their own munged, slurmctld and two slurmd, and load
+# the SPANK plugin, built against libslurm-dev's spank.h.
+PKGS="$PKGS slurm-wlm munge iproute2 libslurm-dev"
 fi
 missing=""
 for p in $PKGS; do
