@@ -47,14 +47,14 @@ static struct {
     size_t ntasks, cap;
 } step = {.sleep_time = 1.0};
 
-static int option_cb(int val, const char *optarg, int remote)
+static int option_cb(int val, const char *arg, int remote)
 {
     (void)val;
     (void)remote;
     step.on = 1;
-    if (optarg && *optarg && strlen(optarg) < sizeof step.dir)
-        strcpy(step.dir, optarg);
-    else if (optarg && *optarg) {
+    if (arg && *arg && strlen(arg) < sizeof step.dir)
+        strcpy(step.dir, arg);
+    else if (arg && *arg) {
         slurm_error("gpu-tracker: --gpu-tracker directory is longer than %d bytes", PATH_MAX - 1);
         step.on = 0;
     }
