@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include "gpu_tracker.h"
@@ -121,8 +122,18 @@ static int make_dir(spank_t sp, char *out, size_t size)
         slurm_error("gpu-tracker: cannot read the job's ID, step or user from Slurm");
         return -1;
     }
-    if (snprintf(out, size, "%s/%u.%u", base, job, stepid) >= (int)size) {
-        slurm_error("gpu-tracker: directory name '%s/%u.%u' is too long", base, job, stepid);
+    /* Slurm's special steps by the names sacct gives them. */
+    char stepname[16];
+    if (stepid == SLURM_BATCH_SCRIPT)
+        strcpy(stepname, "batch");
+    else if (stepid == SLURM_EXTERN_CONT)
+        strcpy(stepname, "extern");
+    else if (stepid == SLURM_INTERACTIVE_STEP)
+        strcpy(stepname, "interactive");
+    else
+        snprintf(stepname, sizeof stepname, "%u", stepid);
+    if (snprintf(out, size, "%s/%u.%s", base, job, stepname) >= (int)size) {
+        slurm_error("gpu-tracker: directory name '%s/%u.%s' is too long", base, job, stepname);
         return -1;
     }
     if (mkdir(out, 0755) == 0) {

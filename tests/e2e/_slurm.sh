@@ -68,7 +68,7 @@ for n in $NODES; do
 done
 
 # -- munge with a key of its own, on a socket of its own --
-mkdir -m 700 munge state spool out cancel
+mkdir -m 700 munge state spool spool/n1 spool/n2 out cancel
 dd if=/dev/urandom of=munge/key bs=1024 count=1 2>/dev/null
 chmod 600 munge/key
 munged -F --force --key-file="$TMP/munge/key" --socket="$TMP/munge/sock" --pid-file="$TMP/munge/pid" \

@@ -3,7 +3,8 @@
 # --gpu-tracker=DIR` on 2 nodes, 4 tasks, tracks every task from slurmstepd
 # into DIR/<job>.<step>/; the files hold the tasks' figures, not
 # slurmstepd's; without DIR they go to the job's working directory; a
-# directory that cannot be made costs the job nothing.
+# directory that cannot be made costs the job nothing; sbatch takes the
+# option as well.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
 
@@ -15,7 +16,7 @@ SLURM_PLUGSTACK="required $PLUGIN st=0.1"
 . "$HERE/_slurm.sh"
 
 srun --help 2>&1 | grep -q -- '--gpu-tracker' || fail "srun --help lacks --gpu-tracker"
-mkdir -p spank wd
+mkdir -p spank wd sb
 timeout 120 srun -N2 -n4 --ntasks-per-node=2 -t 2 --gpu-tracker="$TMP/spank" \
     sh -c "$W/touch_mem \$(((SLURM_PROCID + 1) * 10)) 3" >srun.out 2>&1 || fail "srun: $(cat srun.out)"
 d=$(ls -d spank/*.0 2>/dev/null | head -n 1)
@@ -41,6 +42,12 @@ ls wd/*.0/n1.0.csv >/dev/null 2>&1 || fail "nothing in the working directory: $(
 timeout 120 srun -N1 -n1 -t 2 --gpu-tracker=/proc/no/such/dir echo ran >srun3.out 2>&1 ||
     fail "job failed because of tracking: $(cat srun3.out)"
 grep -q '^ran$' srun3.out || fail "job output: $(cat srun3.out)"
+grep -q "error: gpu-tracker: cannot create '/proc/no/such/dir/" srun3.out || fail "no warning in the job's stderr"
+# sbatch takes the option too; the batch script's step is "batch".
+jid=$(sbatch --parsable -N1 -n1 -t 2 --gpu-tracker="$TMP/sb" -o "$TMP/sb.out" --wrap "$W/touch_mem 5 1") ||
+    fail "sbatch"
+for _ in $(seq 300); do [ -z "$(squeue -h -j "$jid" 2>/dev/null)" ] && break; sleep 0.2; done
+ls sb/"$jid".batch/n1.0.csv sb/"$jid".batch/n1.0.json >/dev/null 2>&1 || fail "batch step: $(ls -R sb 2>&1)"
 # Not asked for: nothing written.
 (cd wd && timeout 120 srun -N1 -n1 -t 2 true) || fail "plain srun"
 [ "$(ls -d wd/*.* | wc -l)" = 1 ] || fail "files without --gpu-tracker: $(ls wd)"
