@@ -17,6 +17,8 @@ NET=10.$((100 + id % 100)).$((id / 100 % 250)).
 CPORT=$((20000 + id % 20000))
 DPORT=$((CPORT + 1))
 NODES="n1 n2"
+failure=
+fail() { failure=$*; echo "FAIL: $*" >&2; exit 1; }
 pids=()   # munged, slurmctld, and one `unshare` per node
 alive() { [ -e "/proc/$1" ] && ! grep -q ') Z ' "/proc/$1/stat" 2>/dev/null; }
 # unshare --fork ignores SIGTERM while it waits: a node is stopped through
@@ -43,6 +45,8 @@ stop_all() {
     ip link del "$BR" 2>/dev/null
     if [ $rc != 0 ] && [ $rc != 77 ]; then
         for f in "$TMP"/*.log "$TMP"/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -n 15 "$f"; }; done
+        # again last, where the runner's tail of the output shows it
+        [ -n "$failure" ] && echo "FAIL: $failure"
     fi
     rm -rf "$TMP"
     exit $rc
