@@ -43,8 +43,13 @@ FUZZ_TIME ?= 60
 # need the others it calls.
 CLI_LIB   := $(BUILD)/libgtcli.a
 
+# The SPANK plugin for Slurm, built where Debian's libslurm-dev gives
+# spank.h.  It runs inside slurmstepd, which no sanitizer runtime is loaded
+# into, so sanitizer builds leave it out.
+SPANK    := $(if $(SAN),,$(if $(wildcard /usr/include/slurm/spank.h),$(BUILD)/gpu_tracker_spank.so))
+
 .PHONY: all deps test-deps demo test test-fast check-san check-valgrind fuzz fuzz-run install clean python
-all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES)
+all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES) $(SPANK)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -59,6 +64,10 @@ $(SHARED): $(LIB_OBJ)
 
 $(BIN): $(CLI_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
+
+# Slurm loads the plugin by its symbols plugin_name, slurm_spank_*: visible.
+$(BUILD)/gpu_tracker_spank.so: src/slurm/spank.c $(STATIC)
+	$(CC) $(CFLAGS) -fvisibility=default -shared $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
 
 $(BUILD)/examples/%: examples/%.c $(STATIC)
 	@mkdir -p $(dir $@)
@@ -143,6 +152,7 @@ install: all
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(STATIC) $(SHARED) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/gpu_tracker.h $(DESTDIR)$(PREFIX)/include/
+	$(if $(SPANK),install -m 644 $(SPANK) $(DESTDIR)$(PREFIX)/lib/)
 
 # The Python package with the library inside it, for
 # `pip install --no-build-isolation ./python`.

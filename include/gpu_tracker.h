@@ -364,6 +364,25 @@ GT_API gt_status gt_subtrack_combine(const char *out_file, const char *const *in
                                      size_t n_inputs, gt_error *err);
 
 /* ------------------------------------------------------------------------
+ * Merging the tracking files of one job's nodes (or tasks) into one report.
+ * ------------------------------------------------------------------------ */
+typedef struct gt_merge gt_merge;
+
+/* Reads the tracking files (CSV or SQLite, gpu-tracker's or the Python
+ * package's) one at a time and reports each file's figures and the job's:
+ * peaks of the sums across files at one time, on a grid of align_seconds
+ * steps from the Unix epoch (in each step a file counts with the largest
+ * value it sampled there, or its last value before), and the sums of CPU
+ * seconds and energy.  RAM figures are in the first file's units.  On
+ * failure *out is NULL and err names the file (GT_ERR_IO, GT_ERR_FORMAT,
+ * GT_ERR_INVALID for n == 0 or align_seconds <= 0, GT_ERR_NOMEM). */
+GT_API gt_status gt_merge_files(const char *const *paths, size_t n, double align_seconds,
+                                gt_merge **out, gt_error *err);
+/* Writes the report as text or JSON (GT_ERR_IO when out fails). */
+GT_API gt_status gt_merge_write(const gt_merge *m, gt_format fmt, FILE *out);
+GT_API void gt_merge_free(gt_merge **m);
+
+/* ------------------------------------------------------------------------
  * Comparison of sessions from the JSON results files `analyze` writes.
  * ------------------------------------------------------------------------ */
 typedef struct gt_comparison gt_comparison;

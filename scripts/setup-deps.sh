@@ -15,6 +15,9 @@ PKGS="$PKGS python3-pytest python3-nbclient python3-ipykernel python3-nbformat p
 PKGS="$PKGS python3-torch"
 # Live line, metrics endpoint and plots are tested with these.
 PKGS="$PKGS tmux curl prometheus chromium"
+# The Slurm tests start their own munged, slurmctld and two slurmd, and load
+# the SPANK plugin, built against libslurm-dev's spank.h.
+PKGS="$PKGS slurm-wlm munge iproute2 libslurm-dev"
 fi
 missing=""
 for p in $PKGS; do
@@ -34,3 +37,10 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
+# Where systemd runs, the packages start their daemons; the tests start and
+# stop their own, so the system's Slurm daemons must not stay enabled.
+case " $missing " in *" slurm-wlm "*)
+    if [ -d /run/systemd/system ]; then
+        $SUDO systemctl disable --now slurmd slurmctld >/dev/null 2>&1 || true
+    fi ;;
+esac

@@ -1,11 +1,11 @@
 /* gpu-tracker sub-track combine --stf=OUT -p FILE... | -p DIR */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "files.h"
 #include "gpu_tracker.h"
 #include "options.h"
 
@@ -19,52 +19,6 @@ static const char usage_text[] =
     "    -p <file-path>          A file to combine; all must have the extension of --stf.\n"
     "                            Files may also follow one -p: -p a.csv b.csv.\n"
     "                            Given once with a directory: every file in it, by name.\n";
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every entry of dir but dot files, as "dir/name", sorted by name. */
-static int list_dir(const char *dir, char ***out, size_t *n)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char **v = NULL;
-    size_t len = 0, cap = 0;
-    if (!d) {
-        perror(dir);
-        return -1;
-    }
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (len == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **p = realloc(v, cap * sizeof *p);
-            if (!p)
-                goto nomem;
-            v = p;
-        }
-        size_t sz = strlen(dir) + strlen(e->d_name) + 2;
-        if (!(v[len] = malloc(sz)))
-            goto nomem;
-        snprintf(v[len++], sz, "%s/%s", dir, e->d_name);
-    }
-    closedir(d);
-    if (len)
-        qsort(v, len, sizeof *v, cmp_str);
-    *out = v;
-    *n = len;
-    return 0;
-nomem:
-    closedir(d);
-    for (size_t i = 0; i < len; i++)
-        free(v[i]);
-    free(v);
-    fputs("gpu-tracker: out of memory\n", stderr);
-    return -1;
-}
 
 int gt_cli_subtrack_combine(int argc, char **argv)
 {
@@ -107,7 +61,7 @@ int gt_cli_subtrack_combine(int argc, char **argv)
         goto done;
     }
     if (npaths == 1 && stat(paths[0], &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        if (list_dir(paths[0], &listed, &nlisted) != 0) {
+        if (gt_cli_list_dir(paths[0], &listed, &nlisted) != 0) {
             rc = GT_EXIT_FAILURE;
             goto done;
         }
@@ -134,9 +88,7 @@ int gt_cli_subtrack_combine(int argc, char **argv)
     }
     rc = 0;
 done:
-    for (size_t i = 0; i < nlisted; i++)
-        free(listed[i]);
-    free(listed);
+    gt_cli_list_free(listed, nlisted);
     free(paths);
     return rc;
 }

@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "commands.h"
+#include "jobname.h"
 #include "options.h"
 #include "gpu_tracker.h"
 #include "live.h"
@@ -40,6 +41,7 @@ static const char usage_text[] =
     "    gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> [--output=<output>] [--format=<format>]\n"
     "    gpu-tracker sub-track compare [--output=<output>] [--format=<format>] [--cconfig=<config-file>] [-m <name>=<file-path>...] [--stat=<statistic>]\n"
     "    gpu-tracker plot --tf=<tracking-file> [--stf=<sub-track-file>] --output=<file.html|file.svg>\n"
+    "    gpu-tracker merge <directory>|<tracking-file>... [--format=<format>] [--output=<output>] [--align=<seconds>]\n"
     "\n"
     "Options:\n"
     "    -h --help               Show this help message and exit.\n"
@@ -62,6 +64,8 @@ static const char usage_text[] =
     "    --disable-logs          Suppress warnings.\n"
     "    --gb=<gpu-brand>        'nvidia' or 'amd'. Defaults to the brand detected, checking NVIDIA first.\n"
     "    --tf=<tracking-file>    Store every sample in this file: CSV (.csv) or SQLite (.sqlite).\n"
+    "                            Here and in --output, %j %s %N %t %h are Slurm's job, step, node,\n"
+    "                            task rank and the host name (%% for a '%').\n"
     "    --overwrite             Overwrite the tracking file if it already exists.\n"
     "    --eu=<energy-unit>      Unit of the Energy section: 'joules', 'kilojoules', 'watt-hours', or\n"
     "                            'kilowatt-hours'. Defaults to joules.\n"
@@ -79,6 +83,7 @@ typedef struct settings {
     pid_t attach;
     char **cmd;           /* after "--" */
     char *tconfig_strs[2]; /* tracking_file and gpu_uuids from the config */
+    char *job_names[2];    /* output and tracking_file with Slurm patterns expanded */
     const char *metrics;
     int quiet;
 } settings;
@@ -543,6 +548,8 @@ int gt_cli_track(int argc, char **argv)
         }
         s.cmd = split;
     }
+    if ((rc = gt_cli_job_names(&s.output, &s.o.tracking_file, s.job_names)))
+        goto done;
     if (s.output && !(out = fopen(s.output, "w"))) {
         fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", s.output, strerror(errno));
         rc = GT_EXIT_USAGE;
@@ -677,8 +684,10 @@ done:
         fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", s.output, strerror(errno));
         rc = GT_EXIT_FAILURE;
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         free(s.tconfig_strs[i]);
+        free(s.job_names[i]);
+    }
     gt_argv_free(&split);
     return rc;
 }

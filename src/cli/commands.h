@@ -27,4 +27,8 @@ int gt_cli_subtrack_compare(int argc, char **argv);
 /* gpu-tracker plot --tf=FILE [--stf=FILE] -o FILE (argv[0] is "plot") */
 int gt_cli_plot(int argc, char **argv);
 
+/* gpu-tracker merge DIR|FILE... [-f text|json] [-o FILE] [--align=SECONDS]
+ * (argv[0] is "merge") */
+int gt_cli_merge(int argc, char **argv);
+
 #endif

@@ -10,5 +10,7 @@ int main(int argc, char **argv)
         return gt_cli_subtrack(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "plot") == 0)
         return gt_cli_plot(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return gt_cli_merge(argc - 1, argv + 1);
     return gt_cli_track(argc, argv);
 }

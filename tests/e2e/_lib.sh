@@ -22,3 +22,7 @@ within() {
 # json_report FILE: the report part of gpu-tracker's stdout (after the
 # "Resource tracking complete" line).
 json_report() { sed '1d' "$1"; }
+
+# skip REASON: this test cannot run here; tests/run.sh counts it as skipped
+# (exit status 77 with a "skipped:" line), never as passed.
+skip() { echo "skipped: $*"; exit 77; }

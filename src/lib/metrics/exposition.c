@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "metrics/exposition.h"
@@ -55,7 +56,14 @@ static void label_value(out *o, const char *v)
     }
 }
 
-/* One sample line; label may be NULL (no labels). */
+/* Under Slurm every series carries the job, step and node it comes from,
+ * so one Prometheus scraping every node can sum a job across nodes
+ * (sum by (job) (...)).  Read from the environment Slurm gives each task;
+ * absent outside Slurm. */
+static const char *const job_labels[][2] = {
+    {"job", "SLURM_JOB_ID"}, {"step", "SLURM_STEP_ID"}, {"node", "SLURMD_NODENAME"}};
+
+/* One sample line; label may be NULL (no label but the job's). */
 static void sample(out *o, const char *name, const char *label, const char *lval, double v)
 {
     char num[GT_PYFLOAT_BUFSZ];
@@ -68,12 +76,21 @@ static void sample(out *o, const char *name, const char *label, const char *lval
     else
         gt_pyfloat_repr(v, num, sizeof num);
     put(o, "%s", name);
-    if (label) {
-        put(o, "{%s=\"", label);
-        label_value(o, lval);
-        put(o, "\"}");
+    int n = 0;
+    for (size_t i = 0; i < sizeof job_labels / sizeof *job_labels; i++) {
+        const char *env = getenv(job_labels[i][1]);
+        if (env && *env) {
+            put(o, "%s%s=\"", n++ ? "," : "{", job_labels[i][0]);
+            label_value(o, env);
+            put(o, "\"");
+        }
     }
-    put(o, " %s\n", num);
+    if (label) {
+        put(o, "%s%s=\"", n++ ? "," : "{", label);
+        label_value(o, lval);
+        put(o, "\"");
+    }
+    put(o, "%s %s\n", n ? "}" : "", num);
 }
 
 static void value(out *o, const char *name, const char *set, double v)

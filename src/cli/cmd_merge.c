@@ -1,0 +1,156 @@
+/* gpu-tracker merge DIR|FILE... [-f text|json] [-o FILE] [--align=SECONDS] */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "files.h"
+#include "gpu_tracker.h"
+#include "options.h"
+
+static const char usage_text[] =
+    "Usage: gpu-tracker merge <directory>|<tracking-file>... [--format=<format>] [--output=<output>]\n"
+    "                         [--align=<seconds>]\n"
+    "\n"
+    "One report of a job from the tracking files of its nodes or tasks (e.g. written by\n"
+    "'srun gpu-tracker --tf=track-%j-%N-%t.sqlite -- ...'): each file's figures and the job's,\n"
+    "whose peaks are the largest sums across files at one time.\n"
+    "\n"
+    "    <directory>              Every .csv and .sqlite file in it.\n"
+    "    -f --format=<format>     'text' (default) or 'json'.\n"
+    "    -o --output=<output>     Write the report to this file instead of the screen.\n"
+    "    --align=<seconds>        Step of the time grid on which files are summed (default 1).\n";
+
+static int is_tracking_file(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 4 && !strcmp(path + n - 4, ".csv")) || (n > 7 && !strcmp(path + n - 7, ".sqlite"));
+}
+
+/* The inputs: the tracking files in one directory, or the files as given.
+ * Returns 0 or an exit status after a message. */
+static int gather(const char **args, size_t nargs, char ***listed, size_t *nlisted, const char *const **paths,
+                  size_t *npaths)
+{
+    struct stat sb;
+    for (size_t i = 0; i < nargs; i++)
+        if (stat(args[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            if (nargs > 1)
+                return gt_cli_usage_error("merge: '%s' is a directory: give one directory, or files only",
+                                          args[i]);
+            if (gt_cli_list_dir(args[i], listed, nlisted) != 0)
+                return GT_EXIT_FAILURE;
+            size_t kept = 0;
+            for (size_t k = 0; k < *nlisted; k++) {
+                if (is_tracking_file((*listed)[k]))
+                    (*listed)[kept++] = (*listed)[k];
+                else
+                    free((*listed)[k]);
+            }
+            *nlisted = kept;
+            if (!kept)
+                return gt_cli_usage_error("merge: directory '%s' holds no .csv or .sqlite file", args[i]);
+            *paths = (const char *const *)*listed;
+            *npaths = kept;
+            return 0;
+        }
+    *paths = args;
+    *npaths = nargs;
+    return 0;
+}
+
+int gt_cli_merge(int argc, char **argv)
+{
+    const char *output = NULL, *format = "text", *align_text = NULL;
+    const char **args = calloc((size_t)argc, sizeof *args);
+    const char *const *paths = NULL;
+    char **listed = NULL;
+    size_t nargs = 0, nlisted = 0, npaths = 0;
+    gt_merge *m = NULL;
+    FILE *out = NULL;
+    int rc;
+    static const gt_cli_opt defs[] = {
+        {"--format", 'f', 1}, {"--output", 'o', 1}, {"--align", 0, 1}, {"--help", 'h', 0},
+    };
+    if (!args) {
+        fputs("gpu-tracker: out of memory\n", stderr);
+        return GT_EXIT_FAILURE;
+    }
+    for (int i = 1; i < argc; i++) {
+        const gt_cli_opt *d;
+        const char *v;
+        if (argv[i][0] != '-') {
+            args[nargs++] = argv[i];
+            continue;
+        }
+        if ((rc = gt_cli_next_opt(argc, argv, &i, defs, sizeof defs / sizeof *defs, "gpu-tracker merge", &d, &v)))
+            goto done;
+        if (d == &defs[0])
+            format = v;
+        else if (d == &defs[1])
+            output = v;
+        else if (d == &defs[2])
+            align_text = v;
+        else {
+            fputs(usage_text, stdout);
+            rc = 0;
+            goto done;
+        }
+    }
+    gt_format fmt = GT_FORMAT_TEXT;
+    double align = 1.0;
+    char *end;
+    rc = GT_EXIT_USAGE;
+    if (!strcmp(format, "json"))
+        fmt = GT_FORMAT_JSON;
+    else if (strcmp(format, "text")) {
+        rc = gt_cli_usage_error("merge: invalid format '%s': must be 'text' or 'json'", format);
+        goto done;
+    }
+    if (align_text) {
+        errno = 0;
+        align = strtod(align_text, &end);
+        if (errno || end == align_text || *end || !isfinite(align) || align < 0.001) {
+            rc = gt_cli_usage_error("merge: invalid value '%s' for --align: must be a number of seconds, at "
+                                    "least 0.001",
+                                    align_text);
+            goto done;
+        }
+    }
+    if (!nargs) {
+        rc = gt_cli_usage_error("merge: needs a directory or tracking files; see 'gpu-tracker merge --help'");
+        goto done;
+    }
+    if ((rc = gather(args, nargs, &listed, &nlisted, &paths, &npaths)))
+        goto done;
+    gt_error err;
+    gt_status st = gt_merge_files(paths, npaths, align, &m, &err);
+    if (st != GT_OK) {
+        fprintf(stderr, "gpu-tracker: %s\n", err.msg);
+        rc = st == GT_ERR_IO || st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        goto done;
+    }
+    if (output && !(out = fopen(output, "w"))) {
+        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", output, strerror(errno));
+        rc = GT_EXIT_FAILURE;
+        goto done;
+    }
+    st = gt_merge_write(m, fmt, out ? out : stdout);
+    if (out ? fclose(out) != 0 : fflush(stdout) != 0)
+        st = GT_ERR_IO;
+    out = NULL;
+    if (st != GT_OK) {
+        fprintf(stderr, "gpu-tracker: cannot write the report to '%s'\n", output ? output : "stdout");
+        rc = GT_EXIT_FAILURE;
+        goto done;
+    }
+    rc = 0;
+done:
+    gt_merge_free(&m);
+    gt_cli_list_free(listed, nlisted);
+    free(args);
+    return rc;
+}

@@ -1,0 +1,12 @@
+/* File listing shared by the commands that take a directory of inputs. */
+#ifndef GT_CLI_FILES_H
+#define GT_CLI_FILES_H
+#include <stddef.h>
+
+/* Every entry of dir but dot files, as "dir/name", sorted by name, into
+ * *out (each string and the array malloc'd; release with gt_cli_list_free).
+ * Returns 0, or -1 after printing why on stderr. */
+int gt_cli_list_dir(const char *dir, char ***out, size_t *n);
+void gt_cli_list_free(char **v, size_t n);
+
+#endif

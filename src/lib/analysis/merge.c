@@ -1,0 +1,336 @@
+/* gt_merge_files: the job report of several tracking files.
+ *
+ * Each file is read, reduced and released before the next, so memory holds
+ * one file plus the grid (a few doubles per step of the job's span), which
+ * is what lets a 1,000-node job merge on a laptop.  Files are aligned on a
+ * grid of fixed steps from the Unix epoch: clocks of cluster nodes agree to
+ * well under a second, and samples of different nodes never share exact
+ * timestamps, so summing "at the same time" needs steps, not timestamps. */
+#include "analysis/merge.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/table.h"
+#include "util/error.h"
+#include "util/units.h"
+
+/* A span longer than this many steps is refused rather than allocated:
+ * a year at one second, far beyond any job, but a bad timestamp would
+ * otherwise ask for terabytes. */
+#define MAX_STEPS 40000000L
+
+static const char *const series_columns[GT_MERGE_NSERIES] = {
+    [GT_MERGE_RAM] = "combined_ram",
+    [GT_MERGE_GPU_RAM] = "combined_gpu_ram",
+    [GT_MERGE_CPU] = "cpu_combined_sum_utilization_percent",
+    [GT_MERGE_GPU] = "gpu_sum_utilization_percent",
+};
+
+/* The time grid: sums across files of each series, step k at index k - base. */
+typedef struct grid {
+    long base, len;
+    double *sum[GT_MERGE_NSERIES];
+    int valid[GT_MERGE_NSERIES]; /* some file had a value of this series */
+} grid;
+
+static void grid_free(grid *g)
+{
+    for (int s = 0; s < GT_MERGE_NSERIES; s++)
+        free(g->sum[s]);
+}
+
+/* Widens g to cover steps [k0, k1], new steps zero. */
+static gt_status grid_cover(grid *g, long k0, long k1, gt_error *err)
+{
+    long base = g->len ? (k0 < g->base ? k0 : g->base) : k0;
+    long end = g->len ? (k1 > g->base + g->len - 1 ? k1 : g->base + g->len - 1) : k1;
+    long len = end - base + 1;
+    if (len > MAX_STEPS)
+        return gt_err(err, GT_ERR_FORMAT,
+                      "the files span %ld steps of the grid, more than %ld: a timestamp is wrong, or "
+                      "the grid step is too small",
+                      len, MAX_STEPS);
+    if (g->len && base == g->base && len == g->len)
+        return GT_OK;
+    for (int s = 0; s < GT_MERGE_NSERIES; s++) {
+        double *p = calloc((size_t)len, sizeof *p);
+        if (!p)
+            return gt_err(err, GT_ERR_NOMEM, "out of memory for a grid of %ld steps", len);
+        if (g->len)
+            memcpy(p + (g->base - base), g->sum[s], (size_t)g->len * sizeof *p);
+        free(g->sum[s]);
+        g->sum[s] = p;
+    }
+    g->base = base;
+    g->len = len;
+    return GT_OK;
+}
+
+/* The columns of one file, as read. */
+typedef struct series {
+    size_t n;
+    double *ts, *v[GT_MERGE_NSERIES], *energy[3];
+    int nenergy;
+} series;
+
+static void series_free(series *x)
+{
+    free(x->ts);
+    for (int s = 0; s < GT_MERGE_NSERIES; s++)
+        free(x->v[s]);
+    for (int e = 0; e < 3; e++)
+        free(x->energy[e]);
+}
+
+static gt_status read_units(const char *path, gt_ram_unit *ram, gt_ram_unit *gpu_ram, gt_error *err)
+{
+    static const char *const cols[] = {"ram_unit", "gpu_ram_unit", NULL};
+    gt_table *t = NULL;
+    gt_status st = gt_table_read_columns(path, GT_TABLE_STATIC, cols, cols, &t, err);
+    if (st != GT_OK)
+        return st;
+    if (gt_table_nrows(t) < 1)
+        st = gt_err(err, GT_ERR_FORMAT, "tracking file '%s' has no static data", path);
+    else if (gt_ram_unit_parse(gt_table_text(t, 0, 0), ram) != GT_OK ||
+             gt_ram_unit_parse(gt_table_text(t, 1, 0), gpu_ram) != GT_OK)
+        st = gt_err(err, GT_ERR_FORMAT, "tracking file '%s': invalid RAM unit '%s' or '%s': must be one of " GT_RAM_UNITS_VALID,
+                    path, gt_table_text(t, 0, 0), gt_table_text(t, 1, 0));
+    gt_table_free(&t);
+    return st;
+}
+
+/* Reads the series and, when the file has them, gpu-tracker's three energy
+ * columns (the Python package's files have none). */
+static gt_status read_series(const char *path, series *x, gt_error *err)
+{
+    static const char *const with_energy[] = {
+        "timestamp", "combined_ram", "combined_gpu_ram", "cpu_combined_sum_utilization_percent",
+        "gpu_sum_utilization_percent", "cpu_energy_joules", "dram_energy_joules", "gpu_energy_joules", NULL};
+    static const char *const without_energy[] = {
+        "timestamp", "combined_ram", "combined_gpu_ram", "cpu_combined_sum_utilization_percent",
+        "gpu_sum_utilization_percent", NULL};
+    gt_table *t = NULL;
+    gt_status st = gt_table_read_columns(path, GT_TABLE_TIMEPOINTS, with_energy, NULL, &t, err);
+    x->nenergy = 3;
+    if (st == GT_ERR_FORMAT) {
+        st = gt_table_read_columns(path, GT_TABLE_TIMEPOINTS, without_energy, NULL, &t, err);
+        x->nenergy = 0;
+    }
+    if (st != GT_OK)
+        return st;
+    size_t n = x->n = gt_table_nrows(t);
+    size_t sz = (n ? n : 1) * sizeof(double);
+    if (!(x->ts = malloc(sz)))
+        goto nomem;
+    gt_table_copy_numbers(t, 0, 0, n, x->ts);
+    for (int s = 0; s < GT_MERGE_NSERIES; s++) {
+        if (!(x->v[s] = malloc(sz)))
+            goto nomem;
+        gt_table_copy_numbers(t, gt_table_find(t, series_columns[s]), 0, n, x->v[s]);
+    }
+    for (int e = 0; e < x->nenergy; e++) {
+        if (!(x->energy[e] = malloc(sz)))
+            goto nomem;
+        gt_table_copy_numbers(t, 5 + e, 0, n, x->energy[e]);
+    }
+    gt_table_free(&t);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x->ts[i]) || (i && x->ts[i] < x->ts[i - 1]))
+            return gt_err(err, GT_ERR_FORMAT, "tracking file '%s': timestamp of sample %zu is %s", path,
+                          i + 1, isfinite(x->ts[i]) ? "earlier than the one before" : "missing");
+    return GT_OK;
+nomem:
+    gt_table_free(&t);
+    return gt_err(err, GT_ERR_NOMEM, "out of memory reading '%s'", path);
+}
+
+static double ram_convert(double v, gt_ram_unit from, gt_ram_unit to)
+{
+    return from == to ? v : gt_ram_in_unit(v / gt_ram_in_unit(1.0, from), to);
+}
+
+/* The file's own figures from its series. */
+static void reduce(const series *x, gt_merge_part *p)
+{
+    p->samples = x->n;
+    p->start = x->n ? x->ts[0] : NAN;
+    p->stop = x->n ? x->ts[x->n - 1] : NAN;
+    for (int s = 0; s < GT_MERGE_NSERIES; s++) {
+        double m = NAN;
+        for (size_t i = 0; i < x->n; i++)
+            if (!isnan(x->v[s][i]) && (isnan(m) || x->v[s][i] > m))
+                m = x->v[s][i];
+        p->max[s] = m;
+    }
+    /* A CPU percent is the use over the interval that ends at its sample. */
+    double sum = 0, secs = 0;
+    size_t count = 0;
+    const double *cpu = x->v[GT_MERGE_CPU];
+    for (size_t i = 0; i < x->n; i++) {
+        if (isnan(cpu[i]))
+            continue;
+        sum += cpu[i];
+        count++;
+        if (i)
+            secs += cpu[i] / 100.0 * (x->ts[i] - x->ts[i - 1]);
+    }
+    p->mean_cpu_percent = count ? sum / (double)count : NAN;
+    p->cpu_seconds = count ? secs : NAN;
+    p->energy_joules = NAN;
+    for (int e = 0; e < x->nenergy; e++) {
+        double first = NAN, last = NAN;
+        for (size_t i = 0; i < x->n; i++)
+            if (!isnan(x->energy[e][i])) {
+                if (isnan(first))
+                    first = x->energy[e][i];
+                last = x->energy[e][i];
+            }
+        if (!isnan(first))
+            p->energy_joules = (isnan(p->energy_joules) ? 0 : p->energy_joules) + (last - first);
+    }
+}
+
+/* Adds the file into the grid: in each step it counts with the largest
+ * value it sampled in that step or, with no sample there, its last value
+ * before (a node between two samples still holds its memory). */
+static gt_status add_to_grid(grid *g, const series *x, double align, gt_error *err)
+{
+    if (!x->n)
+        return GT_OK;
+    long k0 = (long)floor(x->ts[0] / align), k1 = (long)floor(x->ts[x->n - 1] / align);
+    gt_status st = grid_cover(g, k0, k1, err);
+    if (st != GT_OK)
+        return st;
+    double held[GT_MERGE_NSERIES];
+    for (int s = 0; s < GT_MERGE_NSERIES; s++)
+        held[s] = NAN;
+    size_t i = 0;
+    for (long k = k0; k <= k1; k++) {
+        double step_max[GT_MERGE_NSERIES];
+        for (int s = 0; s < GT_MERGE_NSERIES; s++)
+            step_max[s] = NAN;
+        for (; i < x->n && (long)floor(x->ts[i] / align) == k; i++)
+            for (int s = 0; s < GT_MERGE_NSERIES; s++) {
+                double v = x->v[s][i];
+                if (isnan(v))
+                    continue;
+                if (isnan(step_max[s]) || v > step_max[s])
+                    step_max[s] = v;
+                held[s] = v;
+            }
+        for (int s = 0; s < GT_MERGE_NSERIES; s++) {
+            double v = isnan(step_max[s]) ? held[s] : step_max[s];
+            if (!isnan(v)) {
+                g->sum[s][k - g->base] += v;
+                g->valid[s] = 1;
+            }
+        }
+    }
+    return GT_OK;
+}
+
+static char *stem(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+    return strndup(b, n);
+}
+
+/* The job's figures once every file is in the grid. */
+static void finish(gt_merge *m, const grid *g)
+{
+    for (int s = 0; s < GT_MERGE_NSERIES; s++) {
+        m->peak[s] = m->peak_time[s] = NAN;
+        if (!g->valid[s])
+            continue;
+        for (long k = 0; k < g->len; k++)
+            if (isnan(m->peak[s]) || g->sum[s][k] > m->peak[s]) {
+                m->peak[s] = g->sum[s][k];
+                m->peak_time[s] = (double)(g->base + k) * m->align;
+            }
+    }
+    m->cpu_seconds = m->energy_joules = m->start = m->stop = NAN;
+    double largest = NAN;
+    for (size_t i = 0; i < m->nparts; i++) {
+        const gt_merge_part *p = &m->parts[i];
+        if (!isnan(p->cpu_seconds))
+            m->cpu_seconds = (isnan(m->cpu_seconds) ? 0 : m->cpu_seconds) + p->cpu_seconds;
+        if (!isnan(p->energy_joules))
+            m->energy_joules = (isnan(m->energy_joules) ? 0 : m->energy_joules) + p->energy_joules;
+        if (!isnan(p->start) && (isnan(m->start) || p->start < m->start))
+            m->start = p->start;
+        if (!isnan(p->stop) && (isnan(m->stop) || p->stop > m->stop))
+            m->stop = p->stop;
+        if (!isnan(p->max[GT_MERGE_RAM]) && (isnan(largest) || p->max[GT_MERGE_RAM] > largest)) {
+            largest = p->max[GT_MERGE_RAM];
+            m->largest = i;
+        }
+    }
+}
+
+gt_status gt_merge_files(const char *const *paths, size_t n, double align_seconds, gt_merge **out,
+                         gt_error *err)
+{
+    *out = NULL;
+    if (!paths || n == 0)
+        return gt_err(err, GT_ERR_INVALID, "merge: no tracking file given");
+    if (!(align_seconds > 0) || !isfinite(align_seconds))
+        return gt_err(err, GT_ERR_INVALID, "merge: invalid grid step %g: must be a positive number of seconds",
+                      align_seconds);
+    gt_merge *m = calloc(1, sizeof *m);
+    grid g = {0};
+    gt_status st = GT_OK;
+    if (!m || !(m->parts = calloc(n, sizeof *m->parts))) {
+        free(m);
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    }
+    m->align = align_seconds;
+    for (size_t i = 0; i < n && st == GT_OK; i++) {
+        series x = {0};
+        gt_ram_unit ram, gpu_ram;
+        gt_merge_part *p = &m->parts[m->nparts++];
+        if (!(p->name = stem(paths[i])) || !(p->path = strdup(paths[i]))) {
+            st = gt_err(err, GT_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if ((st = read_units(paths[i], &ram, &gpu_ram, err)) != GT_OK)
+            break;
+        if (i == 0) {
+            m->ram_unit = ram;
+            m->gpu_ram_unit = gpu_ram;
+        }
+        if ((st = read_series(paths[i], &x, err)) == GT_OK) {
+            for (size_t k = 0; k < x.n; k++) {
+                x.v[GT_MERGE_RAM][k] = ram_convert(x.v[GT_MERGE_RAM][k], ram, m->ram_unit);
+                x.v[GT_MERGE_GPU_RAM][k] = ram_convert(x.v[GT_MERGE_GPU_RAM][k], gpu_ram, m->gpu_ram_unit);
+            }
+            reduce(&x, p);
+            st = add_to_grid(&g, &x, align_seconds, err);
+        }
+        series_free(&x);
+    }
+    if (st == GT_OK)
+        finish(m, &g);
+    grid_free(&g);
+    if (st != GT_OK)
+        gt_merge_free(&m);
+    *out = m;
+    return st;
+}
+
+void gt_merge_free(gt_merge **m)
+{
+    if (!m || !*m)
+        return;
+    for (size_t i = 0; i < (*m)->nparts; i++) {
+        free((*m)->parts[i].name);
+        free((*m)->parts[i].path);
+    }
+    free((*m)->parts);
+    free(*m);
+    *m = NULL;
+}

@@ -1,0 +1,38 @@
+/* The job report of `gpu-tracker merge`: tracking files of one job (one per
+ * node, or one per task) read one at a time, each reduced to its own figures
+ * and added into a shared time grid, so the job's peaks are peaks of sums at
+ * one time, not sums of each file's peak. */
+#ifndef GT_ANALYSIS_MERGE_H
+#define GT_ANALYSIS_MERGE_H
+#include <stddef.h>
+
+#include "gpu_tracker.h"
+
+/* The summed series, in the order of the grid's arrays. */
+enum { GT_MERGE_RAM, GT_MERGE_GPU_RAM, GT_MERGE_CPU, GT_MERGE_GPU, GT_MERGE_NSERIES };
+
+/* One tracking file's figures.  NaN: unavailable in that file. */
+typedef struct gt_merge_part {
+    char *name;                    /* the file's base name without extension */
+    char *path;
+    size_t samples;
+    double start, stop;            /* first and last timestamp (Unix seconds) */
+    double max[GT_MERGE_NSERIES];  /* RAM and GPU RAM in the report's units; CPU and GPU in percent */
+    double mean_cpu_percent;
+    double cpu_seconds;            /* sum of CPU percent / 100 times each sample's interval */
+    double energy_joules;          /* all energy columns, last value minus first */
+} gt_merge_part;
+
+struct gt_merge {
+    double align;                  /* grid step in seconds */
+    gt_ram_unit ram_unit, gpu_ram_unit; /* the first file's, used for every file */
+    gt_merge_part *parts;
+    size_t nparts;
+    /* The job: maxima over grid steps of the sums across files, and totals. */
+    double peak[GT_MERGE_NSERIES];
+    double peak_time[GT_MERGE_NSERIES]; /* start of the step where each peak is */
+    double cpu_seconds, energy_joules, start, stop;
+    size_t largest;                /* index of the part with the largest RAM peak */
+};
+
+#endif

@@ -1,0 +1,128 @@
+/* gt_merge_write: the job report as text for people or JSON for scripts
+ * (cJSON does the escaping of file names; unavailable figures are null). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/merge.h"
+
+static const char *const series_keys[GT_MERGE_NSERIES] = {"ram", "gpu_ram", "cpu_percent", "gpu_percent"};
+
+static void put(FILE *out, const char *label, double v, const char *unit)
+{
+    if (isnan(v))
+        fprintf(out, "      %-34s n/a\n", label);
+    else
+        fprintf(out, "      %-34s %.3f %s\n", label, v, unit);
+}
+
+static void cell(FILE *out, double v)
+{
+    if (isnan(v))
+        fprintf(out, " %12s", "n/a");
+    else
+        fprintf(out, " %12.3f", v);
+}
+
+static gt_status write_text(const gt_merge *m, FILE *out)
+{
+    const char *ru = gt_ram_unit_name(m->ram_unit), *gu = gt_ram_unit_name(m->gpu_ram_unit);
+    fprintf(out, "Job (%zu tracking files, aligned on %g-second steps)\n", m->nparts, m->align);
+    put(out, "Compute time:", m->stop - m->start, "seconds");
+    put(out, "Peak RAM (sum across files):", m->peak[GT_MERGE_RAM], ru);
+    put(out, "Peak GPU RAM (sum across files):", m->peak[GT_MERGE_GPU_RAM], gu);
+    put(out, "Peak CPU (sum across files):", m->peak[GT_MERGE_CPU], "percent");
+    put(out, "Peak GPU (sum across files):", m->peak[GT_MERGE_GPU], "percent");
+    put(out, "CPU time:", m->cpu_seconds, "seconds");
+    put(out, "Energy:", m->energy_joules, "joules");
+    if (!isnan(m->parts[m->largest].max[GT_MERGE_RAM]))
+        fprintf(out, "      %-34s %s (%.3f %s)\n", "Largest by RAM:", m->parts[m->largest].name,
+                m->parts[m->largest].max[GT_MERGE_RAM], ru);
+    fprintf(out, "Files (RAM in %s, GPU RAM in %s)\n", ru, gu);
+    fprintf(out, "      %-24s %12s %12s %12s %12s %12s %12s %12s %12s\n", "name", "samples", "time s", "peak RAM",
+            "peak GPU RAM", "mean CPU %", "peak CPU %", "CPU s", "energy J");
+    for (size_t i = 0; i < m->nparts; i++) {
+        const gt_merge_part *p = &m->parts[i];
+        fprintf(out, "      %-24s %12zu", p->name, p->samples);
+        cell(out, p->stop - p->start);
+        cell(out, p->max[GT_MERGE_RAM]);
+        cell(out, p->max[GT_MERGE_GPU_RAM]);
+        cell(out, p->mean_cpu_percent);
+        cell(out, p->max[GT_MERGE_CPU]);
+        cell(out, p->cpu_seconds);
+        cell(out, p->energy_joules);
+        fputc('\n', out);
+    }
+    return ferror(out) ? GT_ERR_IO : GT_OK;
+}
+
+/* Adds a number, or null when unavailable; NULL when out of memory. */
+static cJSON *num(cJSON *o, const char *key, double v)
+{
+    return isnan(v) ? cJSON_AddNullToObject(o, key) : cJSON_AddNumberToObject(o, key, v);
+}
+
+static cJSON *to_json(const gt_merge *m)
+{
+    cJSON *root = cJSON_CreateObject(), *job, *files, *peak, *at;
+    if (!root || !cJSON_AddStringToObject(root, "ram_unit", gt_ram_unit_name(m->ram_unit)) ||
+        !cJSON_AddStringToObject(root, "gpu_ram_unit", gt_ram_unit_name(m->gpu_ram_unit)) ||
+        !num(root, "align_seconds", m->align) || !(job = cJSON_AddObjectToObject(root, "job")) ||
+        !(files = cJSON_AddArrayToObject(root, "files")))
+        goto nomem;
+    if (!num(job, "files", (double)m->nparts) || !num(job, "start", m->start) || !num(job, "stop", m->stop) ||
+        !num(job, "compute_time_seconds", m->stop - m->start) || !num(job, "cpu_seconds", m->cpu_seconds) ||
+        !num(job, "energy_joules", m->energy_joules) || !(peak = cJSON_AddObjectToObject(job, "peak")) ||
+        !(at = cJSON_AddObjectToObject(job, "peak_time")))
+        goto nomem;
+    for (int s = 0; s < GT_MERGE_NSERIES; s++)
+        if (!num(peak, series_keys[s], m->peak[s]) || !num(at, series_keys[s], m->peak_time[s]))
+            goto nomem;
+    const gt_merge_part *big = &m->parts[m->largest];
+    if (!(isnan(big->max[GT_MERGE_RAM]) ? cJSON_AddNullToObject(job, "largest_by_ram")
+                                        : cJSON_AddStringToObject(job, "largest_by_ram", big->name)))
+        goto nomem;
+    for (size_t i = 0; i < m->nparts; i++) {
+        const gt_merge_part *p = &m->parts[i];
+        cJSON *f = cJSON_CreateObject(), *fmax;
+        if (!f || !cJSON_AddItemToArray(files, f))
+            goto nomem_f;
+        if (!cJSON_AddStringToObject(f, "name", p->name) || !cJSON_AddStringToObject(f, "path", p->path) ||
+            !num(f, "samples", (double)p->samples) || !num(f, "start", p->start) || !num(f, "stop", p->stop) ||
+            !num(f, "compute_time_seconds", p->stop - p->start) || !(fmax = cJSON_AddObjectToObject(f, "peak")) ||
+            !num(f, "mean_cpu_percent", p->mean_cpu_percent) || !num(f, "cpu_seconds", p->cpu_seconds) ||
+            !num(f, "energy_joules", p->energy_joules))
+            goto nomem;
+        for (int s = 0; s < GT_MERGE_NSERIES; s++)
+            if (!num(fmax, series_keys[s], p->max[s]))
+                goto nomem;
+        continue;
+    nomem_f:
+        cJSON_Delete(f);
+        goto nomem;
+    }
+    return root;
+nomem:
+    cJSON_Delete(root);
+    return NULL;
+}
+
+static gt_status write_json(const gt_merge *m, FILE *out)
+{
+    cJSON *root = to_json(m);
+    char *s = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!s)
+        return GT_ERR_NOMEM;
+    int bad = fputs(s, out) < 0 || fputc('\n', out) == EOF;
+    cJSON_free(s);
+    return bad ? GT_ERR_IO : GT_OK;
+}
+
+gt_status gt_merge_write(const gt_merge *m, gt_format fmt, FILE *out)
+{
+    if (!m || !out || !m->nparts)
+        return GT_ERR_INVALID;
+    return fmt == GT_FORMAT_JSON ? write_json(m, out) : write_text(m, out);
+}

@@ -1,0 +1,79 @@
+#!/bin/bash
+# File-name patterns from the Slurm environment (--tf, -o) and the merge
+# command over the files they give, without a Slurm cluster: each task's
+# environment is set by hand as Slurm sets it.
+. "$(dirname "$0")/_lib.sh"
+
+task() { # RANK NODE, then gpu-tracker's arguments
+    local rank=$1 node=$2
+    shift 2
+    env SLURM_JOB_ID=77 SLURM_STEP_ID=3 SLURMD_NODENAME="$node" SLURM_PROCID="$rank" \
+        SLURM_STEP_NUM_TASKS=4 SLURM_STEP_NUM_NODES=2 "$GT_BIN" --quiet "$@"
+}
+
+# Four tasks on two nodes, each with its own tracking file and report.
+mkdir job
+for r in 0 1 2 3; do
+    task "$r" "n$((r / 2 + 1))" --st=0.05 --ru=megabytes --tf="job/t-%j.%s-%N-%t.csv" -o "job/r-%t.txt" \
+        -- "$W/touch_mem" 20 0.5 >/dev/null 2>&1 &
+done
+wait
+for f in job/t-77.3-n1-0.csv job/t-77.3-n1-1.csv job/t-77.3-n2-2.csv job/t-77.3-n2-3.csv job/r-0.txt job/r-3.txt; do
+    [ -s "$f" ] || fail "no file $f: $(ls job)"
+done
+grep -q 'Max RAM' job/r-0.txt || fail "report r-0.txt"
+
+# Two tasks per node, one file per node: refused before anything runs.
+set +e
+task 0 n1 --tf="node-%N.csv" -- touch ran 2>err; rc=$?
+set -e
+[ "$rc" = 2 ] || fail "shared file: exit $rc"
+grep -q "would all write this one file" err || fail "shared file: $(cat err)"
+[ ! -e ran ] && [ ! -e node-n1.csv ] || fail "refused but ran"
+# One task per node: a file per node is enough.
+SLURM_STEP_NUM_TASKS=2 SLURM_STEP_NUM_NODES=2 SLURMD_NODENAME=n1 "$GT_BIN" --quiet --tf="node-%N.csv" -- true >/dev/null 2>&1 ||
+    fail "one task per node refused"
+[ -s node-n1.csv ] || fail "node-n1.csv"
+# A fixed name in a multi-task step is refused too, for the report as well.
+set +e
+task 1 n1 -o report.txt -- true 2>err; rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q -- "--output 'report.txt'" err || fail "fixed report name: exit $rc $(cat err)"
+# Outside Slurm: a pattern that needs a variable is an error; %% and %h work.
+for bad in 't-%j.csv:SLURM_JOB_ID' 't-%q.csv:unknown pattern' 't-%.csv:unknown pattern'; do
+    set +e
+    env -u SLURM_JOB_ID "$GT_BIN" --quiet --tf="${bad%%:*}" -- true >/dev/null 2>err; rc=$?
+    set -e
+    [ "$rc" = 2 ] && grep -q "${bad#*:}" err || fail "${bad%%:*}: exit $rc $(cat err)"
+done
+"$GT_BIN" --quiet --tf="p-100%%-%h.csv" -- true >/dev/null 2>&1
+[ -s "p-100%-$(hostname).csv" ] || fail "%% and %h: $(ls)"
+
+# The merge: four files of 20 MB each.  On a 60-second grid the four runs
+# fall in one step however the machine schedules them, so the job's peak is
+# exactly the sum of the four files' peaks (the unit test covers finer grids).
+"$GT_BIN" merge -f json -o merged.json --align=60 job >/dev/null
+[ "$(jget merged.json '.files | length')" = 4 ] || fail "merged files: $(jget merged.json '.files | length')"
+[ "$(jget merged.json '.ram_unit')" = megabytes ] || fail "unit"
+within "$(jget merged.json '.files[0].peak.ram')" 20 40 "one task's RAM"
+jq -e '(.job.peak.ram - ([.files[].peak.ram] | add)) | fabs < 1e-9' merged.json >/dev/null ||
+    fail "job RAM peak $(jget merged.json .job.peak.ram) is not the sum of the files' peaks"
+jget merged.json '.files[].name' | grep -qx 't-77.3-n2-3' || fail "names"
+"$GT_BIN" merge job/t-77.3-n1-0.csv job/t-77.3-n2-2.csv >text.txt
+grep -q '^Job (2 tracking files' text.txt || fail "text: $(cat text.txt)"
+grep -q 't-77.3-n2-2' text.txt || fail "text rows"
+
+# Errors: no input, an empty directory, a directory among files, a bad file.
+mkdir empty
+for args in "" "empty" "job job/r-0.txt" "--align=0 job" "-f xml job"; do
+    set +e
+    # shellcheck disable=SC2086
+    "$GT_BIN" merge $args >/dev/null 2>err; rc=$?
+    set -e
+    [ "$rc" = 2 ] && [ -s err ] || fail "merge $args: exit $rc"
+done
+set +e
+"$GT_BIN" merge job/r-0.txt >/dev/null 2>err; rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q "r-0.txt" err || fail "merge of a report: exit $rc $(cat err)"
+echo "ok"

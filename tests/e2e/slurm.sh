@@ -1,0 +1,57 @@
+#!/bin/bash
+# `srun gpu-tracker` on a real Slurm (tests/e2e/_slurm.sh): a 2-node, 4-task
+# job runs `srun gpu-tracker --tf=...%N...%t` and the merged report must
+# agree with what each task was made to use; a job cancelled with scancel
+# must still leave complete files.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/_lib.sh"
+
+. "$HERE/_slurm.sh"
+
+# -- a 2-node, 4-task job: task r holds (r+1)*10 MiB for 4 s and burns
+# 0.5 s of CPU; every task writes its own tracking file and report --
+timeout 120 srun -N2 -n4 --ntasks-per-node=2 -t 2 "$GT_BIN" --quiet --st=0.1 --ru=megabytes \
+    --tf="$TMP/out/track-%j-%N-%t.csv" -o "$TMP/out/report-%N-%t.json" -f json -- \
+    sh -c "$W/burn 1 500 & $W/touch_mem \$(((SLURM_PROCID + 1) * 10)) 4; wait" >srun.out 2>&1 ||
+    fail "srun: $(cat srun.out)"
+job=$(ls out | sed -n 's/^track-\([0-9]*\)-.*/\1/p' | head -n 1)
+for f in "track-$job-n1-0" "track-$job-n1-1" "track-$job-n2-2" "track-$job-n2-3"; do
+    [ -s "out/$f.csv" ] || fail "no out/$f.csv: $(ls out)"
+done
+"$GT_BIN" merge -f json -o merged.json out
+[ "$(jget merged.json '.files | length')" = 4 ] || fail "merged $(jget merged.json '.files | length') files"
+mib=1.048576
+for r in 0 1 2 3; do
+    f=$(jget merged.json ".files[] | select(.name | endswith(\"-$r\")) | .peak.ram")
+    within "$f" "$(awk -v r=$r -v m=$mib 'BEGIN { print (r + 1) * 10 * m }')" \
+        "$(awk -v r=$r -v m=$mib 'BEGIN { print (r + 1) * 10 * m + 8 }')" "task $r RAM (MB)"
+done
+# 100 MiB across both nodes at one time, plus up to 8 MB per task for the
+# shell and the programs themselves
+within "$(jget merged.json .job.peak.ram)" 104.8 137 "job RAM peak (MB)"
+within "$(jget merged.json .job.cpu_seconds)" 1.6 3.5 "job CPU seconds (4 x 0.5 s burnt)"
+within "$(jget merged.json .job.compute_time_seconds)" 3.9 30 "job time (s)"
+[ "$(jget merged.json .job.largest_by_ram)" = "track-$job-n2-3" ] || fail "largest: $(jget merged.json .job.largest_by_ram)"
+
+# -- a job cancelled while it runs still leaves every node's file and
+# report complete (scancel's SIGTERM reaches gpu-tracker, which forwards it
+# and writes its report before KillWait's SIGKILL) --
+timeout 120 srun -N2 -n2 -t 2 "$GT_BIN" --quiet --st=0.1 --tf="$TMP/cancel/c-%N.csv" -o "$TMP/cancel/r-%N.txt" \
+    -- sleep 300 >cancel.out 2>&1 &
+srun_pid=$!
+ready=
+for _ in $(seq 200); do
+    n=0
+    for c in cancel/c-n1.csv cancel/c-n2.csv; do [ -f "$c" ] && [ "$(wc -l <"$c")" -ge 5 ] && n=$((n + 1)); done
+    [ $n = 2 ] && { ready=1; break; }
+    sleep 0.1
+done
+[ -n "$ready" ] || fail "the job to cancel did not start: $(ls cancel) $(cat cancel.out)"
+scancel "$(squeue -h -o %i | head -n 1)"
+wait "$srun_pid" || true
+for n in n1 n2; do
+    grep -q "^Max RAM" "cancel/r-$n.txt" || fail "report of $n after scancel: $(cat "cancel/r-$n.txt" 2>&1)"
+done
+"$GT_BIN" merge -f json -o cancelled.json cancel
+[ "$(jget cancelled.json '[.files[] | select(.samples >= 3)] | length')" = 2 ] || fail "cancelled files"
+echo "ok"

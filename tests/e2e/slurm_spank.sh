@@ -1,0 +1,54 @@
+#!/bin/bash
+# The SPANK plugin on a real Slurm (tests/e2e/_slurm.sh): `srun
+# --gpu-tracker=DIR` on 2 nodes, 4 tasks, tracks every task from slurmstepd
+# into DIR/<job>.<step>/; the files hold the tasks' figures, not
+# slurmstepd's; without DIR they go to the job's working directory; a
+# directory that cannot be made costs the job nothing; sbatch takes the
+# option as well.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/_lib.sh"
+
+PLUGIN=$GT_BUILD/gpu_tracker_spank.so
+[ -f "$PLUGIN" ] || skip "no SPANK plugin in $GT_BUILD: it is built where libslurm-dev is installed, and not by sanitizer builds (slurmstepd cannot load them)"
+# "required", so that a plugin Slurm cannot load fails the test; users write
+# "optional", so that it never stops a job.
+SLURM_PLUGSTACK="required $PLUGIN st=0.1"
+. "$HERE/_slurm.sh"
+
+srun --help 2>&1 | grep -q -- '--gpu-tracker' || fail "srun --help lacks --gpu-tracker"
+mkdir -p spank wd sb
+timeout 120 srun -N2 -n4 --ntasks-per-node=2 -t 2 --gpu-tracker="$TMP/spank" \
+    sh -c "$W/touch_mem \$(((SLURM_PROCID + 1) * 10)) 3" >srun.out 2>&1 || fail "srun: $(cat srun.out)"
+d=$(ls -d spank/*.0 2>/dev/null | head -n 1)
+[ -n "$d" ] || fail "no DIR/<job>.0: $(ls -R spank)"
+for f in n1.0 n1.1 n2.2 n2.3; do
+    [ -s "$d/$f.csv" ] || fail "no $d/$f.csv: $(ls "$d")"
+    jq -e '.max_ram' "$d/$f.json" >/dev/null || fail "report $d/$f.json"
+done
+"$GT_BIN" merge -f json -o merged.json "$d"
+[ "$(jget merged.json '.files | length')" = 4 ] || fail "merged $(jget merged.json '.files | length') files"
+# Task r held (r+1)*10 MiB; the plugin's process (slurmstepd) holds more
+# than the 4 MB of slack, so its memory would show.
+for r in 0 1 2 3; do
+    f=$(jget merged.json ".files[] | select(.name | endswith(\".$r\")) | .peak.ram")
+    within "$f" "$(awk -v r=$r 'BEGIN { print (r + 1) * 10 * 1.048576 / 1000 }')" \
+        "$(awk -v r=$r 'BEGIN { print ((r + 1) * 10 * 1.048576 + 4) / 1000 }')" "task $r RAM (GB)"
+done
+
+# Without DIR: the job's working directory.
+(cd wd && timeout 120 srun -N1 -n1 -t 2 --gpu-tracker true >../srun2.out 2>&1) || fail "srun: $(cat srun2.out)"
+ls wd/*.0/n1.0.csv >/dev/null 2>&1 || fail "nothing in the working directory: $(ls -R wd)"
+# A directory that cannot be created: the job runs and succeeds all the same.
+timeout 120 srun -N1 -n1 -t 2 --gpu-tracker=/proc/no/such/dir echo ran >srun3.out 2>&1 ||
+    fail "job failed because of tracking: $(cat srun3.out)"
+grep -q '^ran$' srun3.out || fail "job output: $(cat srun3.out)"
+grep -q "error: gpu-tracker: cannot create '/proc/no/such/dir/" srun3.out || fail "no warning in the job's stderr"
+# sbatch takes the option too; the batch script's step is "batch".
+jid=$(sbatch --parsable -N1 -n1 -t 2 --gpu-tracker="$TMP/sb" -o "$TMP/sb.out" --wrap "$W/touch_mem 5 1") ||
+    fail "sbatch"
+for _ in $(seq 300); do [ -z "$(squeue -h -j "$jid" 2>/dev/null)" ] && break; sleep 0.2; done
+ls sb/"$jid".batch/n1.0.csv sb/"$jid".batch/n1.0.json >/dev/null 2>&1 || fail "batch step: $(ls -R sb 2>&1)"
+# Not asked for: nothing written.
+(cd wd && timeout 120 srun -N1 -n1 -t 2 true) || fail "plain srun"
+[ "$(ls -d wd/*.* | wc -l)" = 1 ] || fail "files without --gpu-tracker: $(ls wd)"
+echo "ok"

@@ -1,0 +1,208 @@
+/* Merging tracking files of one job: peaks of sums at one time (not sums of
+ * peaks), unit conversion, CPU seconds, energy, held values between
+ * samples, and the errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/merge.h"
+#include "gpu_tracker.h"
+#include "tmpdir.h"
+
+static const char static_header[] =
+    "ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,gpu_ram_system_capacity,system_core_count,"
+    "n_expected_cores,system_gpu_count,n_expected_gpus\n";
+static const char data_header[] =
+    "main_ram,descendants_ram,combined_ram,system_ram,main_gpu_ram,descendants_gpu_ram,combined_gpu_ram,"
+    "system_gpu_ram,gpu_sum_utilization_percent,gpu_hardware_utilization_percent,main_n_threads,"
+    "descendants_n_threads,combined_n_threads,cpu_system_sum_utilization_percent,"
+    "cpu_system_hardware_utilization_percent,cpu_main_sum_utilization_percent,"
+    "cpu_main_hardware_utilization_percent,cpu_descendants_sum_utilization_percent,"
+    "cpu_descendants_hardware_utilization_percent,cpu_combined_sum_utilization_percent,"
+    "cpu_combined_hardware_utilization_percent,timestamp";
+
+/* Writes a tracking file of n samples at t0, t0 + dt, ...: RAM ram[i] in
+ * unit, CPU cpu percent throughout, GPU RAM 0, and (energy) a cumulative
+ * CPU energy of energy_rate joules per second, or no energy columns. */
+static void write_file(const char *path, const char *unit, double t0, double dt, const double *ram, size_t n,
+                       double cpu, int energy, double energy_rate)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(static_header, f);
+    fprintf(f, "%s,gigabytes,hours,64.0,0.0,8,8,0,0\n", unit);
+    fprintf(f, "%s%s\n", data_header, energy ? ",cpu_energy_joules,dram_energy_joules,gpu_energy_joules" : "");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%.17g,0,%.17g,1,0,0,0,0,0,0,1,0,1,0,0,%.17g,0,0,0,%.17g,0,%.17g", ram[i], ram[i], cpu, cpu,
+                t0 + dt * (double)i);
+        if (energy)
+            fprintf(f, ",%.17g,,", energy_rate * dt * (double)i);
+        fputc('\n', f);
+    }
+    assert_int_equal(fclose(f), 0);
+}
+
+/* cmocka's float assertion rounds to float, too coarse for timestamps. */
+#define assert_near(a, b, eps)                                                                             \
+    do {                                                                                                   \
+        double a_ = (a), b_ = (b);                                                                         \
+        if (!(fabs(a_ - b_) <= (eps)))                                                                     \
+            fail_msg("%s is %.17g, not %.17g", #a, a_, b_);                                                \
+    } while (0)
+
+static gt_merge *merge(const char *const *paths, size_t n, double align)
+{
+    gt_merge *m = NULL;
+    gt_error err;
+    gt_status st = gt_merge_files(paths, n, align, &m, &err);
+    if (st != GT_OK)
+        fail_msg("merge failed: %s", err.msg);
+    return m;
+}
+
+/* Node a peaks early, node b late: the job's peak is the larger sum at
+ * one time (1 + 0.5 early, 0.5 + 2 late), not 1 + 2. */
+static void test_peak_is_max_of_sums(void **state)
+{
+    (void)state;
+    const double a[] = {1, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5};
+    const double b_mb[] = {500, 500, 500, 500, 500, 2000, 2000, 2000, 2000, 2000};
+    write_file("a.csv", "gigabytes", 1000.0, 1.0, a, 10, 100, 1, 2.0);
+    write_file("b.csv", "megabytes", 1000.2, 1.0, b_mb, 10, 50, 0, 0);
+    const char *const paths[] = {"a.csv", "b.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    assert_int_equal(m->nparts, 2);
+    assert_int_equal(m->ram_unit, GT_GIGABYTES);
+    assert_near(m->parts[1].max[GT_MERGE_RAM], 2.0, 1e-12);
+    assert_near(m->peak[GT_MERGE_RAM], 2.5, 1e-12);
+    assert_near(m->peak_time[GT_MERGE_RAM], 1005.0, 1e-9);
+    assert_near(m->peak[GT_MERGE_CPU], 150.0, 1e-12);
+    /* 9 intervals of 1 s at 100 % and at 50 % */
+    assert_near(m->parts[0].cpu_seconds, 9.0, 1e-9);
+    assert_near(m->cpu_seconds, 13.5, 1e-9);
+    /* energy only in a: 2 W for 9 s; b's is unavailable, not 0 */
+    assert_near(m->parts[0].energy_joules, 18.0, 1e-9);
+    assert_true(isnan(m->parts[1].energy_joules));
+    assert_near(m->energy_joules, 18.0, 1e-9);
+    assert_string_equal(m->parts[m->largest].name, "b");
+    assert_near(m->stop - m->start, 9.2, 1e-9);
+    gt_merge_free(&m);
+    assert_null(m);
+}
+
+/* A node sampled every 3 s still holds its memory in the steps between its
+ * samples, so a peak of the other node there adds to it. */
+static void test_held_between_samples(void **state)
+{
+    (void)state;
+    const double slow[] = {4, 4, 4};
+    const double fast[] = {1, 1, 1, 1, 3, 1, 1};
+    write_file("slow.csv", "gigabytes", 2000.0, 3.0, slow, 3, 0, 0, 0);
+    write_file("fast.csv", "gigabytes", 2000.0, 1.0, fast, 7, 0, 0, 0);
+    const char *const paths[] = {"slow.csv", "fast.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    assert_near(m->peak[GT_MERGE_RAM], 7.0, 1e-12);
+    assert_near(m->peak_time[GT_MERGE_RAM], 2004.0, 1e-9);
+    gt_merge_free(&m);
+}
+
+/* Nodes that do not overlap in time never add up. */
+static void test_disjoint_in_time(void **state)
+{
+    (void)state;
+    const double x[] = {3, 3, 3};
+    write_file("early.csv", "gigabytes", 3000.0, 1.0, x, 3, 0, 0, 0);
+    write_file("late.csv", "gigabytes", 3010.0, 1.0, x, 3, 0, 0, 0);
+    const char *const paths[] = {"early.csv", "late.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    assert_near(m->peak[GT_MERGE_RAM], 3.0, 1e-12);
+    gt_merge_free(&m);
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    const double a[] = {1, 2};
+    write_file("j.csv", "gigabytes", 4000.0, 1.0, a, 2, 100, 0, 0);
+    const char *const paths[] = {"j.csv"};
+    gt_merge *m = merge(paths, 1, 1.0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(gt_merge_write(m, GT_FORMAT_JSON, f), GT_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"energy_joules\":\tnull"));
+    assert_non_null(strstr(buf, "\"largest_by_ram\":\t\"j\""));
+    assert_non_null(strstr(buf, "\"ram\":\t2"));
+    free(buf);
+    gt_merge_free(&m);
+}
+
+static void expect_error(const char *const *paths, size_t n, double align, gt_status want, const char *text)
+{
+    gt_merge *m = (gt_merge *)1;
+    gt_error err;
+    assert_int_equal(gt_merge_files(paths, n, align, &m, &err), want);
+    assert_null(m);
+    if (!strstr(err.msg, text))
+        fail_msg("message '%s' lacks '%s'", err.msg, text);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    const double x[] = {1, 1};
+    write_file("ok.csv", "gigabytes", 5000.0, 1.0, x, 2, 0, 0, 0);
+    const char *const missing[] = {"ok.csv", "missing.csv"};
+    expect_error(missing, 2, 1.0, GT_ERR_IO, "missing.csv");
+    const char *const one[] = {"ok.csv"};
+    expect_error(one, 0, 1.0, GT_ERR_INVALID, "no tracking file");
+    expect_error(one, 1, 0.0, GT_ERR_INVALID, "grid step");
+    const double back[] = {1, 1, 1};
+    write_file("back.csv", "gigabytes", 5000.0, -1.0, back, 3, 0, 0, 0);
+    const char *const b[] = {"back.csv"};
+    expect_error(b, 1, 1.0, GT_ERR_FORMAT, "sample 2");
+    /* a bad clock on one node would ask for years of grid */
+    write_file("far.csv", "gigabytes", 5.0e9, 1.0, x, 2, 0, 0, 0);
+    const char *const far[] = {"ok.csv", "far.csv"};
+    expect_error(far, 2, 1.0, GT_ERR_FORMAT, "steps");
+    FILE *f = fopen("units.csv", "w");
+    fprintf(f, "%spetabytes,gigabytes,hours,1,0,1,1,0,0\n%s\n", static_header, data_header);
+    fclose(f);
+    const char *const u[] = {"units.csv"};
+    expect_error(u, 1, 1.0, GT_ERR_FORMAT, "petabytes");
+}
+
+/* A file whose tracker died before its first sample still counts as a
+ * file, with nothing available. */
+static void test_no_samples(void **state)
+{
+    (void)state;
+    const double x[] = {1, 1};
+    write_file("full.csv", "gigabytes", 6000.0, 1.0, x, 2, 0, 0, 0);
+    write_file("empty.csv", "gigabytes", 6000.0, 1.0, x, 0, 0, 0, 0);
+    const char *const paths[] = {"empty.csv", "full.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    assert_int_equal(m->parts[0].samples, 0);
+    assert_true(isnan(m->parts[0].max[GT_MERGE_RAM]));
+    assert_near(m->peak[GT_MERGE_RAM], 1.0, 1e-12);
+    assert_int_equal(m->largest, 1);
+    gt_merge_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_peak_is_max_of_sums), cmocka_unit_test(test_held_between_samples),
+        cmocka_unit_test(test_disjoint_in_time),    cmocka_unit_test(test_json),
+        cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
+    };
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+}
