@@ -2,7 +2,9 @@
 # slurmctld and two slurmd acting as nodes n1 and n2, each in its own
 # network, UTS and PID namespace (so host names differ and PIDs repeat
 # across nodes, as on a cluster), joined by a bridge on a private /24 that
-# exists only for this test.  Everything started here is stopped by the
+# exists only for this test.  slurmctld, the bridge and the client commands
+# live in a namespace of their own too ($IN_CTL runs a command there), so no
+# address the test uses exists outside the namespaces it made.  Everything started here is stopped by the
 # EXIT trap, also when the test fails; a machine where this cannot run
 # skips the test.  SLURM_PLUGSTACK may hold plugstack.conf's lines.
 [ "$(id -u)" = 0 ] || skip "needs root for network namespaces and slurmd"
@@ -13,6 +15,8 @@ ip netns list >/dev/null 2>&1 || skip "network namespaces are not available"
 
 id=$$
 BR=gtbr$id
+CTL=gt${id}ctl
+IN_CTL="ip netns exec $CTL"
 NET=10.$((100 + id % 100)).$((id / 100 % 250)).
 CPORT=$((20000 + id % 20000))
 DPORT=$((CPORT + 1))
@@ -42,7 +46,7 @@ stop_all() {
     signal_all KILL
     for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
     for n in $NODES; do ip netns del "gt${id}$n" 2>/dev/null; done
-    ip link del "$BR" 2>/dev/null
+    ip netns del "$CTL" 2>/dev/null # with the bridge and the veths' ends in it
     if [ $rc != 0 ] && [ $rc != 77 ]; then
         for f in "$TMP"/*.log "$TMP"/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -n 15 "$f"; }; done
         # again last, where the runner's tail of the output shows it
@@ -53,16 +57,20 @@ stop_all() {
 }
 trap stop_all EXIT
 
-# -- the network: a bridge here, one veth into each node's namespace --
-ip link add "$BR" type bridge || skip "cannot create a bridge"
-ip addr add "${NET}1/24" dev "$BR"
-ip link set "$BR" up
+# -- the network: the controller's namespace holds a bridge, one veth from it
+# into each node's namespace --
+ip netns add "$CTL" || skip "cannot create a network namespace"
+ip -n "$CTL" link set lo up
+ip -n "$CTL" link add "$BR" type bridge || skip "cannot create a bridge"
+ip -n "$CTL" addr add "${NET}1/24" dev "$BR"
+ip -n "$CTL" link set "$BR" up
 i=2
 for n in $NODES; do
     ns=gt${id}$n
     ip netns add "$ns"
     ip link add "gt${id}h$n" type veth peer name "gt${id}c$n"
-    ip link set "gt${id}h$n" master "$BR" up
+    ip link set "gt${id}h$n" netns "$CTL"
+    ip -n "$CTL" link set "gt${id}h$n" master "$BR" up
     ip link set "gt${id}c$n" netns "$ns"
     ip -n "$ns" link set "gt${id}c$n" name eth0
     ip -n "$ns" addr add "$NET$i/24" dev eth0
@@ -117,7 +125,7 @@ export SLURM_CONF=$TMP/slurm.conf
 
 for _ in $(seq 50); do [ -S munge/sock ] && break; sleep 0.1; done
 [ -S munge/sock ] || fail "munged did not start"
-slurmctld -D -i -f "$SLURM_CONF" >"$TMP/slurmctld.out" 2>&1 &
+$IN_CTL slurmctld -D -i -f "$SLURM_CONF" >"$TMP/slurmctld.out" 2>&1 &
 pids+=($!)
 for n in $NODES; do
     ip netns exec "gt${id}$n" unshare --uts --pid --fork --kill-child --mount-proc \
@@ -126,8 +134,8 @@ for n in $NODES; do
 done
 up=
 for _ in $(seq 150); do
-    [ "$(sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle')" = 2 ] && { up=1; break; }
+    [ "$($IN_CTL sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle')" = 2 ] && { up=1; break; }
     sleep 0.2
 done
-[ -n "$up" ] || fail "the two nodes did not come up: $(sinfo -N 2>&1)"
+[ -n "$up" ] || fail "the two nodes did not come up: $($IN_CTL sinfo -N 2>&1)"
 

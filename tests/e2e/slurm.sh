@@ -10,7 +10,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 # -- a 2-node, 4-task job: task r holds (r+1)*10 MiB for 4 s and burns
 # 0.5 s of CPU; every task writes its own tracking file and report --
-timeout 120 srun -N2 -n4 --ntasks-per-node=2 -t 2 "$GT_BIN" --quiet --st=0.1 --ru=megabytes \
+timeout 120 $IN_CTL srun -N2 -n4 --ntasks-per-node=2 -t 2 "$GT_BIN" --quiet --st=0.1 --ru=megabytes \
     --tf="$TMP/out/track-%j-%N-%t.csv" -o "$TMP/out/report-%N-%t.json" -f json -- \
     sh -c "$W/burn 1 500 & $W/touch_mem \$(((SLURM_PROCID + 1) * 10)) 4; wait" >srun.out 2>&1 ||
     fail "srun: $(cat srun.out)"
@@ -36,7 +36,7 @@ within "$(jget merged.json .job.compute_time_seconds)" 3.9 30 "job time (s)"
 # -- a job cancelled while it runs still leaves every node's file and
 # report complete (scancel's SIGTERM reaches gpu-tracker, which forwards it
 # and writes its report before KillWait's SIGKILL) --
-timeout 120 srun -N2 -n2 -t 2 "$GT_BIN" --quiet --st=0.1 --tf="$TMP/cancel/c-%N.csv" -o "$TMP/cancel/r-%N.txt" \
+timeout 120 $IN_CTL srun -N2 -n2 -t 2 "$GT_BIN" --quiet --st=0.1 --tf="$TMP/cancel/c-%N.csv" -o "$TMP/cancel/r-%N.txt" \
     -- sleep 300 >cancel.out 2>&1 &
 srun_pid=$!
 ready=
@@ -47,7 +47,7 @@ for _ in $(seq 200); do
     sleep 0.1
 done
 [ -n "$ready" ] || fail "the job to cancel did not start: $(ls cancel) $(cat cancel.out)"
-scancel "$(squeue -h -o %i | head -n 1)"
+$IN_CTL scancel "$($IN_CTL squeue -h -o %i | head -n 1)"
 wait "$srun_pid" || true
 for n in n1 n2; do
     grep -q "^Max RAM" "cancel/r-$n.txt" || fail "report of $n after scancel: $(cat "cancel/r-$n.txt" 2>&1)"

@@ -15,9 +15,9 @@ PLUGIN=$GT_BUILD/gpu_tracker_spank.so
 SLURM_PLUGSTACK="required $PLUGIN st=0.1"
 . "$HERE/_slurm.sh"
 
-srun --help 2>&1 | grep -q -- '--gpu-tracker' || fail "srun --help lacks --gpu-tracker"
+$IN_CTL srun --help 2>&1 | grep -q -- '--gpu-tracker' || fail "srun --help lacks --gpu-tracker"
 mkdir -p spank wd sb
-timeout 120 srun -N2 -n4 --ntasks-per-node=2 -t 2 --gpu-tracker="$TMP/spank" \
+timeout 120 $IN_CTL srun -N2 -n4 --ntasks-per-node=2 -t 2 --gpu-tracker="$TMP/spank" \
     sh -c "$W/touch_mem \$(((SLURM_PROCID + 1) * 10)) 3" >srun.out 2>&1 || fail "srun: $(cat srun.out)"
 d=$(ls -d spank/*.0 2>/dev/null | head -n 1)
 [ -n "$d" ] || fail "no DIR/<job>.0: $(ls -R spank)"
@@ -36,19 +36,19 @@ for r in 0 1 2 3; do
 done
 
 # Without DIR: the job's working directory.
-(cd wd && timeout 120 srun -N1 -n1 -t 2 --gpu-tracker true >../srun2.out 2>&1) || fail "srun: $(cat srun2.out)"
+(cd wd && timeout 120 $IN_CTL srun -N1 -n1 -t 2 --gpu-tracker true >../srun2.out 2>&1) || fail "srun: $(cat srun2.out)"
 ls wd/*.0/n1.0.csv >/dev/null 2>&1 || fail "nothing in the working directory: $(ls -R wd)"
 # A directory that cannot be created: the job runs and succeeds all the same.
-timeout 120 srun -N1 -n1 -t 2 --gpu-tracker=/proc/no/such/dir echo ran >srun3.out 2>&1 ||
+timeout 120 $IN_CTL srun -N1 -n1 -t 2 --gpu-tracker=/proc/no/such/dir echo ran >srun3.out 2>&1 ||
     fail "job failed because of tracking: $(cat srun3.out)"
 grep -q '^ran$' srun3.out || fail "job output: $(cat srun3.out)"
 grep -q "error: gpu-tracker: cannot create '/proc/no/such/dir/" srun3.out || fail "no warning in the job's stderr"
 # sbatch takes the option too; the batch script's step is "batch".
-jid=$(sbatch --parsable -N1 -n1 -t 2 --gpu-tracker="$TMP/sb" -o "$TMP/sb.out" --wrap "$W/touch_mem 5 1") ||
+jid=$($IN_CTL sbatch --parsable -N1 -n1 -t 2 --gpu-tracker="$TMP/sb" -o "$TMP/sb.out" --wrap "$W/touch_mem 5 1") ||
     fail "sbatch"
-for _ in $(seq 300); do [ -z "$(squeue -h -j "$jid" 2>/dev/null)" ] && break; sleep 0.2; done
+for _ in $(seq 300); do [ -z "$($IN_CTL squeue -h -j "$jid" 2>/dev/null)" ] && break; sleep 0.2; done
 ls sb/"$jid".batch/n1.0.csv sb/"$jid".batch/n1.0.json >/dev/null 2>&1 || fail "batch step: $(ls -R sb 2>&1)"
 # Not asked for: nothing written.
-(cd wd && timeout 120 srun -N1 -n1 -t 2 true) || fail "plain srun"
+(cd wd && timeout 120 $IN_CTL srun -N1 -n1 -t 2 true) || fail "plain srun"
 [ "$(ls -d wd/*.* | wc -l)" = 1 ] || fail "files without --gpu-tracker: $(ls wd)"
 echo "ok"
