@@ -8,7 +8,6 @@ import atexit
 import ctypes
 import dataclasses as dclass
 import functools
-import inspect
 import json
 import logging
 import os
@@ -77,22 +76,33 @@ _files = _SubTrackingFiles()
 atexit.register(_files.close_all)
 
 
-def _caller_name(depth: int) -> str:
+def _caller_file(depth: int):
     frame = sys._getframe(depth)  # inspect.stack() would read every frame's source file
-    return f'{os.path.relpath(frame.f_code.co_filename)}:{frame.f_lineno}'
+    return frame.f_code.co_filename, frame.f_lineno
 
 
 class SubTracker:
     """Marks the start and stop of a code block in a sub-tracking file, as a
-    context manager.  code_block_name defaults to "<relative path>:<line>" of
-    the line creating it; sub_tracking_file to "<process ID>.csv"."""
+    context manager.  code_block_name defaults to "<relative path>:<attribute>"
+    of the file creating it, code_block_attribute to the line creating it;
+    sub_tracking_file to "<process ID>.csv".  The file is created (an
+    existing one refused unless overwrite) on entering the block, as the
+    Python package does."""
 
-    def __init__(self, code_block_name: str | None = None, sub_tracking_file: str | None = None,
-                 overwrite: bool = False):
-        self.code_block_name = code_block_name if code_block_name is not None else _caller_name(2)
-        self.sub_tracking_file = sub_tracking_file if sub_tracking_file is not None else f'{os.getpid()}.csv'
+    def __init__(self, code_block_name: str | None = None, code_block_attribute: str | None = None,
+                 sub_tracking_file: str | None = None, overwrite: bool = False):
+        if code_block_name is None:
+            filename, lineno = _caller_file(2)
+            attribute = lineno if code_block_attribute is None else code_block_attribute
+            code_block_name = f'{os.path.relpath(filename)}:{attribute}'
+        self.code_block_name = code_block_name
+        self.process_id = os.getpid()
+        self.sub_tracking_file = sub_tracking_file if sub_tracking_file is not None else f'{self.process_id}.csv'
         self.overwrite = overwrite
-        self._handle = _files.get(self.sub_tracking_file, overwrite)
+        if not self.sub_tracking_file.endswith(('.csv', '.sqlite')):
+            raise ValueError(f'Invalid file name: "{self.sub_tracking_file}". Valid file extensions are ".csv" and '
+                             f'".sqlite".')
+        self._handle = None
 
     def _mark(self, position: int):
         status = _lib.require('gt_subtracker_mark')(self._handle, self.code_block_name.encode(), position)
@@ -101,6 +111,8 @@ class SubTracker:
             _lib.check(status, message.decode('utf-8', 'replace') if message else 'cannot write the mark')
 
     def __enter__(self) -> SubTracker:
+        if self._handle is None:
+            self._handle = _files.get(self.sub_tracking_file, self.overwrite)
         self._mark(START)
         return self
 
@@ -109,13 +121,18 @@ class SubTracker:
         return False
 
 
-def sub_track(code_block_name: str | None = None, sub_tracking_file: str | None = None, overwrite: bool = False):
+def sub_track(code_block_name: str | None = None, code_block_attribute: str | None = None,
+              sub_tracking_file: str | None = None, overwrite: bool = False):
     """Decorator: sub-tracks every call of the function.  code_block_name
-    defaults to "<relative path>:<function name>"."""
+    defaults to "<absolute path of the defining file>:<attribute>",
+    code_block_attribute to the function's name (the Python package's
+    defaults)."""
     def decorator(func):
         name = code_block_name
         if name is None:
-            name = f'{os.path.relpath(inspect.getfile(func))}:{func.__name__}'
+            filename, _ = _caller_file(2)
+            attribute = func.__name__ if code_block_attribute is None else code_block_attribute
+            name = f'{os.path.abspath(filename)}:{attribute}'
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):

@@ -18,14 +18,25 @@ static const char usage_text[] =
     "    --stf=<sub-track-file>  The file to create (.csv or .sqlite); it must not exist.\n"
     "    -p <file-path>          A file to combine; all must have the extension of --stf.\n"
     "                            Files may also follow one -p: -p a.csv b.csv.\n"
-    "                            Given once with a directory: every file in it, by name.\n";
+    "                            Given once with a directory: every .csv or .sqlite file\n"
+    "                            in it, by name.\n";
 
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every entry of dir but dot files, as "dir/name", sorted by name. */
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The sub-tracking files (".csv", ".sqlite") of dir but dot files, as
+ * "dir/name", sorted by name.  Other files are left out: a directory of
+ * sub-tracking files may also hold what SQLite keeps beside a database
+ * ("-journal", "-wal", "-shm") and whatever else a run wrote there.  A mix
+ * of the two kinds is the library's to refuse, naming the odd one. */
 static int list_dir(const char *dir, char ***out, size_t *n)
 {
     DIR *d = opendir(dir);
@@ -37,7 +48,7 @@ static int list_dir(const char *dir, char ***out, size_t *n)
         return -1;
     }
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        if (e->d_name[0] == '.' || !(has_suffix(e->d_name, ".csv") || has_suffix(e->d_name, ".sqlite")))
             continue;
         if (len == cap) {
             cap = cap ? 2 * cap : 16;
@@ -112,7 +123,8 @@ int gt_cli_subtrack_combine(int argc, char **argv)
             goto done;
         }
         if (nlisted == 0) {
-            rc = gt_cli_usage_error("sub-track combine: directory '%s' holds no file", paths[0]);
+            rc = gt_cli_usage_error("sub-track combine: directory '%s' holds no '.csv' or '.sqlite' file",
+                                    paths[0]);
             goto done;
         }
     } else {

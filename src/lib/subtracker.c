@@ -3,7 +3,11 @@
  *
  * CSV: one write(2) per row on an O_APPEND descriptor, so rows are on disk
  * when the call returns and rows of forked children sharing the file never
- * interleave.  SQLite: one prepared INSERT per row in WAL mode; a forked
+ * interleave.  SQLite: one prepared INSERT per row with a rollback journal,
+ * not WAL, so the file is whole after every mark: a pool worker ended by
+ * SIGTERM or os._exit() runs no close, and a WAL file would keep its marks in
+ * "-wal" and "-shm" files beside it that a copy of the ".sqlite" leaves
+ * behind.  A forked
  * child gets its own connection, and writers of several processes wait for
  * the write lock up to 10 s, so no mark is lost to a busy database.  A mutex
  * serializes threads; the timestamp is taken under it, so within a process
@@ -34,7 +38,6 @@ struct gt_subtracker {
     sqlite3 *db;
     sqlite3_stmt *insert;
     pid_t owner;        /* the process whose connection db is (SQLite) */
-    pid_t creator;      /* the process that created the file */
     dev_t dev;          /* the file as created, to notice its removal */
     ino_t ino;
     gt_status failed;   /* the first failure; every later mark returns it */
@@ -212,7 +215,7 @@ gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name, int 
 static gt_status open_sqlite(gt_subtracker *s, gt_error *err)
 {
     static const char create[] =
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+        "PRAGMA synchronous=NORMAL;"
         "CREATE TABLE data (process_id BIGINT, code_block_name TEXT, position BIGINT,"
         " timestamp FLOAT)";
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
@@ -274,7 +277,7 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
         close(fd); /* SQLite opens it by name */
         if ((st = open_sqlite(s, err)) != GT_OK)
             goto fail_created;
-        s->owner = s->creator = getpid();
+        s->owner = getpid();
     }
     *out = s;
     return GT_OK;
@@ -310,13 +313,7 @@ void gt_subtracker_free(gt_subtracker **sp)
         s->insert = NULL;
     }
     sqlite3_finalize(s->insert);
-    if (s->db) {
-        /* Checkpointed into one self-contained file, as the tracking file,
-         * by the process that created it (forked ones may still write). */
-        if (s->creator == getpid())
-            sqlite3_exec(s->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
-        sqlite3_close(s->db);
-    }
+    sqlite3_close(s->db);
     pthread_mutex_destroy(&s->lock);
     free(s->buf);
     free(s->path);
