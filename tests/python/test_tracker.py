@@ -204,12 +204,36 @@ def test_another_process_by_id():
     assert tracker.resource_usage.max_ram.main.total_rss >= 80 * MIB / MB
 
 
-def test_a_process_that_does_not_exist():
+def test_a_process_that_does_not_exist(caplog):
     child = subprocess.Popen([sys.executable, '-c', 'pass'])
     child.wait()  # reaped: its PID names no process now
-    tracker = gput.Tracker(process_id=child.pid)
-    with pytest.raises(ProcessLookupError, match=f'process {child.pid} does not exist'):
-        tracker.start()
+    # As the Python package: a warning, not an exception, and no usage.
+    with caplog.at_level(logging.WARNING, logger='gpu_tracker'):
+        with gput.Tracker(process_id=child.pid) as tracker:
+            pass
+    assert f'The target process of ID {child.pid} ended before tracking could begin.' in caplog.messages
+    assert tracker.state == gput.Tracker.State.STOPPED
+    assert tracker.resource_usage.max_ram.main.total_rss == 0.0
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger='gpu_tracker'):
+        with gput.Tracker(process_id=child.pid, disable_logs=True):
+            pass
+    assert not any('ended before tracking' in m for m in caplog.messages)
+
+
+def test_state_and_display_before_stop():
+    tracker = gput.Tracker(sleep_time=0.05)
+    assert tracker.state == gput.Tracker.State.NEW
+    for display in (str, lambda t: t.to_json()):
+        with pytest.raises(RuntimeError, match='Cannot display the tracker'):
+            display(tracker)
+    tracker.start()
+    assert tracker.state == gput.Tracker.State.STARTED
+    with pytest.raises(RuntimeError, match='Cannot display the tracker'):
+        str(tracker)
+    tracker.stop()
+    assert tracker.state == gput.Tracker.State.STOPPED
+    assert str(tracker).startswith('Max RAM:') and 'max_ram' in tracker.to_json()
 
 
 def test_cpu_time_of_the_main_process():

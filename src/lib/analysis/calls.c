@@ -108,3 +108,52 @@ gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *c
         *nopen = no;
     return GT_OK;
 }
+
+gt_status gt_subtrack_calls(const char *path, const char *name, double **out, size_t *nout, gt_error *err)
+{
+    static const char *const need[] = {"process_id", "code_block_name", "position", "timestamp", NULL};
+    static const char *const text[] = {"code_block_name", NULL};
+    if (!path || !name || !out || !nout)
+        return gt_err(err, GT_ERR_INVALID,
+                      "sub-tracking calls: a file, a code block name and room for the calls are needed");
+    *out = NULL;
+    *nout = 0;
+    gt_table *t = NULL;
+    gt_mark *m = NULL;
+    gt_call *calls = NULL;
+    size_t n = 0, nc = 0;
+    gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, need, text, &t, err);
+    if (st == GT_OK)
+        st = gt_marks_load(t, &m, &n, err);
+    if (st != GT_OK)
+        goto done;
+    size_t i = 0, j;
+    while (i < n && strcmp(m[i].name, name) != 0)
+        i++;
+    for (j = i; j < n && !strcmp(m[j].name, name); j++)
+        ;
+    /* Room for a pair of doubles per mark, and never a zero-size malloc. */
+    if (!(calls = malloc((j - i + 1) * sizeof *calls))) {
+        st = gt_err(err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory", path);
+        goto done;
+    }
+    if ((st = gt_marks_pair(path, m + i, j - i, calls, &nc, NULL, NULL, err)) != GT_OK)
+        goto done;
+    _Static_assert(sizeof(gt_call) == 2 * sizeof(double), "a call is a start and a stop, unpadded");
+    *out = (double *)calls;
+    *nout = nc;
+    calls = NULL;
+done:
+    free(calls);
+    free(m);
+    gt_table_free(&t);
+    return st;
+}
+
+void gt_calls_free(double **calls)
+{
+    if (!calls)
+        return;
+    free(*calls);
+    *calls = NULL;
+}
