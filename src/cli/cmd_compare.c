@@ -182,6 +182,9 @@ static int parse_args(int argc, char **argv, settings *s)
                 rc = set_stat(s, v);
             else if (!strcmp(d->longname, "--output"))
                 s->output = v;
+            else if (!strcmp(v, "pickle"))
+                rc = gt_cli_usage_error("--format=pickle is written by `python3 -m gpu_tracker sub-track "
+                                        "compare`; this program writes 'text' or 'json'");
             else if (strcmp(v, "text") && strcmp(v, "json"))
                 rc = gt_cli_usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v,
                                         "--format");

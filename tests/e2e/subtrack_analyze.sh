@@ -64,6 +64,9 @@ expect_error 1 "missing.csv" "No such file" -- --tf="$R/tracking.csv" --stf=miss
 expect_error 2 "--tf" -- --stf="$R/sub-tracking.csv"
 expect_error 2 "'yaml'" "'text' or 'json'" -- --tf="$R/tracking.csv" --stf="$R/sub-tracking.csv" -f yaml
 expect_error 2 "'--bogus'" -- --bogus
+expect_error 2 "--format=pickle is written by \`python3 -m gpu_tracker sub-track analyze\`" \
+    -- --tf="$R/tracking.csv" --stf="$R/sub-tracking.csv" -f pickle -o r.pkl
+[ ! -e r.pkl ] || fail "a pickle file was created"
 printf 'process_id,code_block_name,timestamp\n1,a,2.0\n' >nopos.csv
 expect_error 2 "nopos.csv" "no column 'position'" -- --tf="$R/tracking.csv" --stf=nopos.csv
 printf 'process_id,code_block_name,position,timestamp\n1,a,0,2.0\n1,a,1,oops\n' >nan.csv
