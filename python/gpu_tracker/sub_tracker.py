@@ -11,6 +11,7 @@ import dataclasses as dclass
 import functools
 import json
 import logging
+import math
 import os
 import pickle
 import re
@@ -179,6 +180,17 @@ class _Report:
         raise NotImplementedError
 
 
+def _nan_for_none(table):
+    """Replaces None by NaN in a {key: value} or {row: {column: value}} dict, in place."""
+    if not isinstance(table, dict):
+        return
+    for key, value in table.items():
+        if value is None:
+            table[key] = math.nan
+        elif isinstance(value, dict):
+            _nan_for_none(value)
+
+
 @dclass.dataclass
 class CodeBlockResults:
     name: str
@@ -199,6 +211,12 @@ class SubTrackingResults(_Report):
     code_block_results: list
     @classmethod
     def _from_json(cls, d: dict, text: str) -> SubTrackingResults:
+        # The library writes a statistic of no timepoints as null (valid
+        # JSON); the Python package has NaN there, in float columns.
+        _nan_for_none(d.get('overall'))
+        for b in d.get('code_block_results', []):
+            _nan_for_none(b.get('compute_time'))
+            _nan_for_none(b.get('resource_usage'))
         blocks = [CodeBlockResults(b['name'], b['num_timepoints'], b['num_calls'], b['num_non_empty_calls'],
                                    _tables.series(b['compute_time'], dtype='float64'),
                                    _tables.frame(b['resource_usage']))

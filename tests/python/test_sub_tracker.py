@@ -302,3 +302,17 @@ def test_invalid_files_give_the_package_messages():
                                 'time.')
     with pytest.raises(ValueError, match='Valid file extensions are ".csv" and ".sqlite"'):
         gput.SubTrackingAnalyzer('tracking.txt', 'marks.csv')
+
+
+def test_a_block_without_timepoints_gives_nan():
+    pd = pytest.importorskip('pandas')
+    # One call between two samples of the reference session: no timepoint inside.
+    with open('between.csv', 'w') as f:
+        f.write('process_id,code_block_name,position,timestamp\n1,gap,0,1745449610.0\n1,gap,1,1745449610.001\n')
+    results = gput.SubTrackingAnalyzer(os.path.join(SUB, 'tracking.csv'), 'between.csv').sub_tracking_results()
+    block, = results.code_block_results
+    assert block.num_timepoints == 0 and block.num_non_empty_calls == 0
+    assert list(block.resource_usage.dtypes.unique()) == [pd.Series([0.0]).dtype]
+    assert block.resource_usage.isna().all().all()
+    main = results.to_json()['code_block_results'][0]['resource_usage']['main_ram']
+    assert all(isinstance(v, float) and v != v for v in main.values())  # NaN, as the package's to_json()
