@@ -79,6 +79,8 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
         return GT_EXIT_FAILURE;
     }
     st = gt_results_write(r, fmt, out);
+    if (st == GT_OK && fmt == GT_FORMAT_JSON && fputc('\n', out) == EOF) /* text ends its last line already */
+        st = GT_ERR_IO;
     if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
         st = GT_ERR_IO;
     gt_results_free(&r);

@@ -218,7 +218,9 @@ static int run(settings *s)
         return GT_EXIT_FAILURE;
     }
     gt_format fmt = s->format && !strcmp(s->format, "json") ? GT_FORMAT_JSON : GT_FORMAT_TEXT;
-    if (gt_comparison_write(c, fmt, out) != GT_OK || fflush(out) != 0 || ferror(out)) {
+    /* JSON ends its last line here; the text report ends it already. */
+    if (gt_comparison_write(c, fmt, out) != GT_OK || (fmt == GT_FORMAT_JSON && fputc('\n', out) == EOF) ||
+        fflush(out) != 0 || ferror(out)) {
         fprintf(stderr, "gpu-tracker: cannot write the comparison to '%s': %s\n", s->output ? s->output : "stdout",
                 strerror(errno));
         rc = GT_EXIT_FAILURE;

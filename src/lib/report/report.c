@@ -1,5 +1,6 @@
 /* The tracking report, as the Python package prints a Tracker (text) and
- * its to_json() (JSON, indent 2), followed by gpu-tracker's own sections.
+ * its to_json() (JSON laid out as its command line prints it, json.dumps
+ * with indent=1), followed by gpu-tracker's own sections.
  * Both formats walk the same description of the layout, so they cannot
  * drift apart. */
 #include <errno.h>
@@ -100,13 +101,13 @@ static void write_json(FILE *out, const item *it, size_t n)
         if (it[i].k == K_END) {
             depth--;
             fputc('\n', out);
-            indent(out, 2 * depth);
+            indent(out, depth);
             fputc('}', out);
             first = 0;
             continue;
         }
         fputs(first ? "\n" : ",\n", out);
-        indent(out, 2 * depth);
+        indent(out, depth);
         fprintf(out, "\"%s\": ", it[i].key);
         first = 0;
         switch (it[i].k) {
