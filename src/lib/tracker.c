@@ -148,6 +148,14 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
     /* GT_SYSFS_ROOT points the RAPL reader at a fixture tree in tests. */
     if ((st = gt_energy_open(getenv("GT_SYSFS_ROOT"), &t->energy, &t->err)) != GT_OK)
         return fail(t, st, err);
+    /* The report leaves out an energy group with nothing measured: why is
+     * said once here instead. */
+    const char *no_cpu_energy = gt_energy_cpu_missing(t->energy);
+    if (no_cpu_energy && *no_cpu_energy && !opts->disable_logs) {
+        char msg[sizeof t->err.msg + 64];
+        snprintf(msg, sizeof msg, "CPU energy is not measured: %s", no_cpu_energy);
+        t->opts.log(t->opts.log_ctx, msg);
+    }
 
     t->sd = (gt_static_data){
         .ram_unit = opts->ram_unit,

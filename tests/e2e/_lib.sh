@@ -22,3 +22,14 @@ within() {
 # json_report FILE: the report part of gpu-tracker's stdout (after the
 # "Resource tracking complete" line).
 json_report() { sed '1d' "$1"; }
+
+# with_rapl: a fixture RAPL tree (one package domain, counter still) as
+# GT_SYSFS_ROOT, for tests that count warnings: without RAPL the tracker
+# says once that CPU energy is not measured, which depends on the machine.
+with_rapl() {
+    mkdir -p "$TMP/rapl-sys/class/powercap/intel-rapl:0"
+    printf 'package-0\n' >"$TMP/rapl-sys/class/powercap/intel-rapl:0/name"
+    printf '262143328850\n' >"$TMP/rapl-sys/class/powercap/intel-rapl:0/max_energy_range_uj"
+    printf '1000000\n' >"$TMP/rapl-sys/class/powercap/intel-rapl:0/energy_uj"
+    export GT_SYSFS_ROOT="$TMP/rapl-sys"
+}

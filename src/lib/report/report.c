@@ -183,8 +183,8 @@ static size_t energy_group(const gt_usage *u, gt_format fmt, int gpu, item *it)
     int n_dom = 0;
     for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
         n_dom += u->energy.domains[i].gpu == gpu;
-    if (gpu && !n_dom && !why[0])
-        return 0; /* no GPU selected: nothing to say */
+    if (!n_dom)
+        return 0; /* nothing measured: left out (the tracker logs why once) */
     size_t n = 0;
     it[n++] = gpu ? (item)SECTION("GPU", "gpu") : (item)SECTION("CPU (RAPL)", "cpu");
     if (why[0] || fmt == GT_FORMAT_JSON) /* JSON keeps the key: null when all is read */
@@ -203,7 +203,8 @@ static size_t energy_group(const gt_usage *u, gt_format fmt, int gpu, item *it)
     return n;
 }
 
-/* gpu-tracker's Energy section; none when energy was not measured. */
+/* gpu-tracker's Energy section; none when no energy was measured, so a
+ * machine without RAPL or GPUs prints the Python package's report. */
 static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
 {
     if (!u->energy.unit)
@@ -211,8 +212,11 @@ static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
     size_t n = 0;
     it[n++] = (item)SECTION("Energy", "energy");
     it[n++] = (item)STR("Unit", "unit", u->energy.unit);
-    n += energy_group(u, fmt, 0, it + n);
-    n += energy_group(u, fmt, 1, it + n);
+    size_t groups = energy_group(u, fmt, 0, it + n);
+    groups += energy_group(u, fmt, 1, it + n + groups);
+    if (!groups)
+        return 0;
+    n += groups;
     it[n++] = (item)END;
     return n;
 }
