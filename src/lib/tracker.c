@@ -171,7 +171,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
     };
     /* The file is created here so that "exists" fails before anything runs. */
     if (t->tracking_file &&
-        (st = gt_store_open(t->tracking_file, opts->overwrite, &t->sd, &t->store, &t->err)) != GT_OK)
+        (st = gt_store_open(t->tracking_file, opts->overwrite, &t->sd, gt_energy_measured(t->energy, t->gpu),
+                            &t->store, &t->err)) != GT_OK)
         return fail(t, st, err);
     if (t->store && !opts->disable_logs)
         gt_store_set_log(t->store, t->opts.log, t->opts.log_ctx);

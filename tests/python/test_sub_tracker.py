@@ -44,7 +44,7 @@ def run_session(tracking_file, sub_tracking_file, sizes=(20, 40, 60)):
                 time.sleep(0.1)
 
 
-def test_a_function_called_several_times_is_analyzed():
+def test_a_function_called_several_times_is_analyzed(rapl_tree):
     run_session('tracking.csv', 'functions.csv')
     marks = rows('functions.csv')
     assert marks[0] == ['process_id', 'code_block_name', 'position', 'timestamp']

@@ -285,7 +285,20 @@ def test_layout_matches_the_python_package(reference):
     assert by_hand.to_json() == {k: v for k, v in got.items() if k in expected}
 
 
-def test_tracking_file_and_overwrite():
+def test_no_energy_columns_without_energy(no_rapl):
+    # Nothing measured: the Python package's columns alone, which its analyzer reads without NaN rows.
+    with gput.Tracker(sleep_time=0.02, tracking_file='plain.csv', disable_logs=True):
+        with gput.SubTracker(code_block_name='block', sub_tracking_file='marks.csv'):
+            time.sleep(0.05)
+    rows = list(csv.reader(open('plain.csv')))
+    assert rows[2][-1] == 'timestamp' and all(len(r) == len(rows[2]) for r in rows[3:])
+    # and no energy in the analysis: no empty energy table, no 'energy' keys
+    results = gput.SubTrackingAnalyzer('plain.csv', 'marks.csv').sub_tracking_results()
+    assert 'energy' not in results.to_json() and 'energy' not in results.to_json()['code_block_results'][0]
+    assert 'Energy' not in str(results)
+
+
+def test_tracking_file_and_overwrite(rapl_tree):
     with gput.Tracker(sleep_time=0.02, tracking_file='samples.csv', ram_unit='megabytes') as tracker:
         time.sleep(0.2)
     rows = list(csv.reader(open('samples.csv')))

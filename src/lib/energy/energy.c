@@ -200,6 +200,11 @@ const char *gt_energy_cpu_missing(const gt_energy *e)
     return e && gt_rapl_count(e->rapl) == 0 ? gt_rapl_unavailable(e->rapl) : NULL;
 }
 
+int gt_energy_measured(const gt_energy *e, const gt_gpu *gpu)
+{
+    return (e && gt_rapl_count(e->rapl) > 0) || gt_gpu_expected(gpu) > 0;
+}
+
 void gt_energy_usage(const gt_energy *e, gt_energy_unit u, gt_usage *out)
 {
     memset(&out->energy, 0, sizeof out->energy);
