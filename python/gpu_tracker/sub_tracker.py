@@ -31,7 +31,7 @@ class _SubTrackingFiles:
     The first SubTracker of a path creates the file (an existing one only with
     overwrite=True); later ones for the same path add their marks to it, so a
     loop of `with SubTracker(...)` records every call, as the Python package
-    does."""
+    does.  A file removed since is an error, as in the package."""
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -43,11 +43,16 @@ class _SubTrackingFiles:
             entry = self._files.get(key)
             if entry is not None and self._same_file(path, entry[1]):
                 return entry[0]
-            # The file was removed or replaced since: start it again.
+            if entry is not None and not os.path.exists(path):
+                raise FileNotFoundError(f'The file {path} was removed in the middle of writing data to it.')
+            # The file was replaced since: start it again.
             handle = ctypes.c_void_p()
             err = _lib.Error()
             status = _lib.require('gt_subtracker_open')(_lib.encode(path), int(bool(overwrite)),
                                                         ctypes.byref(handle), ctypes.byref(err))
+            if status == _lib.GT_ERR_EXISTS:  # the package's words, which scripts match
+                raise FileExistsError(f'File {path} already exists. Set overwrite to True to overwrite the '
+                                      f'existing file.')
             _lib.check(status, err.message)
             if entry is not None:
                 self._free(entry[0])
