@@ -358,6 +358,14 @@ GT_API gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out)
 /* The same as a string released with gt_string_free() (see gt_usage_string). */
 GT_API gt_status gt_results_string(const gt_results *r, gt_format fmt, char **out);
 GT_API void gt_results_free(gt_results **r);
+/* The calls of one code block of a sub-tracking file, as the analysis pairs
+ * its marks: *calls (2 * *n doubles, start then stop of each call, in the
+ * order of process ID then time) released with gt_calls_free().  A block
+ * that is not in the file has no calls (*n 0).  GT_ERR_FORMAT for marks
+ * that do not pair, GT_ERR_IO for a file that cannot be read. */
+GT_API gt_status gt_subtrack_calls(const char *sub_tracking_file, const char *code_block_name,
+                                   double **calls, size_t *n, gt_error *err);
+GT_API void gt_calls_free(double **calls);
 /* Combines sub-tracking files (all CSV or all SQLite, like out_file) into
  * out_file, which must not exist. */
 GT_API gt_status gt_subtrack_combine(const char *out_file, const char *const *inputs,

@@ -12,6 +12,9 @@ import os
 __all__ = ['lib', 'check', 'Options', 'LOG_FN', 'Error', 'library_path', 'c_strings']
 
 GT_OK = 0
+GT_ERR_EXISTS = 4
+GT_ERR_FORMAT = 8
+GT_ERR_NOPROC = 7
 FORMAT_TEXT, FORMAT_JSON = 0, 1
 
 # gt_status -> the exception the Python package raises for that kind of failure.
@@ -141,6 +144,9 @@ _declare('gt_analyze', _I, _S, _S, _PP, _ERR, required=False)
 _declare('gt_results_string', _I, _P, _I, _STR_OUT, required=False)
 _declare('gt_results_free', None, _PP, required=False)
 _declare('gt_subtrack_combine', _I, _S, ctypes.POINTER(_S), ctypes.c_size_t, _ERR, required=False)
+_declare('gt_subtrack_calls', _I, _S, _S, ctypes.POINTER(ctypes.POINTER(ctypes.c_double)),
+         ctypes.POINTER(ctypes.c_size_t), _ERR, required=False)
+_declare('gt_calls_free', None, ctypes.POINTER(ctypes.POINTER(ctypes.c_double)), required=False)
 _declare('gt_compare', _I, ctypes.POINTER(_S), ctypes.POINTER(_S), ctypes.c_size_t, _S, LOG_FN, _P,
          _PP, _ERR, required=False)
 _declare('gt_comparison_string', _I, _P, _I, _STR_OUT, required=False)

@@ -5,14 +5,16 @@ library's; this module turns its JSON into the result objects."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import dataclasses as dclass
 import functools
-import inspect
 import json
 import logging
+import math
 import os
 import pickle
+import re
 import sys
 import tempfile
 import threading
@@ -29,7 +31,7 @@ class _SubTrackingFiles:
     The first SubTracker of a path creates the file (an existing one only with
     overwrite=True); later ones for the same path add their marks to it, so a
     loop of `with SubTracker(...)` records every call, as the Python package
-    does."""
+    does.  A file removed since is an error, as in the package."""
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -41,11 +43,16 @@ class _SubTrackingFiles:
             entry = self._files.get(key)
             if entry is not None and self._same_file(path, entry[1]):
                 return entry[0]
-            # The file was removed or replaced since: start it again.
+            if entry is not None and not os.path.exists(path):
+                raise FileNotFoundError(f'The file {path} was removed in the middle of writing data to it.')
+            # The file was replaced since: start it again.
             handle = ctypes.c_void_p()
             err = _lib.Error()
             status = _lib.require('gt_subtracker_open')(_lib.encode(path), int(bool(overwrite)),
                                                         ctypes.byref(handle), ctypes.byref(err))
+            if status == _lib.GT_ERR_EXISTS:  # the package's words, which scripts match
+                raise FileExistsError(f'File {path} already exists. Set overwrite to True to overwrite the '
+                                      f'existing file.')
             _lib.check(status, err.message)
             if entry is not None:
                 self._free(entry[0])
@@ -77,22 +84,33 @@ _files = _SubTrackingFiles()
 atexit.register(_files.close_all)
 
 
-def _caller_name(depth: int) -> str:
+def _caller_file(depth: int):
     frame = sys._getframe(depth)  # inspect.stack() would read every frame's source file
-    return f'{os.path.relpath(frame.f_code.co_filename)}:{frame.f_lineno}'
+    return frame.f_code.co_filename, frame.f_lineno
 
 
 class SubTracker:
     """Marks the start and stop of a code block in a sub-tracking file, as a
-    context manager.  code_block_name defaults to "<relative path>:<line>" of
-    the line creating it; sub_tracking_file to "<process ID>.csv"."""
+    context manager.  code_block_name defaults to "<relative path>:<attribute>"
+    of the file creating it, code_block_attribute to the line creating it;
+    sub_tracking_file to "<process ID>.csv".  The file is created (an
+    existing one refused unless overwrite) on entering the block, as the
+    Python package does."""
 
-    def __init__(self, code_block_name: str | None = None, sub_tracking_file: str | None = None,
-                 overwrite: bool = False):
-        self.code_block_name = code_block_name if code_block_name is not None else _caller_name(2)
-        self.sub_tracking_file = sub_tracking_file if sub_tracking_file is not None else f'{os.getpid()}.csv'
+    def __init__(self, code_block_name: str | None = None, code_block_attribute: str | None = None,
+                 sub_tracking_file: str | None = None, overwrite: bool = False):
+        if code_block_name is None:
+            filename, lineno = _caller_file(2)
+            attribute = lineno if code_block_attribute is None else code_block_attribute
+            code_block_name = f'{os.path.relpath(filename)}:{attribute}'
+        self.code_block_name = code_block_name
+        self.process_id = os.getpid()
+        self.sub_tracking_file = sub_tracking_file if sub_tracking_file is not None else f'{self.process_id}.csv'
         self.overwrite = overwrite
-        self._handle = _files.get(self.sub_tracking_file, overwrite)
+        if not self.sub_tracking_file.endswith(('.csv', '.sqlite')):
+            raise ValueError(f'Invalid file name: "{self.sub_tracking_file}". Valid file extensions are ".csv" and '
+                             f'".sqlite".')
+        self._handle = None
 
     def _mark(self, position: int):
         status = _lib.require('gt_subtracker_mark')(self._handle, self.code_block_name.encode(), position)
@@ -101,6 +119,8 @@ class SubTracker:
             _lib.check(status, message.decode('utf-8', 'replace') if message else 'cannot write the mark')
 
     def __enter__(self) -> SubTracker:
+        if self._handle is None:
+            self._handle = _files.get(self.sub_tracking_file, self.overwrite)
         self._mark(START)
         return self
 
@@ -109,13 +129,18 @@ class SubTracker:
         return False
 
 
-def sub_track(code_block_name: str | None = None, sub_tracking_file: str | None = None, overwrite: bool = False):
+def sub_track(code_block_name: str | None = None, code_block_attribute: str | None = None,
+              sub_tracking_file: str | None = None, overwrite: bool = False):
     """Decorator: sub-tracks every call of the function.  code_block_name
-    defaults to "<relative path>:<function name>"."""
+    defaults to "<absolute path of the defining file>:<attribute>",
+    code_block_attribute to the function's name (the Python package's
+    defaults)."""
     def decorator(func):
         name = code_block_name
         if name is None:
-            name = f'{os.path.relpath(inspect.getfile(func))}:{func.__name__}'
+            filename, _ = _caller_file(2)
+            attribute = func.__name__ if code_block_attribute is None else code_block_attribute
+            name = f'{os.path.abspath(filename)}:{attribute}'
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -160,6 +185,17 @@ class _Report:
         raise NotImplementedError
 
 
+def _nan_for_none(table):
+    """Replaces None by NaN in a {key: value} or {row: {column: value}} dict, in place."""
+    if not isinstance(table, dict):
+        return
+    for key, value in table.items():
+        if value is None:
+            table[key] = math.nan
+        elif isinstance(value, dict):
+            _nan_for_none(value)
+
+
 @dclass.dataclass
 class CodeBlockResults:
     name: str
@@ -180,6 +216,12 @@ class SubTrackingResults(_Report):
     code_block_results: list
     @classmethod
     def _from_json(cls, d: dict, text: str) -> SubTrackingResults:
+        # The library writes a statistic of no timepoints as null (valid
+        # JSON); the Python package has NaN there, in float columns.
+        _nan_for_none(d.get('overall'))
+        for b in d.get('code_block_results', []):
+            _nan_for_none(b.get('compute_time'))
+            _nan_for_none(b.get('resource_usage'))
         blocks = [CodeBlockResults(b['name'], b['num_timepoints'], b['num_calls'], b['num_non_empty_calls'],
                                    _tables.series(b['compute_time'], dtype='float64'),
                                    _tables.frame(b['resource_usage']))
@@ -206,46 +248,139 @@ class SubTrackingResults(_Report):
         }
 
 
+def _check_extension(path):
+    if path is not None and not os.fspath(path).endswith(('.csv', '.sqlite')):
+        raise ValueError(f'Invalid file name: "{path}". Valid file extensions are ".csv" and ".sqlite".')
+
+
+def _require_pandas(what):
+    pd = _tables.pandas()
+    if pd is None:
+        raise ImportError(f'gpu_tracker: SubTrackingAnalyzer.{what} returns pandas objects: install pandas')
+    return pd
+
+
+def _read_table(path, part):
+    """A tracking or sub-tracking file's table as a DataFrame: part 'static'
+    (the static data), 'data' (timepoints or marks).  The Python package's
+    layout: a CSV tracking file has its static data in lines 1-2 and its
+    timepoints from line 3; SQLite files have tables static_data and data."""
+    pd = _require_pandas('its table readers')
+    if path.endswith('.sqlite'):
+        import sqlite3
+        with contextlib.closing(sqlite3.connect(f'file:{os.path.abspath(path)}?mode=ro', uri=True)) as con:
+            table = 'static_data' if part == 'static' else 'data'
+            return pd.read_sql_query(f'SELECT * FROM {table}', con)
+    if part == 'static':
+        return pd.read_csv(path, nrows=1)
+    return pd.read_csv(path, skiprows=2 if part == 'timepoints' else 0)
+
+
 class SubTrackingAnalyzer:
-    """Analyzes a tracking file with its sub-tracking file (CSV or SQLite)."""
+    """Analyzes a tracking file with its sub-tracking file (CSV or SQLite).
+    Either may be None for the methods that do not read it, as in the
+    Python package (combine_sub_tracking_files needs no tracking file)."""
 
     def __init__(self, tracking_file: str | None, sub_tracking_file: str):
+        _check_extension(tracking_file)
+        _check_extension(sub_tracking_file)
         self.tracking_file = tracking_file
         self.sub_tracking_file = sub_tracking_file
 
-    def sub_tracking_results(self) -> SubTrackingResults:
-        """Statistics of the whole session and of every code block."""
+    def _analyze(self, sub_tracking_file):
         if self.tracking_file is None:
             raise ValueError('the tracking file is required to analyze the sub-tracking file')
         handle = ctypes.c_void_p()
         err = _lib.Error()
-        status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), _lib.encode(self.sub_tracking_file),
+        status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), _lib.encode(sub_tracking_file),
                                             ctypes.byref(handle), ctypes.byref(err))
         _lib.check(status, err.message)
-        report = _take_report(handle, 'gt_results_string', 'gt_results_free')
-        return SubTrackingResults._from_json(*report)
+        return SubTrackingResults._from_json(*_take_report(handle, 'gt_results_string', 'gt_results_free'))
+
+    def sub_tracking_results(self) -> SubTrackingResults:
+        """Statistics of the whole session and of every code block."""
+        return self._analyze(self.sub_tracking_file)
+
+    def read_static_data(self):
+        """The tracking file's static data (units, capacities, counts): a
+        Series with pandas, else a dict."""
+        return self._analyze(None).static_data
+
+    def overall_timepoint_results(self):
+        """min, max, mean and std of every measurement over all timepoints:
+        a DataFrame (measurement x statistic) with pandas, else a dict."""
+        return self._analyze(None).overall
+
+    def load_code_block_names(self) -> list[str]:
+        """The names of the code blocks of the sub-tracking file, sorted."""
+        return sorted(set(_read_table(self.sub_tracking_file, 'data')['code_block_name']))
+
+    def load_timestamp_pairs(self, code_block_name: str) -> list[tuple[float, float]]:
+        """(start, stop) of every call of the code block, in the order of
+        process ID then time; ValueError for marks that do not pair."""
+        calls = ctypes.POINTER(ctypes.c_double)()
+        n = ctypes.c_size_t()
+        err = _lib.Error()
+        status = _lib.require('gt_subtrack_calls')(_lib.encode(self.sub_tracking_file), code_block_name.encode(),
+                                                   ctypes.byref(calls), ctypes.byref(n), ctypes.byref(err))
+        if status == _lib.GT_ERR_FORMAT:
+            raise ValueError(_package_pair_message(err.message))
+        _lib.check(status, err.message)
+        try:
+            return [(calls[2 * i], calls[2 * i + 1]) for i in range(n.value)]
+        finally:
+            _lib.lib.gt_calls_free(ctypes.byref(calls))
+
+    def load_timepoints(self, timestamp_pairs):
+        """The tracking file's timepoints within any of the (start, stop)
+        pairs, ends included, in file order, as a DataFrame."""
+        timepoints = _read_table(self.tracking_file, 'timepoints')
+        inside = timepoints['timestamp'] != timepoints['timestamp']  # all False, of the frame's index
+        for start, stop in timestamp_pairs:
+            inside |= (timepoints['timestamp'] >= start) & (timepoints['timestamp'] <= stop)
+        return timepoints[inside]
 
     def combine_sub_tracking_files(self, files):
         """Combines sub-tracking files (from several processes, say) into
-        sub_tracking_file, which must not exist yet.  files: a list of paths,
-        or a single directory whose files with the same extension as
-        sub_tracking_file are all combined."""
+        sub_tracking_file, which must not exist yet (ValueError otherwise).
+        files: a list of paths, or a single directory whose .csv and .sqlite
+        files are all combined."""
         if isinstance(files, (str, os.PathLike)):
             files = [files]
         files = [os.fspath(f) for f in files]
         if len(files) == 1 and os.path.isdir(files[0]):
             directory = files[0]
-            ext = os.path.splitext(self.sub_tracking_file)[1]
             out = os.path.abspath(self.sub_tracking_file)
             files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
-                           if f.endswith(ext) and os.path.abspath(os.path.join(directory, f)) != out)
+                           if f.endswith(('.csv', '.sqlite')) and not f.startswith('.')
+                           and os.path.abspath(os.path.join(directory, f)) != out)
         if not files:
             raise ValueError('no sub-tracking files to combine')
+        if os.path.exists(self.sub_tracking_file):
+            raise ValueError(f'Cannot create sub-tracking file {self.sub_tracking_file}. File already exists.')
+        ext = '.csv' if self.sub_tracking_file.endswith('.csv') else '.sqlite'
+        for f in files:
+            if not f.endswith(ext):
+                raise ValueError(f'File {f} does not end with the same extension as {self.sub_tracking_file}. '
+                                 f'Must end in "{ext}".')
         inputs = _lib.c_strings(files)
         err = _lib.Error()
         status = _lib.require('gt_subtrack_combine')(_lib.encode(self.sub_tracking_file), inputs, len(files),
                                                      ctypes.byref(err))
+        if status == _lib.GT_ERR_EXISTS:  # created by another process since the check
+            raise ValueError(f'Cannot create sub-tracking file {self.sub_tracking_file}. File already exists.')
         _lib.check(status, err.message)
+
+
+def _package_pair_message(message: str) -> str:
+    """The Python package's wording of a pairing error, which scripts match:
+    "Sub-tracking file is invalid. Detected timestamp pair (a, b) ...".  The
+    library's message, which also names the file and block, is kept for any
+    other error."""
+    found = re.search(r'timestamp pair (\(.*?\)) (.*)$', message)
+    if not found:
+        return message
+    return f'Sub-tracking file is invalid. Detected timestamp pair {found.group(1)} {found.group(2)}.'
 
 
 @dclass.dataclass
@@ -267,44 +402,96 @@ class ComparisonResults(_Report):
                    {b: s(v) for b, v in d.get('code_block_compute_time', {}).items()})._set_report(d, text)
 
 
-def _as_json_file(path: str, directory: str, index: int) -> str:
-    """path itself for a JSON results file; for a pickled SubTrackingResults
-    (what scripts written for the Python package store), a JSON copy of it in
-    directory.  Like the Python package, this unpickles the file: compare only
-    results files you trust."""
+_STATISTICS = ('min', 'max', 'mean', 'std')
+
+
+def _load_results(path: str):
+    """(SubTrackingResults, its JSON as a dict) of a results file: JSON as
+    `sub-track analyze -f json` writes it, or a pickled SubTrackingResults
+    as the Python package's scripts store them.  Like the Python package,
+    this unpickles the file: compare only results files you trust."""
     with open(path, 'rb') as f:
-        if f.read(1) != b'\x80':  # not a pickle: the library reads it, or says what is wrong
-            return path
-        f.seek(0)
-        results = pickle.load(f)
+        data = f.read()
+    if data[:1] != b'\x80':  # not a pickle: JSON, which the library checks in detail
+        try:
+            d = json.loads(data)
+        except ValueError:
+            return None, None
+        return (SubTrackingResults._from_json(d, '') if isinstance(d, dict) and 'overall' in d else None), None
+    results = pickle.loads(data)
     if not isinstance(results, SubTrackingResults):
         raise ValueError(f"'{path}' holds a pickled {type(results).__name__}, not SubTrackingResults")
-    copy = os.path.join(directory, f'{index}.json')
-    with open(copy, 'w') as f:
-        json.dump(results.to_json(), f)
-    return copy
+    return results, results.to_json()
+
+
+# The library's wording of a mismatch -> the Python package's, which scripts match.
+_MISMATCHES = (
+    (re.compile(r"sessions have different numbers of code blocks: '.*' \('.*'\) has (\d+), '(.*)' \('.*'\) "
+                r"has (\d+)$", re.S),
+     'All sub-tracking results must have the same number of code blocks. The first has {0} code blocks but '
+     'tracking session "{1}" has {2} code blocks.'),
+    (re.compile(r"code block '(.*)' of session '(.*)' does not match code block '(.*)' of session '(.*)'$", re.S),
+     'Code block name "{0}" of tracking session "{1}" does not match code block name "{2}" of tracking '
+     'session "{3}"'),
+)
 
 
 class TrackingComparison:
     """Compares tracking sessions.  file_path_map: session name -> path of its
     results: JSON in the layout of SubTrackingResults.to_json() (what
     `gpu-tracker sub-track analyze -f json` writes), or a pickled
-    SubTrackingResults as the Python package's scripts store them."""
+    SubTrackingResults as the Python package's scripts store them.  As in
+    the package, the sessions are matched on construction: ValueError when
+    their code blocks differ; results_map holds each session's results."""
 
     def __init__(self, file_path_map: dict):
         if not file_path_map:
             raise ValueError('file_path_map is empty: give at least one session name and results file')
         self.file_path_map = dict(file_path_map)
+        self.results_map = {}
+        self._json = {}
+        for name, path in self.file_path_map.items():
+            self.results_map[name], self._json[name] = _load_results(os.fspath(path))
+        # The package's first session is the first name in sorted order.
+        first = min(self.file_path_map)
+        order = [first] + [n for n in self.file_path_map if n != first]
+        self._run(order, 'mean', log_warnings=True)
 
     def compare(self, statistic: str = 'mean') -> ComparisonResults:
         """Compares the sessions on the statistic: 'min', 'max', 'mean' or 'std'."""
-        names = list(self.file_path_map)
+        if statistic not in _STATISTICS:
+            raise ValueError(f"Invalid summary statistic '{statistic}'. Valid values are {' '.join(_STATISTICS)}.")
+        return self._run(list(self.file_path_map), statistic, log_warnings=False)
+
+    def _run(self, names, statistic, log_warnings):
+        """The library's comparison of the sessions in names' order, on
+        files it can read: a pickle's results go through a JSON copy, and
+        an error naming the copy names the user's file instead."""
         with tempfile.TemporaryDirectory() as directory:
-            files = [_as_json_file(os.fspath(self.file_path_map[n]), directory, i) for i, n in enumerate(names)]
-            return self._compare(names, files, statistic)
+            files, copies = [], {}
+            for i, name in enumerate(names):
+                path = os.fspath(self.file_path_map[name])
+                if self._json[name] is not None:
+                    copy = os.path.join(directory, f'{i}.json')
+                    with open(copy, 'w') as f:
+                        json.dump(self._json[name], f)
+                    copies[copy] = path
+                    path = copy
+                files.append(path)
+            try:
+                return self._compare(names, files, statistic, log_warnings)
+            except ValueError as error:
+                message = str(error)
+                for pattern, package_text in _MISMATCHES:
+                    found = pattern.match(message)
+                    if found:
+                        raise ValueError(package_text.format(*found.groups())) from None
+                for copy, path in copies.items():
+                    message = message.replace(copy, path)
+                raise type(error)(message) from None
 
     @staticmethod
-    def _compare(names, files, statistic):
+    def _compare(names, files, statistic, log_warnings):
         c_names = _lib.c_strings(names)
         c_files = _lib.c_strings(files)
         warnings = []
@@ -313,7 +500,9 @@ class TrackingComparison:
         err = _lib.Error()
         status = _lib.require('gt_compare')(c_names, c_files, len(names), _lib.encode(statistic), log_fn, None,
                                             ctypes.byref(handle), ctypes.byref(err))
-        for message in warnings:
-            log.warning(message)
-        _lib.check(status, err.message)
+        if log_warnings:
+            for message in warnings:
+                log.warning(message)
+        if status != _lib.GT_OK:
+            _lib.check(status, err.message)
         return ComparisonResults._from_json(*_take_report(handle, 'gt_comparison_string', 'gt_comparison_free'))

@@ -193,6 +193,8 @@ class Tracker:
     for compatibility and unused: there is no tracking process to join, and
     the usage up to an exception is kept in memory."""
 
+    State = _TrackerState
+
     def __init__(self, sleep_time: float = 1.0, ram_unit: str = 'gigabytes', gpu_ram_unit: str = 'gigabytes',
                  time_unit: str = 'hours', n_expected_cores: int | None = None, gpu_uuids=None,
                  disable_logs: bool = False, process_id: int | None = None,
@@ -202,6 +204,9 @@ class Tracker:
                  model=None, input_size=None):
         self._handle = ctypes.c_void_p()
         self._state = _TrackerState.NEW
+        self._vanished = False
+        self._process_id_given = process_id is not None
+        self._disable_logs = bool(disable_logs)
         opts = _lib.Options()
         _lib.lib.gt_options_init(ctypes.byref(opts))
         if isinstance(sleep_time, bool) or not isinstance(sleep_time, (int, float)):
@@ -247,10 +252,21 @@ class Tracker:
         _lib.check(status, err.message)
         _alive.add(self)
 
+    @property
+    def state(self) -> Tracker.State:
+        """NEW, then STARTED by start(), then STOPPED by stop()."""
+        return self._state
+
     def __repr__(self):
         return f'State: {self._state.name}'
 
+    def _require_stopped(self):
+        if self._state != _TrackerState.STOPPED:
+            raise RuntimeError(f'Cannot display the tracker when tracking has not stopped yet (state: '
+                               f'{self._state.name}). Call stop() or leave the with block first.')
+
     def __str__(self):
+        self._require_stopped()
         return str(self.resource_usage)
 
     def __enter__(self) -> Tracker:
@@ -267,7 +283,14 @@ class Tracker:
             raise RuntimeError('Cannot start tracking when tracking has already started.')
         if self._state == _TrackerState.STOPPED:
             raise RuntimeError('Cannot start tracking when tracking has already stopped.')
-        self._call(_lib.lib.gt_tracker_start(self._handle))
+        status = _lib.lib.gt_tracker_start(self._handle)
+        if status == _lib.GT_ERR_NOPROC and self._process_id_given:
+            # As the Python package: a warning, and a session with no usage.
+            if not self._disable_logs:
+                log.warning(f'The target process of ID {self.process_id} ended before tracking could begin.')
+            self._vanished = True
+        else:
+            self._call(status)
         self._state = _TrackerState.STARTED
         self._extras.begin(self._usage())
 
@@ -279,7 +302,8 @@ class Tracker:
             raise RuntimeError('Cannot stop tracking when tracking has already stopped.')
         self._state = _TrackerState.STOPPED
         _alive.discard(self)
-        status = _lib.lib.gt_tracker_stop(self._handle)
+        # The library stopped a tracker whose process had vanished at start.
+        status = _lib.GT_OK if self._vanished else _lib.lib.gt_tracker_stop(self._handle)
         message = self._error()
         try:
             # The usage is kept even when the stop reports a failure (such as a
@@ -291,6 +315,7 @@ class Tracker:
 
     def to_json(self) -> dict:
         """The resource usage as a dict, in the Python package's layout."""
+        self._require_stopped()
         return self.resource_usage.to_json()
 
     def _usage(self) -> ResourceUsage:

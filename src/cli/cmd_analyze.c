@@ -57,6 +57,10 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
         fmt = GT_FORMAT_TEXT;
     else if (!strcmp(format, "json"))
         fmt = GT_FORMAT_JSON;
+    else if (!strcmp(format, "pickle"))
+        return gt_cli_usage_error("sub-track analyze: --format=pickle is written by `python3 -m gpu_tracker "
+                                  "sub-track analyze`; this program writes 'text' or 'json' (JSON is what "
+                                  "'sub-track compare' reads)");
     else
         return gt_cli_usage_error("sub-track analyze: invalid format '%s': must be 'text' or 'json'",
                                   format);
@@ -75,6 +79,8 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
         return GT_EXIT_FAILURE;
     }
     st = gt_results_write(r, fmt, out);
+    if (st == GT_OK && fmt == GT_FORMAT_JSON && fputc('\n', out) == EOF) /* text ends its last line already */
+        st = GT_ERR_IO;
     if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
         st = GT_ERR_IO;
     gt_results_free(&r);

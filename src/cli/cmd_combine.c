@@ -18,7 +18,8 @@ static const char usage_text[] =
     "    --stf=<sub-track-file>  The file to create (.csv or .sqlite); it must not exist.\n"
     "    -p <file-path>          A file to combine; all must have the extension of --stf.\n"
     "                            Files may also follow one -p: -p a.csv b.csv.\n"
-    "                            Given once with a directory: every file in it, by name.\n";
+    "                            Given once with a directory: every .csv or .sqlite file\n"
+    "                            in it, by name.\n";
 
 int gt_cli_subtrack_combine(int argc, char **argv)
 {
@@ -66,7 +67,8 @@ int gt_cli_subtrack_combine(int argc, char **argv)
             goto done;
         }
         if (nlisted == 0) {
-            rc = gt_cli_usage_error("sub-track combine: directory '%s' holds no file", paths[0]);
+            rc = gt_cli_usage_error("sub-track combine: directory '%s' holds no '.csv' or '.sqlite' file",
+                                    paths[0]);
             goto done;
         }
     } else {

@@ -182,6 +182,9 @@ static int parse_args(int argc, char **argv, settings *s)
                 rc = set_stat(s, v);
             else if (!strcmp(d->longname, "--output"))
                 s->output = v;
+            else if (!strcmp(v, "pickle"))
+                rc = gt_cli_usage_error("--format=pickle is written by `python3 -m gpu_tracker sub-track "
+                                        "compare`; this program writes 'text' or 'json'");
             else if (strcmp(v, "text") && strcmp(v, "json"))
                 rc = gt_cli_usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v,
                                         "--format");
@@ -215,7 +218,9 @@ static int run(settings *s)
         return GT_EXIT_FAILURE;
     }
     gt_format fmt = s->format && !strcmp(s->format, "json") ? GT_FORMAT_JSON : GT_FORMAT_TEXT;
-    if (gt_comparison_write(c, fmt, out) != GT_OK || fflush(out) != 0 || ferror(out)) {
+    /* JSON ends its last line here; the text report ends it already. */
+    if (gt_comparison_write(c, fmt, out) != GT_OK || (fmt == GT_FORMAT_JSON && fputc('\n', out) == EOF) ||
+        fflush(out) != 0 || ferror(out)) {
         fprintf(stderr, "gpu-tracker: cannot write the comparison to '%s': %s\n", s->output ? s->output : "stdout",
                 strerror(errno));
         rc = GT_EXIT_FAILURE;

@@ -24,12 +24,6 @@ static const char usage_text[] =
     "    -o --output=<output>     Write the report to this file instead of the screen.\n"
     "    --align=<seconds>        Step of the time grid on which files are summed (default 1).\n";
 
-static int is_tracking_file(const char *path)
-{
-    size_t n = strlen(path);
-    return (n > 4 && !strcmp(path + n - 4, ".csv")) || (n > 7 && !strcmp(path + n - 7, ".sqlite"));
-}
-
 /* The inputs: the tracking files in one directory, or the files as given.
  * Returns 0 or an exit status after a message. */
 static int gather(const char **args, size_t nargs, char ***listed, size_t *nlisted, const char *const **paths,
@@ -43,18 +37,10 @@ static int gather(const char **args, size_t nargs, char ***listed, size_t *nlist
                                           args[i]);
             if (gt_cli_list_dir(args[i], listed, nlisted) != 0)
                 return GT_EXIT_FAILURE;
-            size_t kept = 0;
-            for (size_t k = 0; k < *nlisted; k++) {
-                if (is_tracking_file((*listed)[k]))
-                    (*listed)[kept++] = (*listed)[k];
-                else
-                    free((*listed)[k]);
-            }
-            *nlisted = kept;
-            if (!kept)
+            if (!*nlisted)
                 return gt_cli_usage_error("merge: directory '%s' holds no .csv or .sqlite file", args[i]);
             *paths = (const char *const *)*listed;
-            *npaths = kept;
+            *npaths = *nlisted;
             return 0;
         }
     *paths = args;

@@ -509,7 +509,9 @@ static int write_report(gt_tracker *t, const settings *s, FILE *out)
         return GT_EXIT_FAILURE;
     }
     gt_format fmt = s->format && !strcmp(s->format, "json") ? GT_FORMAT_JSON : GT_FORMAT_TEXT;
-    if (gt_usage_write(&u, fmt, out) != GT_OK || fflush(out) != 0 || ferror(out)) {
+    /* The library's report ends where the Python package's str() does; a
+     * report on the screen or in a file ends its last line. */
+    if (gt_usage_write(&u, fmt, out) != GT_OK || fputc('\n', out) == EOF || fflush(out) != 0 || ferror(out)) {
         fprintf(stderr, "gpu-tracker: cannot write the report to '%s': %s\n", s->output ? s->output : "stdout",
                 strerror(errno));
         return GT_EXIT_FAILURE;

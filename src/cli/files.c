@@ -11,6 +11,17 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+int gt_cli_is_data_file(const char *path)
+{
+    return has_suffix(path, ".csv") || has_suffix(path, ".sqlite");
+}
+
 int gt_cli_list_dir(const char *dir, char ***out, size_t *n)
 {
     DIR *d = opendir(dir);
@@ -22,7 +33,10 @@ int gt_cli_list_dir(const char *dir, char ***out, size_t *n)
         return -1;
     }
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        /* A directory of data files may also hold what SQLite keeps beside a
+         * database ("-journal", "-wal", "-shm"), reports, and whatever else a
+         * run wrote there. */
+        if (e->d_name[0] == '.' || !gt_cli_is_data_file(e->d_name))
             continue;
         if (len == cap) {
             cap = cap ? 2 * cap : 16;

@@ -3,7 +3,13 @@
  *
  * CSV: one write(2) per row on an O_APPEND descriptor, so rows are on disk
  * when the call returns and rows of forked children sharing the file never
- * interleave.  SQLite: one prepared INSERT per row in WAL mode; a forked
+ * interleave.  SQLite: one prepared INSERT per row with a rollback journal,
+ * not WAL, so the file is whole after every mark: a pool worker ended by
+ * SIGTERM or os._exit() runs no close, and a WAL file would keep its marks in
+ * "-wal" and "-shm" files beside it that a copy of the ".sqlite" leaves
+ * behind.  synchronous=OFF: no fsync per mark (with it a mark costs
+ * milliseconds); a process killed at any point still leaves a consistent
+ * file, only an OS crash can lose or damage the latest marks.  A forked
  * child gets its own connection, and writers of several processes wait for
  * the write lock up to 10 s, so no mark is lost to a busy database.  A mutex
  * serializes threads; the timestamp is taken under it, so within a process
@@ -34,7 +40,6 @@ struct gt_subtracker {
     sqlite3 *db;
     sqlite3_stmt *insert;
     pid_t owner;        /* the process whose connection db is (SQLite) */
-    pid_t creator;      /* the process that created the file */
     dev_t dev;          /* the file as created, to notice its removal */
     ino_t ino;
     gt_status failed;   /* the first failure; every later mark returns it */
@@ -112,6 +117,7 @@ static gt_status connect_sqlite(gt_subtracker *s, gt_error *err)
     sqlite3_stmt *insert = NULL;
     if (sqlite3_open_v2(s->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
         sqlite3_busy_timeout(db, 10000) != SQLITE_OK ||
+        sqlite3_exec(db, "PRAGMA synchronous=OFF", NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(db, "INSERT INTO data VALUES (?, ?, ?, ?)", -1, SQLITE_PREPARE_PERSISTENT,
                            &insert, NULL) != SQLITE_OK) {
         gt_status st = gt_err(err, GT_ERR_IO, "cannot open sub-tracking file '%s': %s", s->path,
@@ -212,7 +218,7 @@ gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name, int 
 static gt_status open_sqlite(gt_subtracker *s, gt_error *err)
 {
     static const char create[] =
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+        "PRAGMA synchronous=OFF;"
         "CREATE TABLE data (process_id BIGINT, code_block_name TEXT, position BIGINT,"
         " timestamp FLOAT)";
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
@@ -274,7 +280,7 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
         close(fd); /* SQLite opens it by name */
         if ((st = open_sqlite(s, err)) != GT_OK)
             goto fail_created;
-        s->owner = s->creator = getpid();
+        s->owner = getpid();
     }
     *out = s;
     return GT_OK;
@@ -310,13 +316,7 @@ void gt_subtracker_free(gt_subtracker **sp)
         s->insert = NULL;
     }
     sqlite3_finalize(s->insert);
-    if (s->db) {
-        /* Checkpointed into one self-contained file, as the tracking file,
-         * by the process that created it (forked ones may still write). */
-        if (s->creator == getpid())
-            sqlite3_exec(s->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
-        sqlite3_close(s->db);
-    }
+    sqlite3_close(s->db);
     pthread_mutex_destroy(&s->lock);
     free(s->buf);
     free(s->path);

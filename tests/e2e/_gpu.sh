@@ -5,6 +5,7 @@ FAKES="$GT_BUILD/fakes"
 export GT_NVML_LIBRARY="$FAKES/nvml.so" GT_ROCM_SMI_LIBRARY="$TMP/no-rocm-smi.so"
 export FAKE_NVML_SCENARIO="$TMP/nvml.json" FAKE_NVML_LOG="$TMP/nvml.log"
 export FAKE_RSMI_SCENARIO="$TMP/rsmi.json" FAKE_RSMI_LOG="$TMP/rsmi.log"
+with_rapl # the warnings counted are the GPU's alone
 
 # The job: main.sh writes its PID to main.pid and runs child.sh, which
 # writes child.pid and runs grand.sh (grand.pid), which lives SECS seconds.

@@ -26,3 +26,14 @@ json_report() { sed '1d' "$1"; }
 # skip REASON: this test cannot run here; tests/run.sh counts it as skipped
 # (exit status 77 with a "skipped:" line), never as passed.
 skip() { echo "skipped: $*"; exit 77; }
+
+# with_rapl: a fixture RAPL tree (one package domain, counter still) as
+# GT_SYSFS_ROOT, for tests that count warnings: without RAPL the tracker
+# says once that CPU energy is not measured, which depends on the machine.
+with_rapl() {
+    mkdir -p "$TMP/rapl-sys/class/powercap/intel-rapl:0"
+    printf 'package-0\n' >"$TMP/rapl-sys/class/powercap/intel-rapl:0/name"
+    printf '262143328850\n' >"$TMP/rapl-sys/class/powercap/intel-rapl:0/max_energy_range_uj"
+    printf '1000000\n' >"$TMP/rapl-sys/class/powercap/intel-rapl:0/energy_uj"
+    export GT_SYSFS_ROOT="$TMP/rapl-sys"
+}

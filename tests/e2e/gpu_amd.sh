@@ -57,10 +57,10 @@ expect .max_gpu_ram.system_capacity 25736249344
 cp rsmi.json rsmi.good.json
 echo '{"errors": {"rsmi_init": 8}, "devices": []}' >rsmi.json
 track
-warned_once "The nvidia-smi command is installed but cannot connect to a GPU."
+warned_once "The NVIDIA NVML library (libnvidia-ml.so.1) is installed but cannot connect to a GPU."
 # Only ROCm SMI installed, failing: amd-smi cannot connect, then the status.
 GT_NVML_LIBRARY=$TMP/none.so track
-warned_once "The amd-smi command is installed but cannot connect to a GPU. The GPU RAM and GPU utilization values will remain 0.0."
+warned_once "The ROCm SMI library (librocm_smi64.so.1) is installed but cannot connect to a GPU. The GPU RAM and GPU utilization values will remain 0.0."
 warned_once "rsmi_init: RSMI_STATUS_INIT_ERROR: An error occurred during initialization, ROCm SMI status 8"
 expect .gpu_utilization.system_gpu_count 0
 

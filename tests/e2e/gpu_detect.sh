@@ -11,8 +11,8 @@ zero_gpu() {
     expect .gpu_utilization.system_gpu_count 0
     expect .gpu_utilization.n_expected_gpus 0
 }
-NEITHER="Neither the nvidia-smi command nor the amd-smi command is installed. Install one of these to profile the GPU. Otherwise the GPU RAM and GPU utilization values will remain 0.0."
-NV_CANNOT="The nvidia-smi command is installed but cannot connect to a GPU. The GPU RAM and GPU utilization values will remain 0.0."
+NEITHER="Neither the NVIDIA NVML library (libnvidia-ml.so.1) nor the ROCm SMI library (librocm_smi64.so.1) could be loaded. Install a GPU driver to profile the GPU. Otherwise the GPU RAM and GPU utilization values will remain 0.0."
+NV_CANNOT="The NVIDIA NVML library (libnvidia-ml.so.1) is installed but cannot connect to a GPU. The GPU RAM and GPU utilization values will remain 0.0."
 
 GT_NVML_LIBRARY=$TMP/none.so track
 zero_gpu
@@ -48,7 +48,7 @@ GT_NVML_LIBRARY=$TMP/none.so track --disable-logs
 echo '{"devices": [{"uuid": "GPU-x", "total": 1000, "samples": [{"used": 10}]}]}' >nvml.json
 track --gb=amd
 zero_gpu
-grep -q "amd-smi command is not installed" err.txt || fail "--gb=amd: $(cat err.txt)"
+grep -qF "The ROCm SMI library (librocm_smi64.so.1) could not be loaded." err.txt || fail "--gb=amd: $(cat err.txt)"
 track --gb=nvidia --gru=bytes
 expect .max_gpu_ram.system_capacity 1000
 [ ! -s err.txt ] || fail "--gb=nvidia: $(cat err.txt)"

@@ -6,8 +6,11 @@ command -v chromium >/dev/null || fail "chromium is not installed (scripts/setup
 # The tracked run: 64 MiB held for 1 s, then 0.4 s of CPU on one thread.
 "$GT_BIN" --st=0.05 --disable-logs --tf=run.csv -o /dev/null -- sh -c "'$W/touch_mem' 64 1; '$W/burn' 1 400" >/dev/null
 "$GT_BIN" --st=0.05 --disable-logs --tf=run.sqlite -o /dev/null -- "$W/touch_mem" 16 0.5 >/dev/null
-t0=$(awk -F, 'NR == 4 { print $NF }' run.csv)
-t1=$(awk -F, 'END { print $NF }' run.csv)
+# The timestamp column by name: energy columns, where measured, follow it.
+ts_col() { awk -F, -v want="$1" 'NR == 3 { for (i = 1; i <= NF; i++) if ($i == "timestamp") c = i } NR == want || (want == "last" && NR > 3) { v = $c } END { print v }' run.csv; }
+t0=$(ts_col 4)
+t1=$(ts_col last)
+[ -n "$t0" ] && [ -n "$t1" ] || fail "no timestamps in run.csv"
 {
     echo "process_id,code_block_name,position,timestamp"
     awk -v a="$t0" -v b="$t1" 'BEGIN {

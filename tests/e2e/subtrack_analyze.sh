@@ -28,6 +28,16 @@ done
 # A tracking file of one format with marks of the other.
 "$GT_BIN" sub-track analyze --tf="$R/tracking.sqlite" --stf="$R/sub-tracking.csv" | cmp - "$R/results.txt" ||
     fail "mixed formats"
+# Marks paired as the Python package pairs them: each process's marks by
+# time, whatever their order in the file, so the rows reversed give the same
+# results; a recursive block's nested marks pair by time (two calls here).
+{ head -1 "$R/sub-tracking.csv"; tail -n +2 "$R/sub-tracking.csv" | tac; } >reversed.csv
+"$GT_BIN" sub-track analyze --tf="$R/tracking.csv" --stf=reversed.csv | cmp - "$R/results.txt" ||
+    fail "marks out of file order not paired by time"
+printf 'process_id,code_block_name,position,timestamp\n5,f,0,1745449610.0\n5,f,0,1745449611.0\n5,f,1,1745449613.0\n5,f,1,1745449617.0\n' >recursive.csv
+"$GT_BIN" sub-track analyze --tf="$R/tracking.csv" --stf=recursive.csv -f json -o rec.json
+[ "$(jq -c '.code_block_results[0] | [.num_calls, .compute_time.total]' rec.json)" = "[2,5]" ] ||
+    fail "recursive block: $(jq -c '.code_block_results[0]' rec.json)"
 # A wrong number must be caught by the comparison itself.
 jq '.overall.main_ram.mean *= (1 + 1e-7)' "$R/results.json" >bad.json
 if (same_json bad.json "$R/results.json") 2>/dev/null; then fail "same_json accepts a wrong number"; fi
@@ -47,13 +57,16 @@ expect_error() {
 }
 expect_error 2 invalid1.csv "(1745449613.5325918, 1745449609.7528224)" "differing process IDs: 1723811 and 1723812" \
     -- --tf="$R/tracking.csv" --stf="$R/invalid1.csv"
-expect_error 2 invalid2.csv "(1745449613.5388887, 1745449613.5325918)" "process ID 1723811" "start time greater than the stop time" \
+expect_error 2 invalid2.csv "(1745449609.7528222, 1745449613.5325918)" "process ID 1723811" "start time greater than the stop time" \
     -- --tf="$R/tracking.csv" --stf="$R/invalid2.csv"
 expect_error 2 "'x.txt'" "'.csv' or '.sqlite'" -- --tf="$R/tracking.csv" --stf=x.txt
 expect_error 1 "missing.csv" "No such file" -- --tf="$R/tracking.csv" --stf=missing.csv
 expect_error 2 "--tf" -- --stf="$R/sub-tracking.csv"
 expect_error 2 "'yaml'" "'text' or 'json'" -- --tf="$R/tracking.csv" --stf="$R/sub-tracking.csv" -f yaml
 expect_error 2 "'--bogus'" -- --bogus
+expect_error 2 "--format=pickle is written by \`python3 -m gpu_tracker sub-track analyze\`" \
+    -- --tf="$R/tracking.csv" --stf="$R/sub-tracking.csv" -f pickle -o r.pkl
+[ ! -e r.pkl ] || fail "a pickle file was created"
 printf 'process_id,code_block_name,timestamp\n1,a,2.0\n' >nopos.csv
 expect_error 2 "nopos.csv" "no column 'position'" -- --tf="$R/tracking.csv" --stf=nopos.csv
 printf 'process_id,code_block_name,position,timestamp\n1,a,0,2.0\n1,a,1,oops\n' >nan.csv
@@ -61,7 +74,7 @@ expect_error 2 "nan.csv" "line 3" "'timestamp'" "oops" -- --tf="$R/tracking.csv"
 printf 'process_id,code_block_name,position,timestamp\n1,a,0,2.0\n1,a,1,3.0\n1,a,1,4.0\n' >lone.csv
 expect_error 2 "lone.csv" "'a'" "stop at 4.0" "no partner" -- --tf="$R/tracking.csv" --stf=lone.csv
 printf 'process_id,code_block_name,position,timestamp\n1,a,1,2.0\n1,a,0,3.0\n1,a,1,4.0\n' >swap.csv
-expect_error 2 "swap.csv" "(2.0, 3.0)" "not a start followed by a stop" -- --tf="$R/tracking.csv" --stf=swap.csv
+expect_error 2 "swap.csv" "(2.0, 3.0)" "start time greater than the stop time" -- --tf="$R/tracking.csv" --stf=swap.csv
 printf 'process_id,code_block_name,position,timestamp\n1,a,2,2.0\n' >pos.csv
 expect_error 2 "pos.csv" "row 1" "position" -- --tf="$R/tracking.csv" --stf=pos.csv
 sqlite3 empty.sqlite 'create table other (x int)'

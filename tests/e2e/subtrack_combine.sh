@@ -11,6 +11,10 @@ for ext in csv sqlite; do
         fail "$ext: analysis of the combined file differs from results.txt"
     mkdir "dir-$ext"
     cp "$F"/*."$ext" "dir-$ext/"
+    # What SQLite and a run leave beside the files is not combined.
+    : >"dir-$ext/main.sub-tracking.$ext-shm"
+    : >"dir-$ext/main.sub-tracking.$ext-journal"
+    echo notes >"dir-$ext/notes.txt"
     "$GT_BIN" sub-track combine --stf="dir.$ext" -p "dir-$ext"
 done
 # Rows keep their values, in the order given (files by name for a directory);
@@ -55,4 +59,4 @@ expect_error 1 "missing.csv" -- --stf=new.csv -p missing.csv
 printf 'process_id,name\n1,a\n' >cols.csv
 expect_error 2 "no column 'code_block_name'" -- --stf=new.csv -p cols.csv
 mkdir empty
-expect_error 2 "holds no file" -- --stf=new.csv -p empty
+expect_error 2 "holds no '.csv' or '.sqlite' file" -- --stf=new.csv -p empty

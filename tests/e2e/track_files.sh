@@ -1,6 +1,12 @@
 # Tracking files: layouts, never overwritten without --overwrite, nothing
 # run when the file exists.
 . "$(dirname "$0")/_lib.sh"
+# Energy columns follow the Python package's when energy is measured (a
+# fixture RAPL tree here), and only then.
+GT_SYSFS_ROOT=$TMP/no-sys GT_NVML_LIBRARY=$TMP/none.so GT_ROCM_SMI_LIBRARY=$TMP/none.so \
+    "$GT_BIN" --st=0.05 --tf=plain.csv --disable-logs -- true >/dev/null
+sed -n 3p plain.csv | grep -q ",cpu_combined_hardware_utilization_percent,timestamp$" || fail "no energy: $(sed -n 3p plain.csv)"
+with_rapl
 "$GT_BIN" --st=0.05 --ru=megabytes --tf=t.csv -- "$W/touch_mem" 20 0.3 >/dev/null
 sed -n 1p t.csv | grep -qx "ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,gpu_ram_system_capacity,system_core_count,n_expected_cores,system_gpu_count,n_expected_gpus" || fail "static header"
 sed -n 2p t.csv | grep -q "^megabytes,gigabytes,hours," || fail "static row"

@@ -17,6 +17,27 @@ def in_tmp_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
+@pytest.fixture
+def rapl_tree(tmp_path, monkeypatch):
+    """A fixture RAPL tree (one package domain) as the library's sysfs root, so
+    that energy is measured whatever the machine: tracking files then have
+    the energy columns."""
+    zone = tmp_path / 'sys' / 'class' / 'powercap' / 'intel-rapl:0'
+    zone.mkdir(parents=True)
+    (zone / 'name').write_text('package-0\n')
+    (zone / 'max_energy_range_uj').write_text('262143328850\n')
+    (zone / 'energy_uj').write_text('1000000\n')
+    monkeypatch.setenv('GT_SYSFS_ROOT', str(tmp_path / 'sys'))
+
+
+@pytest.fixture
+def no_rapl(tmp_path, monkeypatch):
+    """No RAPL and no GPU library: no energy is measured, whatever the machine."""
+    monkeypatch.setenv('GT_SYSFS_ROOT', str(tmp_path / 'no-sys'))
+    monkeypatch.setenv('GT_NVML_LIBRARY', str(tmp_path / 'no-nvml.so'))
+    monkeypatch.setenv('GT_ROCM_SMI_LIBRARY', str(tmp_path / 'no-rocm-smi.so'))
+
+
 def touch_mib(n):
     """n MiB whose every page is written, so all of it is resident."""
     return b'\x01' * (n * MIB)

@@ -92,3 +92,55 @@ def test_pickled_results_as_the_python_packages_scripts_store_them():
         pickle.dump({'not': 'results'}, f)
     with pytest.raises(ValueError, match="'other.pkl' holds a pickled dict, not SubTrackingResults"):
         gput.TrackingComparison({'A': paths['A'], 'X': 'other.pkl'}).compare()
+
+
+def _variant(name, change):
+    """results-A.json changed by change(dict), pickled as a SubTrackingResults
+    the way the Python package's scripts store results."""
+    d = json.load(open(os.path.join(CMP, 'results-A.json')))
+    change(d)
+    results = gput.SubTrackingResults._from_json(d, '')
+    with open(f'results-{name}.pkl', 'wb') as f:
+        pickle.dump(results, f)
+    return f'results-{name}.pkl'
+
+
+def _rename(old, new):
+    def change(d):
+        for block in d['code_block_results']:
+            if block['name'] == old:
+                block['name'] = new
+    return change
+
+
+def test_mismatches_refused_on_construction_as_the_package_does():
+    a = os.path.join(CMP, 'results-A.json')
+    c = _variant('C', lambda d: d['code_block_results'].append(dict(d['code_block_results'][0], name='extra')))
+    with pytest.raises(ValueError) as error:
+        gput.TrackingComparison({'A': a, 'C': c})
+    assert str(error.value) == ('All sub-tracking results must have the same number of code blocks. The first has 4 '
+                                'code blocks but tracking session "C" has 5 code blocks.')
+    with pytest.raises(ValueError) as error:
+        gput.TrackingComparison({'A': a, 'D': _variant('D', _rename('tmp.py:38', 'tmp.py:abc'))})
+    assert str(error.value) == ('Code block name "tmp.py:38" of tracking session "A" does not match code block name '
+                                '"tmp.py:abc" of tracking session "D"')
+    with pytest.raises(ValueError) as error:
+        gput.TrackingComparison({'A': a, 'E': _variant('E', _rename('tmp.py:9', 'temp.py:123'))})
+    assert str(error.value) == ('Code block name "tmp.py:9" of tracking session "A" does not match code block name '
+                                '"temp.py:123" of tracking session "E"')
+    # The first session is the first name in sorted order, whatever the map's order.
+    with pytest.raises(ValueError, match='tracking session "C" has 5 code blocks'):
+        gput.TrackingComparison({'C': c, 'A': a})
+    comparison = gput.TrackingComparison({'A': a, 'B': os.path.join(CMP, 'results-B.json')})
+    assert set(comparison.results_map) == {'A', 'B'}
+    assert isinstance(comparison.results_map['A'], gput.SubTrackingResults)
+    with pytest.raises(ValueError) as error:
+        comparison.compare('invalid')
+    assert str(error.value) == "Invalid summary statistic 'invalid'. Valid values are min max mean std."
+
+
+def test_errors_name_the_users_file_not_a_copy():
+    bad = _variant('bad', lambda d: d['overall']['main_ram'].pop('mean'))
+    with pytest.raises(ValueError) as error:
+        gput.TrackingComparison({'A': os.path.join(CMP, 'results-A.json'), 'Z': bad})
+    assert 'results-bad.pkl' in str(error.value) and '.json' not in str(error.value)

@@ -204,12 +204,36 @@ def test_another_process_by_id():
     assert tracker.resource_usage.max_ram.main.total_rss >= 80 * MIB / MB
 
 
-def test_a_process_that_does_not_exist():
+def test_a_process_that_does_not_exist(caplog):
     child = subprocess.Popen([sys.executable, '-c', 'pass'])
     child.wait()  # reaped: its PID names no process now
-    tracker = gput.Tracker(process_id=child.pid)
-    with pytest.raises(ProcessLookupError, match=f'process {child.pid} does not exist'):
-        tracker.start()
+    # As the Python package: a warning, not an exception, and no usage.
+    with caplog.at_level(logging.WARNING, logger='gpu_tracker'):
+        with gput.Tracker(process_id=child.pid) as tracker:
+            pass
+    assert f'The target process of ID {child.pid} ended before tracking could begin.' in caplog.messages
+    assert tracker.state == gput.Tracker.State.STOPPED
+    assert tracker.resource_usage.max_ram.main.total_rss == 0.0
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger='gpu_tracker'):
+        with gput.Tracker(process_id=child.pid, disable_logs=True):
+            pass
+    assert not any('ended before tracking' in m for m in caplog.messages)
+
+
+def test_state_and_display_before_stop():
+    tracker = gput.Tracker(sleep_time=0.05)
+    assert tracker.state == gput.Tracker.State.NEW
+    for display in (str, lambda t: t.to_json()):
+        with pytest.raises(RuntimeError, match='Cannot display the tracker'):
+            display(tracker)
+    tracker.start()
+    assert tracker.state == gput.Tracker.State.STARTED
+    with pytest.raises(RuntimeError, match='Cannot display the tracker'):
+        str(tracker)
+    tracker.stop()
+    assert tracker.state == gput.Tracker.State.STOPPED
+    assert str(tracker).startswith('Max RAM:') and 'max_ram' in tracker.to_json()
 
 
 def test_cpu_time_of_the_main_process():
@@ -261,7 +285,20 @@ def test_layout_matches_the_python_package(reference):
     assert by_hand.to_json() == {k: v for k, v in got.items() if k in expected}
 
 
-def test_tracking_file_and_overwrite():
+def test_no_energy_columns_without_energy(no_rapl):
+    # Nothing measured: the Python package's columns alone, which its analyzer reads without NaN rows.
+    with gput.Tracker(sleep_time=0.02, tracking_file='plain.csv', disable_logs=True):
+        with gput.SubTracker(code_block_name='block', sub_tracking_file='marks.csv'):
+            time.sleep(0.05)
+    rows = list(csv.reader(open('plain.csv')))
+    assert rows[2][-1] == 'timestamp' and all(len(r) == len(rows[2]) for r in rows[3:])
+    # and no energy in the analysis: no empty energy table, no 'energy' keys
+    results = gput.SubTrackingAnalyzer('plain.csv', 'marks.csv').sub_tracking_results()
+    assert 'energy' not in results.to_json() and 'energy' not in results.to_json()['code_block_results'][0]
+    assert 'Energy' not in str(results)
+
+
+def test_tracking_file_and_overwrite(rapl_tree):
     with gput.Tracker(sleep_time=0.02, tracking_file='samples.csv', ram_unit='megabytes') as tracker:
         time.sleep(0.2)
     rows = list(csv.reader(open('samples.csv')))

@@ -41,7 +41,7 @@ static void usage_string_is_the_report(void **state)
         WRITTEN(gt_usage_write, &u, (gt_format)fmt, expected);
         assert_int_equal(gt_usage_string(&u, (gt_format)fmt, &s), GT_OK);
         assert_string_equal(s, expected);
-        const char *start = fmt == GT_FORMAT_TEXT ? "Max RAM:\n   Unit: megabytes\n" : "{\n  \"max_ram\": {";
+        const char *start = fmt == GT_FORMAT_TEXT ? "Max RAM:\n   Unit: megabytes\n" : "{\n \"max_ram\": {";
         assert_true(strncmp(s, start, strlen(start)) == 0);
         gt_string_free(&s);
         assert_null(s);

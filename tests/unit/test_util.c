@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json_indent.h"
 #include "util/pyfloat.h"
 #include "util/units.h"
 
@@ -92,6 +93,34 @@ static void test_round(void **state)
 
 /* The Python package's coefficients: RAM bytes * (1 / 1e3)..., GPU RAM in
  * megabytes * (1e6, 1e3, 1, 1 / 1e3, 1 / 1e6), time * (1 / 60)... */
+static char *indented(const char *json, int width)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(gt_json_indent(json, width, f), 0);
+    fclose(f);
+    return buf;
+}
+
+/* The expected texts are Python's json.dumps(json.loads(input), indent=n). */
+static void test_json_indent(void **state)
+{
+    (void)state;
+    char *got = indented("{\"a\": {\"b\": [1, 2.5, null], \"c\": {}, \"d\": []}, \"e\": \"x\"}", 1);
+    assert_string_equal(got, "{\n \"a\": {\n  \"b\": [\n   1,\n   2.5,\n   null\n  ],\n  \"c\": {},\n"
+                             "  \"d\": []\n },\n \"e\": \"x\"\n}");
+    free(got);
+    /* Structure characters inside strings, and escaped quotes, are text. */
+    got = indented("{\"k: {[,]}\\\"\": \"v, \\\\\"}", 2);
+    assert_string_equal(got, "{\n  \"k: {[,]}\\\"\": \"v, \\\\\"\n}");
+    free(got);
+    got = indented("[]", 1);
+    assert_string_equal(got, "[]");
+    free(got);
+}
+
 static void test_units(void **state)
 {
     (void)state;
@@ -150,6 +179,7 @@ int main(void)
         cmocka_unit_test(test_repr_every_length),
         cmocka_unit_test(test_round),
         cmocka_unit_test(test_units),
+        cmocka_unit_test(test_json_indent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

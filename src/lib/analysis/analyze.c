@@ -1,20 +1,19 @@
 /* gt_analyze: summary statistics of a tracking file, overall and inside the
  * calls of every code block of a sub-tracking file.
  *
- * Calls are paired as the Python package pairs them: a code block's marks
- * sorted by process ID (file order within a process), a start left open at
- * the end of a process's log dropped, then taken two by two.  The timepoints
+ * Calls are paired as the Python package pairs them (analysis/calls.c, which
+ * plots share).  The timepoints
  * of a code block are those inside any of its calls (start <= t <= stop),
  * found by a sweep: the timestamps sorted once, each block's calls merged
  * into disjoint intervals, each interval located by binary search.  That is
  * O((N + M) log N) for N timepoints and M calls, where one SQL condition per
  * call is not. */
+#include "analysis/calls.h"
 #include "analysis/results.h"
 #include "analysis/stats.h"
 #include "energy/span.h"
 #include "store/table.h"
 #include "util/error.h"
-#include "util/pyfloat.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -27,17 +26,7 @@ static const char *const mark_columns[] = {"process_id", "code_block_name", "pos
 static const char *const mark_text[] = {"code_block_name", NULL};
 static const char *const timepoint_required[] = {"timestamp", NULL};
 
-typedef struct mark {
-    const char *name;
-    long long pid;
-    int position;
-    double ts;
-    size_t row;
-} mark;
-
-typedef struct pair {
-    double start, stop;
-} pair;
+typedef gt_call pair;
 
 /* The timestamps in ascending order, NaN left out; row[i] is the file row of
  * ts[i] (NULL when the file was in order already, so row[i] == i). */
@@ -47,17 +36,6 @@ typedef struct timeline {
     double *own_ts;
     size_t n;
 } timeline;
-
-static int cmp_mark(const void *a, const void *b)
-{
-    const mark *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c)
-        return c;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
-}
 
 static int cmp_pair(const void *a, const void *b)
 {
@@ -138,94 +116,6 @@ static size_t lower_bound(const timeline *tl, double x)
             hi = mid;
     }
     return lo;
-}
-
-static void fmt(double x, char *b)
-{
-    gt_pyfloat_repr(x, b, GT_PYFLOAT_BUFSZ);
-}
-
-/* Reads and checks the marks, sorted by (name, process ID, file row). */
-static gt_status load_marks(const gt_table *t, mark **out, size_t *nout, gt_error *err)
-{
-    size_t n = gt_table_nrows(t);
-    int cname = gt_table_find(t, "code_block_name");
-    int cpid = gt_table_find(t, "process_id"), cpos = gt_table_find(t, "position");
-    int cts = gt_table_find(t, "timestamp");
-    mark *m = malloc((n ? n : 1) * sizeof *m);
-    if (!m)
-        return nomem(err);
-    for (size_t i = 0; i < n; i++) {
-        const char *problem = NULL;
-        double pid = gt_table_number(t, cpid, i), pos = gt_table_number(t, cpos, i);
-        double ts = gt_table_number(t, cts, i);
-        if (!(pid >= 0 && pid <= 9007199254740992.0 && pid == floor(pid)))
-            problem = "process_id is not a process ID";
-        else if (pos != 0 && pos != 1)
-            problem = "position is neither 0 (start) nor 1 (stop)";
-        else if (!isfinite(ts))
-            problem = "timestamp is missing";
-        if (problem) {
-            free(m);
-            return gt_err(err, GT_ERR_FORMAT, "sub-tracking file '%s' is invalid: row %zu: %s",
-                          gt_table_path(t), i + 1, problem);
-        }
-        m[i] = (mark){gt_table_text(t, cname, i), (long long)pid, (int)pos, ts, i};
-    }
-    qsort(m, n, sizeof *m, cmp_mark);
-    *out = m;
-    *nout = n;
-    return GT_OK;
-}
-
-/* Pairs the marks m[0..n) of one code block into calls. */
-static gt_status pair_block(const char *path, mark *m, size_t n, pair *pairs, size_t *npairs,
-                            gt_error *err)
-{
-    /* A start left open at the end of a process's log is dropped. */
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        int last_of_pid = i + 1 == n || m[i + 1].pid != m[i].pid;
-        if (last_of_pid && m[i].position == 0)
-            continue;
-        m[kept++] = m[i];
-    }
-    char a[GT_PYFLOAT_BUFSZ], b[GT_PYFLOAT_BUFSZ];
-    size_t np = 0;
-    for (size_t i = 0; i + 1 < kept; i += 2) {
-        const mark *x = &m[i], *y = &m[i + 1];
-        if (x->pid == y->pid && x->ts <= y->ts && x->position == 0 && y->position == 1) {
-            pairs[np++] = (pair){x->ts, y->ts};
-            continue;
-        }
-        fmt(x->ts, a);
-        fmt(y->ts, b);
-        if (x->pid != y->pid)
-            return gt_err(err, GT_ERR_FORMAT,
-                          "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
-                          "(%s, %s) with differing process IDs: %lld and %lld",
-                          path, x->name, a, b, x->pid, y->pid);
-        if (x->ts > y->ts)
-            return gt_err(err, GT_ERR_FORMAT,
-                          "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
-                          "(%s, %s) of process ID %lld with a start time greater than the stop "
-                          "time",
-                          path, x->name, a, b, x->pid);
-        return gt_err(err, GT_ERR_FORMAT,
-                      "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
-                      "(%s, %s) of process ID %lld is not a start followed by a stop",
-                      path, x->name, a, b, x->pid);
-    }
-    if (kept % 2) {
-        const mark *x = &m[kept - 1];
-        fmt(x->ts, a);
-        return gt_err(err, GT_ERR_FORMAT,
-                      "sub-tracking file '%s' is invalid: code block '%s': the %s at %s of "
-                      "process ID %lld has no partner",
-                      path, x->name, x->position ? "stop" : "start", a, x->pid);
-    }
-    *npairs = np;
-    return GT_OK;
 }
 
 typedef struct work {
@@ -443,7 +333,7 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
                          gt_results *r, gt_error *err)
 {
     gt_status st;
-    mark *marks = NULL;
+    gt_mark *marks = NULL;
     pair *pairs = NULL;
     size_t nmarks = 0;
     timeline tl = {0};
@@ -465,7 +355,7 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
     r->nmeasures = ncols - 1 - r->nenergy; /* energy columns come last */
     r->measures = calloc((size_t)(ncols ? ncols : 1), sizeof *r->measures);
     r->overall = calloc((size_t)(ncols ? ncols : 1), sizeof *r->overall);
-    if ((st = load_marks(mk, &marks, &nmarks, err)) != GT_OK)
+    if (mk && (st = gt_marks_load(mk, &marks, &nmarks, err)) != GT_OK)
         goto done;
     /* Room for a block's timepoints or its compute times. */
     size_t nwork = n > nmarks ? n : nmarks;
@@ -527,7 +417,7 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
             st = nomem(err);
             goto done;
         }
-        if ((st = pair_block(gt_table_path(mk), marks + i, j - i, pairs, &np, err)) != GT_OK ||
+        if ((st = gt_marks_pair(gt_table_path(mk), marks + i, j - i, pairs, &np, NULL, NULL, err)) != GT_OK ||
             (st = block_stats(&w, r, pairs, np, b, err)) != GT_OK)
             goto done;
         i = j;
@@ -559,11 +449,11 @@ gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file, g
     if (!out)
         return gt_err(err, GT_ERR_INVALID, "analysis: no place for the results");
     *out = NULL;
-    if (!tracking_file || !sub_tracking_file)
-        return gt_err(err, GT_ERR_INVALID, "analysis needs a tracking file and a sub-tracking file");
+    if (!tracking_file)
+        return gt_err(err, GT_ERR_INVALID, "analysis needs a tracking file");
     /* The sub-tracking file first: it is small, and its errors say most. */
-    if ((st = gt_table_read_columns(sub_tracking_file, GT_TABLE_MARKS, mark_columns, mark_text,
-                                    &mk, err)) != GT_OK ||
+    if ((sub_tracking_file && (st = gt_table_read_columns(sub_tracking_file, GT_TABLE_MARKS, mark_columns,
+                                                          mark_text, &mk, err)) != GT_OK) ||
         (st = gt_table_read(tracking_file, GT_TABLE_STATIC, GT_TABLE_ALL_TEXT, &st_tab, err)) !=
             GT_OK ||
         (st = gt_table_read(tracking_file, GT_TABLE_TIMEPOINTS, NULL, &tp, err)) != GT_OK)

@@ -290,6 +290,13 @@ static gt_status load_session(session *s, gt_error *err)
     gt_status st = read_text(s->file, &s->text, err);
     if (st != GT_OK)
         return st;
+    /* Protocol 2 and later pickles start with the PROTO opcode, 0x80: the
+     * Python package's results, which a C reader cannot load safely. */
+    if ((unsigned char)s->text[0] == 0x80)
+        return gt_err(err, GT_ERR_FORMAT,
+                      "results file '%s' is a Python pickle: compare pickles with `python3 -m gpu_tracker "
+                      "sub-track compare`, or write JSON results with `sub-track analyze -f json`",
+                      s->file);
     const char *end = NULL;
     s->root = cJSON_ParseWithOpts(s->text, &end, 1);
     if (!s->root) {

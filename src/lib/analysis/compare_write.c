@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "util/json_indent.h"
 #include "util/pyfloat.h"
 
 /* Characters, not bytes: pandas pads columns by len() of the text. */
@@ -203,13 +204,18 @@ static void write_json(FILE *out, const gt_comparison *c)
     fputc('}', out);
 }
 
+static void write_json_ctx(FILE *out, const void *c)
+{
+    write_json(out, c);
+}
+
 gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE *out)
 {
     if (!c || !out || (fmt != GT_FORMAT_TEXT && fmt != GT_FORMAT_JSON))
         return GT_ERR_INVALID;
     if (fmt == GT_FORMAT_TEXT)
         write_text(out, c);
-    else
-        write_json(out, c);
+    else if (gt_json_indented(write_json_ctx, c, 1, out) != 0) /* as the Python package's command line */
+        return ferror(out) ? GT_ERR_IO : GT_ERR_NOMEM;
     return ferror(out) ? GT_ERR_IO : GT_OK;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json_indent.h"
 #include "util/pyfloat.h"
 
 #define CELL 48
@@ -370,6 +371,11 @@ static void write_json(FILE *out, const gt_results *r)
     fputc('}', out);
 }
 
+static void write_json_ctx(FILE *out, const void *r)
+{
+    write_json(out, r);
+}
+
 gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out)
 {
     if (!r || !out || (fmt != GT_FORMAT_TEXT && fmt != GT_FORMAT_JSON))
@@ -377,8 +383,9 @@ gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out)
     if (fmt == GT_FORMAT_TEXT) {
         if (write_text(out, r) != 0)
             return GT_ERR_NOMEM;
-    } else {
-        write_json(out, r);
+    } else if (gt_json_indented(write_json_ctx, r, 1, out) != 0) {
+        /* Laid out as the Python package's command line prints it. */
+        return ferror(out) ? GT_ERR_IO : GT_ERR_NOMEM;
     }
     return ferror(out) ? GT_ERR_IO : GT_OK;
 }

@@ -195,6 +195,16 @@ static void fill(struct gt_energy_domain *d, const total *t, gt_energy_unit u)
     d->max_power_watts = t->started && span > 0 ? t->max_watts : -1.0;
 }
 
+const char *gt_energy_cpu_missing(const gt_energy *e)
+{
+    return e && gt_rapl_count(e->rapl) == 0 ? gt_rapl_unavailable(e->rapl) : NULL;
+}
+
+int gt_energy_measured(const gt_energy *e, const gt_gpu *gpu)
+{
+    return (e && gt_rapl_count(e->rapl) > 0) || gt_gpu_expected(gpu) > 0;
+}
+
 void gt_energy_usage(const gt_energy *e, gt_energy_unit u, gt_usage *out)
 {
     memset(&out->energy, 0, sizeof out->energy);

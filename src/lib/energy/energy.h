@@ -58,6 +58,15 @@ void gt_energy_read(gt_energy *e, const gt_gpu *gpu, gt_energy_reading *r);
  * unavailable). */
 void gt_energy_fold(gt_energy *e, const gt_energy_reading *r, gt_sample *s);
 
+/* Why no CPU energy is measured (no RAPL domain at all), or NULL when some
+ * domain is there: a report leaves an empty CPU group out, so the tracker
+ * says this once on its log instead. */
+const char *gt_energy_cpu_missing(const gt_energy *e);
+
+/* Whether any energy is measured: some RAPL domain, or a GPU selected in
+ * gpu (NULL: none).  Decides whether tracking files get energy columns. */
+int gt_energy_measured(const gt_energy *e, const gt_gpu *gpu);
+
 /* Fills out->energy in unit u. */
 void gt_energy_usage(const gt_energy *e, gt_energy_unit u, gt_usage *out);
 

@@ -219,10 +219,18 @@ static gt_status load_devices(gt_gpu *g, int count)
     return GT_OK;
 }
 
+static const gt_gpu_vendor *vendor_of(gt_gpu_brand brand)
+{
+    for (size_t k = 0; k < N_VENDORS; k++)
+        if (vendors[k]->brand == brand)
+            return vendors[k];
+    return vendors[0];
+}
+
 static void cannot_use(const gt_gpu *g, const gt_gpu_vendor *v, gt_gpu_found f, const gt_gpu_why *why)
 {
     if (f == GT_GPU_NO_DEVICE) {
-        warn(g, "The %s command is installed but cannot connect to a GPU. "
+        warn(g, "The %s is installed but cannot connect to a GPU. "
                 "The GPU RAM and GPU utilization values will remain 0.0.", v->tool);
         if (why->func)
             warn(g, "%s: %s", why->func, why->detail);
@@ -262,11 +270,13 @@ gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, gt_log_fn log,
         if (k < N_VENDORS)
             cannot_use(g, vendors[k], found[k], &why[k]);
         else if (brand == GT_GPU_AUTO)
-            warn(g, "Neither the nvidia-smi command nor the amd-smi command is installed. Install one of "
-                    "these to profile the GPU. Otherwise the GPU RAM and GPU utilization values will remain 0.0.");
+            /* The Python package names its commands; these are what we load. */
+            warn(g, "Neither the %s nor the %s could be loaded. Install a GPU driver to profile the GPU. "
+                    "Otherwise the GPU RAM and GPU utilization values will remain 0.0.",
+                 vendor_of(GT_GPU_NVIDIA)->tool, vendor_of(GT_GPU_AMD)->tool);
         else
-            warn(g, "The %s command is not installed. The GPU RAM and GPU utilization values will remain 0.0.",
-                 brand == GT_GPU_NVIDIA ? "nvidia-smi" : "amd-smi");
+            warn(g, "The %s could not be loaded. The GPU RAM and GPU utilization values will remain 0.0.",
+                 vendor_of(brand)->tool);
         *out = g;
         return GT_OK;
     }

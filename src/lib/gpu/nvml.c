@@ -443,7 +443,7 @@ static gt_gpu_rc nv_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why 
 
 const gt_gpu_vendor gt_gpu_nvml = {
     .name = "nvidia",
-    .tool = "nvidia-smi",
+    .tool = "NVIDIA NVML library (libnvidia-ml.so.1)",
     .brand = GT_GPU_NVIDIA,
     .init = nv_init,
     .shutdown = nv_shutdown,

@@ -265,7 +265,7 @@ static gt_gpu_rc rs_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why 
 
 const gt_gpu_vendor gt_gpu_rocm_smi = {
     .name = "amd",
-    .tool = "amd-smi",
+    .tool = "ROCm SMI library (librocm_smi64.so.1)",
     .brand = GT_GPU_AMD,
     .init = rs_init,
     .shutdown = rs_shutdown,

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/calls.h"
 #include "gpu_tracker.h"
 #include "plot/plot.h"
 #include "store/table.h"
@@ -53,29 +54,10 @@ static gt_status add_series(gt_plot_chart *ch, gt_table *t, const char *const *l
     return GT_OK;
 }
 
-typedef struct mark {
-    const char *name;
-    double pid, ts;
-    int position;
-} mark;
-
-static int by_block(const void *a, const void *b)
-{
-    const mark *x = a, *y = b;
-    int r = strcmp(x->name, y->name);
-    if (r)
-        return r;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->position - y->position;
-}
-
-/* Pairs each start mark with the next stop of the same block and process.
- * Lenient where the analysis is strict, because a plot is also wanted for a
- * run that was killed: a start without a stop runs to end_ts, and a stop
- * without a start is left out. */
+/* The calls of every code block, paired as the analysis pairs them
+ * (analysis/calls.c), so a plot shows the calls `sub-track analyze` counts.
+ * A call still open at the end of a process's marks (a run that was killed)
+ * is drawn to end_ts, the last sample. */
 static gt_status load_spans(const char *path, double end_ts, gt_table **tab, gt_plot_span **out, size_t *nout,
                             gt_error *err)
 {
@@ -84,45 +66,37 @@ static gt_status load_spans(const char *path, double end_ts, gt_table **tab, gt_
     gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, need, text, tab, err);
     if (st != GT_OK)
         return st;
-    size_t n = gt_table_nrows(*tab);
-    const double *pid, *pos, *ts;
-    if ((st = numbers(*tab, "process_id", &pid, err)) != GT_OK ||
-        (st = numbers(*tab, "position", &pos, err)) != GT_OK ||
-        (st = numbers(*tab, "timestamp", &ts, err)) != GT_OK)
+    gt_mark *m = NULL;
+    size_t n = 0;
+    if ((st = gt_marks_load(*tab, &m, &n, err)) != GT_OK)
         return st;
-    int name_col = gt_table_find(*tab, "code_block_name");
-    mark *m = malloc((n ? n : 1) * sizeof *m);
     gt_plot_span *sp = malloc((n ? n : 1) * sizeof *sp);
-    if (!m || !sp) {
-        free(m);
-        free(sp);
-        return gt_err(err, GT_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!(pos[i] == 0 || pos[i] == 1) || isnan(ts[i])) {
-            free(m);
-            free(sp);
-            return gt_err(err, GT_ERR_FORMAT, "sub-tracking file '%s', mark %zu: %s", path, i + 1,
-                          isnan(ts[i]) ? "no timestamp" : "position is neither 0 (start) nor 1 (stop)");
-        }
-        m[i] = (mark){gt_table_text(*tab, name_col, i), pid[i], ts[i], (int)pos[i]};
-    }
-    qsort(m, n, sizeof *m, by_block);
+    gt_call *calls = malloc((n ? n : 1) * sizeof *calls);
+    double *open = malloc((n ? n : 1) * sizeof *open);
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m[i].position != 0)
-            continue;
-        int same_next = i + 1 < n && !strcmp(m[i + 1].name, m[i].name) && m[i + 1].pid == m[i].pid;
-        if (same_next && m[i + 1].position == 1) {
-            sp[k++] = (gt_plot_span){m[i].name, m[i].ts, m[i + 1].ts};
-            i++; /* the stop is used */
-        } else if (!same_next) {
-            sp[k++] = (gt_plot_span){m[i].name, m[i].ts, end_ts > m[i].ts ? end_ts : m[i].ts};
-        }
-        /* a start followed by another start: the first never stopped; its
-         * extent is unknown, so it is left out */
+    if (!sp || !calls || !open) {
+        st = gt_err(err, GT_ERR_NOMEM, "out of memory");
+        goto done;
     }
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && !strcmp(m[j].name, m[i].name); j++)
+            ;
+        size_t nc = 0, no = 0;
+        if ((st = gt_marks_pair(path, m + i, j - i, calls, &nc, open, &no, err)) != GT_OK)
+            goto done;
+        for (size_t c = 0; c < nc; c++)
+            sp[k++] = (gt_plot_span){m[i].name, calls[c].start, calls[c].stop};
+        for (size_t c = 0; c < no; c++)
+            sp[k++] = (gt_plot_span){m[i].name, open[c], end_ts > open[c] ? end_ts : open[c]};
+    }
+done:
     free(m);
+    free(calls);
+    free(open);
+    if (st != GT_OK) {
+        free(sp);
+        return st;
+    }
     *out = sp;
     *nout = k;
     return GT_OK;

@@ -1,5 +1,6 @@
 /* The tracking report, as the Python package prints a Tracker (text) and
- * its to_json() (JSON, indent 2), followed by gpu-tracker's own sections.
+ * its to_json() (JSON laid out as its command line prints it, json.dumps
+ * with indent=1), followed by gpu-tracker's own sections.
  * Both formats walk the same description of the layout, so they cannot
  * drift apart. */
 #include <errno.h>
@@ -100,13 +101,13 @@ static void write_json(FILE *out, const item *it, size_t n)
         if (it[i].k == K_END) {
             depth--;
             fputc('\n', out);
-            indent(out, 2 * depth);
+            indent(out, depth);
             fputc('}', out);
             first = 0;
             continue;
         }
         fputs(first ? "\n" : ",\n", out);
-        indent(out, 2 * depth);
+        indent(out, depth);
         fprintf(out, "\"%s\": ", it[i].key);
         first = 0;
         switch (it[i].k) {
@@ -182,8 +183,8 @@ static size_t energy_group(const gt_usage *u, gt_format fmt, int gpu, item *it)
     int n_dom = 0;
     for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
         n_dom += u->energy.domains[i].gpu == gpu;
-    if (gpu && !n_dom && !why[0])
-        return 0; /* no GPU selected: nothing to say */
+    if (!n_dom)
+        return 0; /* nothing measured: left out (the tracker logs why once) */
     size_t n = 0;
     it[n++] = gpu ? (item)SECTION("GPU", "gpu") : (item)SECTION("CPU (RAPL)", "cpu");
     if (why[0] || fmt == GT_FORMAT_JSON) /* JSON keeps the key: null when all is read */
@@ -202,7 +203,8 @@ static size_t energy_group(const gt_usage *u, gt_format fmt, int gpu, item *it)
     return n;
 }
 
-/* gpu-tracker's Energy section; none when energy was not measured. */
+/* gpu-tracker's Energy section; none when no energy was measured, so a
+ * machine without RAPL or GPUs prints the Python package's report. */
 static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
 {
     if (!u->energy.unit)
@@ -210,8 +212,11 @@ static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
     size_t n = 0;
     it[n++] = (item)SECTION("Energy", "energy");
     it[n++] = (item)STR("Unit", "unit", u->energy.unit);
-    n += energy_group(u, fmt, 0, it + n);
-    n += energy_group(u, fmt, 1, it + n);
+    size_t groups = energy_group(u, fmt, 0, it + n);
+    groups += energy_group(u, fmt, 1, it + n + groups);
+    if (!groups)
+        return 0;
+    n += groups;
     it[n++] = (item)END;
     return n;
 }

@@ -26,6 +26,7 @@ typedef struct float_memo {
 typedef struct csv_store {
     int fd;
     off_t size; /* bytes of complete rows */
+    int ncols;  /* timepoint columns written */
     char *path;
     float_memo memo;
     char line[LINE_MAX_BYTES];
@@ -139,7 +140,7 @@ static gt_status write_all(csv_store *s, const char *buf, size_t len, gt_error *
 static gt_status csv_append(void *impl, const gt_cell *cells, gt_error *err)
 {
     csv_store *s = impl;
-    size_t len = format_line(cells, GT_STORE_NCOLUMNS, s->line, &s->memo);
+    size_t len = format_line(cells, s->ncols, s->line, &s->memo);
     return write_all(s, s->line, len, err);
 }
 
@@ -157,7 +158,7 @@ static gt_status csv_close(void *impl, gt_error *err)
 
 const gt_store_backend gt_store_csv_backend = {csv_append, csv_close};
 
-gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
+gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells, int ncols,
                             void **impl, gt_error *err)
 {
     gt_status st;
@@ -172,10 +173,11 @@ gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cell
         goto fail;
     }
     s->fd = fd;
+    s->ncols = ncols;
     fd = -1;
     len += format_header(gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS, head, sizeof head);
     len += format_line(static_cells, GT_STORE_NSTATIC_COLUMNS, head + len, NULL);
-    len += format_header(gt_store_columns, GT_STORE_NCOLUMNS, head + len, sizeof head - len);
+    len += format_header(gt_store_columns, ncols, head + len, sizeof head - len);
     if ((st = write_all(s, head, len, err)) != GT_OK)
         goto fail;
     *impl = s;

@@ -6,6 +6,9 @@
 #include "sampler/sample.h"
 
 #define GT_STORE_NCOLUMNS 25
+/* The Python package's columns, timestamp last; the energy columns follow
+ * only in files of runs that measure energy. */
+#define GT_STORE_NBASE_COLUMNS 22
 #define GT_STORE_NSTATIC_COLUMNS 9
 
 typedef enum gt_cell_kind {

@@ -16,6 +16,7 @@
 typedef struct sqlite_store {
     sqlite3 *db;
     sqlite3_stmt *insert;
+    int ncols; /* timepoint columns of table data */
     char *path;
     int sys_errno; /* of the last failed step, taken before the reset */
 } sqlite_store;
@@ -112,7 +113,7 @@ static int run_row(sqlite3_stmt *st, const gt_cell *c, int n, int *sys_errno)
 static gt_status sqlite_append(void *impl, const gt_cell *cells, gt_error *err)
 {
     sqlite_store *s = impl;
-    if (run_row(s->insert, cells, GT_STORE_NCOLUMNS, &s->sys_errno) != SQLITE_OK)
+    if (run_row(s->insert, cells, s->ncols, &s->sys_errno) != SQLITE_OK)
         return db_err(s, "write", err);
     return GT_OK;
 }
@@ -139,7 +140,7 @@ static gt_status sqlite_close(void *impl, gt_error *err)
 
 const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close};
 
-gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, void **impl,
+gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, int ncols, void **impl,
                                gt_error *err)
 {
     gt_status st = GT_OK;
@@ -152,6 +153,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, vo
         st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
         goto fail;
     }
+    s->ncols = ncols;
     /* NOFOLLOW: the file was created without following links; a link
      * swapped in since then is refused rather than written through. */
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
@@ -169,7 +171,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, vo
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = create_sql("data", gt_store_columns, gt_store_column_types, GT_STORE_NCOLUMNS)))
+    if (!(sql = create_sql("data", gt_store_columns, gt_store_column_types, ncols)))
         goto nomem;
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
@@ -181,7 +183,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, vo
         run_row(static_insert, static_cells, GT_STORE_NSTATIC_COLUMNS, &s->sys_errno) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = insert_sql("data", gt_store_columns, GT_STORE_NCOLUMNS)))
+    if (!(sql = insert_sql("data", gt_store_columns, ncols)))
         goto nomem;
     /* PERSISTENT: the statement lives as long as the file. */
     if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) !=

@@ -67,7 +67,7 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
     return GT_OK;
 }
 
-gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd,
+gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
                         gt_store **out, gt_error *err)
 {
     gt_store *s = NULL;
@@ -99,10 +99,11 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
                                    "pass --overwrite to replace it", &fd, err)) != GT_OK)
         goto done;
     gt_store_static_fill(sd, static_cells);
+    int ncols = with_energy ? GT_STORE_NCOLUMNS : GT_STORE_NBASE_COLUMNS;
     if (csv) {
         s->backend = &gt_store_csv_backend;
         s->watch_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        st = gt_store_csv_open(fd, path, static_cells, &s->impl, err);
+        st = gt_store_csv_open(fd, path, static_cells, ncols, &s->impl, err);
         fd = -1; /* owned by the backend, closed by it on failure */
     } else {
         /* SQLite opens the file by name itself.  The fd stays open until
@@ -111,7 +112,7 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         s->watch_fd = fd;
         fd = -1;
         s->backend = &gt_store_sqlite_backend;
-        st = gt_store_sqlite_open(path, static_cells, &s->impl, err);
+        st = gt_store_sqlite_open(path, static_cells, ncols, &s->impl, err);
     }
     if (st != GT_OK) {
         /* The file is ours and holds no sample: leaving it would only make

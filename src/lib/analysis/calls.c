@@ -1,0 +1,159 @@
+/* Pairing of sub-tracking marks into calls (see calls.h). */
+#include "analysis/calls.h"
+#include "util/error.h"
+#include "util/pyfloat.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_mark(const void *a, const void *b)
+{
+    const gt_mark *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->position - y->position;
+}
+
+gt_status gt_marks_load(const gt_table *t, gt_mark **out, size_t *nout, gt_error *err)
+{
+    size_t n = gt_table_nrows(t);
+    int cname = gt_table_find(t, "code_block_name");
+    int cpid = gt_table_find(t, "process_id"), cpos = gt_table_find(t, "position");
+    int cts = gt_table_find(t, "timestamp");
+    if (cname < 0 || cpid < 0 || cpos < 0 || cts < 0)
+        return gt_err(err, GT_ERR_FORMAT,
+                      "sub-tracking file '%s' is invalid: it needs the columns process_id, "
+                      "code_block_name, position and timestamp",
+                      gt_table_path(t));
+    gt_mark *m = malloc((n ? n : 1) * sizeof *m);
+    if (!m)
+        return gt_err(err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory", gt_table_path(t));
+    for (size_t i = 0; i < n; i++) {
+        const char *problem = NULL;
+        double pid = gt_table_number(t, cpid, i), pos = gt_table_number(t, cpos, i);
+        double ts = gt_table_number(t, cts, i);
+        if (!(pid >= 0 && pid <= 9007199254740992.0 && pid == floor(pid)))
+            problem = "process_id is not a process ID";
+        else if (pos != 0 && pos != 1)
+            problem = "position is neither 0 (start) nor 1 (stop)";
+        else if (!isfinite(ts))
+            problem = "timestamp is missing";
+        if (problem) {
+            free(m);
+            return gt_err(err, GT_ERR_FORMAT, "sub-tracking file '%s' is invalid: row %zu: %s",
+                          gt_table_path(t), i + 1, problem);
+        }
+        m[i] = (gt_mark){gt_table_text(t, cname, i), (long long)pid, (int)pos, ts};
+    }
+    qsort(m, n, sizeof *m, cmp_mark);
+    *out = m;
+    *nout = n;
+    return GT_OK;
+}
+
+gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *calls, size_t *ncalls,
+                        double *open, size_t *nopen, gt_error *err)
+{
+    char a[GT_PYFLOAT_BUFSZ], b[GT_PYFLOAT_BUFSZ];
+    size_t nc = 0, no = 0;
+    const gt_mark *held = NULL; /* the first mark of the pair being formed */
+    for (size_t i = 0; i < n; i++) {
+        int last_of_pid = i + 1 == n || m[i + 1].pid != m[i].pid;
+        if (last_of_pid && m[i].position == 0) {
+            if (open)
+                open[no++] = m[i].ts;
+            continue;
+        }
+        if (!held) {
+            held = &m[i];
+            continue;
+        }
+        if (held->pid != m[i].pid) {
+            gt_pyfloat_repr(held->ts, a, sizeof a);
+            gt_pyfloat_repr(m[i].ts, b, sizeof b);
+            return gt_err(err, GT_ERR_FORMAT,
+                          "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
+                          "(%s, %s) with differing process IDs: %lld and %lld",
+                          path, m[i].name, a, b, held->pid, m[i].pid);
+        }
+        /* Sorted by time, a stop then a start is a call whose start is
+         * after its stop.  Two starts or two stops (a recursive block's
+         * nested calls) pair by time, as the package pairs them. */
+        if (held->position == 1 && m[i].position == 0) {
+            gt_pyfloat_repr(held->ts, a, sizeof a);
+            gt_pyfloat_repr(m[i].ts, b, sizeof b);
+            return gt_err(err, GT_ERR_FORMAT,
+                          "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
+                          "(%s, %s) of process ID %lld with a start time greater than the stop time",
+                          path, m[i].name, a, b, m[i].pid);
+        }
+        calls[nc++] = (gt_call){held->ts, m[i].ts};
+        held = NULL;
+    }
+    if (held) {
+        gt_pyfloat_repr(held->ts, a, sizeof a);
+        return gt_err(err, GT_ERR_FORMAT,
+                      "sub-tracking file '%s' is invalid: code block '%s': the %s at %s of "
+                      "process ID %lld has no partner",
+                      path, held->name, held->position ? "stop" : "start", a, held->pid);
+    }
+    *ncalls = nc;
+    if (nopen)
+        *nopen = no;
+    return GT_OK;
+}
+
+gt_status gt_subtrack_calls(const char *path, const char *name, double **out, size_t *nout, gt_error *err)
+{
+    static const char *const need[] = {"process_id", "code_block_name", "position", "timestamp", NULL};
+    static const char *const text[] = {"code_block_name", NULL};
+    if (!path || !name || !out || !nout)
+        return gt_err(err, GT_ERR_INVALID,
+                      "sub-tracking calls: a file, a code block name and room for the calls are needed");
+    *out = NULL;
+    *nout = 0;
+    gt_table *t = NULL;
+    gt_mark *m = NULL;
+    gt_call *calls = NULL;
+    size_t n = 0, nc = 0;
+    gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, need, text, &t, err);
+    if (st == GT_OK)
+        st = gt_marks_load(t, &m, &n, err);
+    if (st != GT_OK)
+        goto done;
+    size_t i = 0, j;
+    while (i < n && strcmp(m[i].name, name) != 0)
+        i++;
+    for (j = i; j < n && !strcmp(m[j].name, name); j++)
+        ;
+    /* Room for a pair of doubles per mark, and never a zero-size malloc. */
+    if (!(calls = malloc((j - i + 1) * sizeof *calls))) {
+        st = gt_err(err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory", path);
+        goto done;
+    }
+    if ((st = gt_marks_pair(path, m + i, j - i, calls, &nc, NULL, NULL, err)) != GT_OK)
+        goto done;
+    _Static_assert(sizeof(gt_call) == 2 * sizeof(double), "a call is a start and a stop, unpadded");
+    *out = (double *)calls;
+    *nout = nc;
+    calls = NULL;
+done:
+    free(calls);
+    free(m);
+    gt_table_free(&t);
+    return st;
+}
+
+void gt_calls_free(double **calls)
+{
+    if (!calls)
+        return;
+    free(*calls);
+    *calls = NULL;
+}

@@ -1,0 +1,75 @@
+"""`python3 -m gpu_tracker`: the Python package's command line over the C
+library, with the seed document's workflow: analyze to pickles, then compare
+the pickles."""
+import json
+import os
+import pickle
+import subprocess
+import sys
+
+import gpu_tracker as gput
+
+REF = os.environ.get('GT_REF', os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'reference'))
+SUB = os.path.join(REF, 'sub-tracking')
+
+
+def cli(*args, check=True):
+    proc = subprocess.run([sys.executable, '-m', 'gpu_tracker', *args], capture_output=True, text=True, timeout=120)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_analyze_to_pickles_then_compare_them():
+    for name, ext in (('one', 'csv'), ('two', 'sqlite')):
+        cli('sub-track', 'analyze', f'--tf={os.path.join(SUB, "tracking." + ext)}',
+            f'--stf={os.path.join(SUB, "sub-tracking." + ext)}', '--format=pickle', f'--output={name}.pkl')
+        results = pickle.load(open(f'{name}.pkl', 'rb'))
+        assert isinstance(results, gput.SubTrackingResults)
+        assert str(results) == open(os.path.join(SUB, 'results.txt')).read()
+    # print() ends the report with a blank line, as the Python package's command does.
+    text = cli('sub-track', 'compare', '-m', 'A=one.pkl', '-m', 'B=two.pkl', '--stat=max').stdout
+    expected = gput.TrackingComparison({'A': 'one.pkl', 'B': 'two.pkl'}).compare('max')
+    assert text == str(expected) + '\n'
+    cli('sub-track', 'compare', '-m', 'A=one.pkl', '-m', 'B=two.pkl', '--stat=max', '-f', 'json', '-o', 'c.json')
+    assert json.load(open('c.json')) == expected.to_json()
+    assert open('c.json').read().startswith('{\n "overall_resource_usage": {\n  "')  # indent=1
+    json.dump({'file_path_map': {'A': 'one.pkl'}, 'statistic': 'min'}, open('cconfig.json', 'w'))
+    from_config = cli('sub-track', 'compare', '--cconfig=cconfig.json', '-m', 'B=two.pkl').stdout
+    assert from_config == str(gput.TrackingComparison({'A': 'one.pkl', 'B': 'two.pkl'}).compare('min')) + '\n'
+
+
+def test_combine_and_analyze_json():
+    cli('sub-track', 'combine', '--stf=all.csv', '-p', os.path.join(SUB, 'files-to-combine', 'main.sub-tracking.csv'),
+        '-p', os.path.join(SUB, 'files-to-combine', '1723811.sub-tracking.csv'))
+    assert os.path.exists('all.csv')
+    again = cli('sub-track', 'combine', '--stf=all.csv', '-p', os.path.join(SUB, 'sub-tracking.csv'), check=False)
+    assert again.returncode == 1 and 'Cannot create sub-tracking file all.csv. File already exists.' in again.stderr
+    out = cli('sub-track', 'analyze', f'--tf={os.path.join(SUB, "tracking.csv")}',
+              f'--stf={os.path.join(SUB, "sub-tracking.csv")}', '-f', 'json').stdout
+    assert json.loads(out)['code_block_results'][0]['name'] == \
+        json.load(open(os.path.join(SUB, 'results.json')))['code_block_results'][0]['name']
+
+
+def test_track_a_command():
+    run = cli('--execute=sleep 0.2', '--st=0.05', '--ru=megabytes', '--tu=seconds', '--disable-logs',
+              '--format=json', '--output=usage.json', '--tf=t.csv')
+    assert run.stdout == 'Resource tracking complete. Process completed with status code: 0\n'
+    usage = json.load(open('usage.json'))
+    assert usage['max_ram']['unit'] == 'megabytes' and usage['compute_time']['unit'] == 'seconds'
+    assert usage['compute_time']['time'] >= 0.2
+    assert open('usage.json').read().startswith('{\n "max_ram": {\n  "unit"')  # indent=1
+    assert os.path.getsize('t.csv') > 0
+
+
+def test_usage_errors():
+    assert cli('--version').stdout.strip() == gput.__version__
+    assert 'sub-track compare' in cli('--help').stdout
+    for args, status, message in ((['--bogus'], 2, 'unrecognized arguments'),
+                                  (['sub-track', 'analyze', '--tf=t.csv'], 2, 'needs --tf'),
+                                  (['--execute=no-such-command-here'], 1, 'Command not found'),
+                                  (['sub-track', 'analyze', f'--tf={os.path.join(SUB, "tracking.csv")}',
+                                    f'--stf={os.path.join(SUB, "sub-tracking.csv")}', '-f', 'pickle'], 1,
+                                   'needs a file')):
+        run = cli(*args, check=False)
+        assert run.returncode == status and message in run.stderr, (args, run.returncode, run.stderr)
