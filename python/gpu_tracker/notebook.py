@@ -340,7 +340,7 @@ def _probe_gpu() -> str:
         if said:
             return f'{said.group(2)}: {said.group(1)}'
     for message in capture.messages:
-        if message.startswith('Neither the nvidia-smi command nor the amd-smi command'):
+        if message.startswith('Neither the NVIDIA NVML library'):
             return 'no NVIDIA or AMD GPU library installed'
     return capture.messages[0].split('. ')[0].rstrip('.') if capture.messages else ''
 
