@@ -200,7 +200,9 @@ static void test_tree(void **state)
     mapping(m, sizeof m, "/usr/lib/libc.so.6", 0, 100);
     mapping(m, sizeof m, "", 1500, 0);
     put_smaps(100, m);
-    struct timespec pause = {0, 50 * 1000000L};
+    /* Long enough for the CPU window (a shorter span has no CPU figures)
+     * and for 0.8 s of CPU time to fit on the fixture's 2 cores. */
+    struct timespec pause = {0, 500 * 1000000L};
     nanosleep(&pause, NULL);
     double t2 = now();
     assert_int_equal(gt_sampler_take(s, &b, &err), GT_OK);
