@@ -12,6 +12,8 @@ PKGS="$PKGS clang libcmocka-dev sqlite3 jq valgrind"
 PKGS="$PKGS python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
 # Live line, metrics endpoint and plots are tested with these.
 PKGS="$PKGS tmux curl prometheus chromium"
+# Real multi-threaded programs whose CPU figures the tests check.
+PKGS="$PKGS python3-numpy libopenblas0-pthread xz-utils"
 fi
 missing=""
 for p in $PKGS; do
