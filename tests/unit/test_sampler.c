@@ -376,6 +376,54 @@ static void test_exited_reaper(void **state)
     remove_root();
 }
 
+static void put_rollup(int pid, unsigned private_kb, unsigned shared_kb)
+{
+    char rel[64], text[512];
+    snprintf(rel, sizeof rel, "%d/smaps_rollup", pid);
+    snprintf(text, sizeof text, "00400000-7fff00000000 ---p 00000000 00:00 0 [rollup]\n"
+             "Rss: %u kB\nShared_Clean: %u kB\nShared_Dirty: 0 kB\nPrivate_Clean: 0 kB\n"
+             "Private_Dirty: %u kB\n", private_kb + shared_kb, shared_kb, private_kb);
+    put(rel, text);
+}
+
+/* Out of walk budget, the total is the kernel's VmRSS of this sample and
+ * shared the last walk's (never above the total); with budget, a walk. */
+static void test_walk_budget(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_stat(100, 1, 1, 0, 0);
+    put("100/task/100/children", "");
+    put_status(100, 2000); /* VmRSS 1000 kB */
+    put_rollup(100, 700, 300);
+    gt_sampler *s = new_sampler(100);
+    gt_sampler_set_walk_budget(s, 1e-12);
+    gt_sample a;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK); /* never walked: walks */
+    assert_true(a.main.private_rss == 700 * KB && a.main.shared_rss == 300 * KB);
+
+    put_stat(100, 1, 1, 5, 0); /* it ran, so its memory is read again */
+    put_status(100, 8000);     /* VmRSS 4000 kB */
+    put_rollup(100, 3500, 500);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.shared_rss == 300 * KB && a.main.private_rss == 3700 * KB);
+
+    put_stat(100, 1, 1, 10, 0);
+    put_status(100, 400); /* VmRSS 200 kB, below the last walk's shared */
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.shared_rss == 200 * KB && a.main.private_rss == 0);
+
+    gt_sampler_set_walk_budget(s, 0.5);
+    struct timespec pause = {0, 20 * 1000000L};
+    nanosleep(&pause, NULL);
+    put_stat(100, 1, 1, 15, 0);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 3500 * KB && a.main.shared_rss == 500 * KB);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
 /* A main process that does not exist is an error at the first sample. */
 static void test_missing_main(void **state)
 {
@@ -406,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_lone_rollup),
         cmocka_unit_test(test_scan_without_children),
         cmocka_unit_test(test_exited_reaper),
+        cmocka_unit_test(test_walk_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

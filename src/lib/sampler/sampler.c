@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -56,6 +57,10 @@ typedef struct proc_entry {
     path_use *paths;
     uint32_t npaths, cap;
     int paths_valid;
+    /* The last page-table walk: whether there was one (with per-path data
+     * or not) and the shared bytes it found. */
+    int walked, walked_paths;
+    uint64_t walk_shared;
 } proc_entry;
 
 typedef struct proc_list {
@@ -109,6 +114,11 @@ struct gt_sampler {
     proc_entry *smaps_target;
     uint64_t smaps_private, smaps_shared;
     int need_paths;           /* several processes: shared memory per path */
+    /* Page-table walks within a CPU budget: seconds of CPU they may still
+     * use (refilled at walk_budget per second of wall time, may run into
+     * debt), and where the next sample's round of walks starts. */
+    double walk_budget, walk_allowance, walk_refill_t;
+    size_t walk_next;
 };
 
 static double ts_seconds(const struct timespec *t)
@@ -194,6 +204,7 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->fd_budget = fd_budget();
     s->use_clock = clocks_usable(cfg->proc_root);
     gt_cpu_window_init(&s->window, CPU_WINDOW_SPAN);
+    s->walk_budget = GT_SAMPLER_WALK_BUDGET;
     s->root_files.stat_fd = s->root_files.children_fd = s->root_files.task_fd = -1;
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
@@ -210,6 +221,12 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     }
     *out = s;
     return GT_OK;
+}
+
+void gt_sampler_set_walk_budget(gt_sampler *s, double share_of_core)
+{
+    if (share_of_core > 0)
+        s->walk_budget = share_of_core;
 }
 
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
@@ -576,28 +593,33 @@ static int read_stat(gt_sampler *s, proc_entry *e)
     return 0;
 }
 
-/* Reads the memory figures of one process (the costly part of a sample). */
-static void read_memory(gt_sampler *s, proc_entry *e)
+static double thread_cpu_now(void)
 {
-    e->private_rss = e->shared_rss = e->hwm = 0;
-    /* A zombie, or a process gone before its folder opens, holds no memory:
-     * its empty path list is exact, so the others' shared memory is still
-     * counted once per path (only a read cut short mid-way is unknown). */
-    e->npaths = 0;
-    e->paths_valid = 1;
-    if (e->state == 'Z' || e->state == 'X')
-        return; /* its CPU times are final, though */
-    int dirfd = gt_procfs_open_pid(s->fs, e->pid);
-    if (dirfd < 0)
-        return;
-    e->paths_valid = 0;
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return ts_seconds(&t);
+}
+
+/* Whether a page-table walk may run now: always for a process never
+ * walked (or walked without the per-path data now needed), otherwise while
+ * the budget has CPU time left. */
+static int may_walk(const gt_sampler *s, const proc_entry *e)
+{
+    return !e->walked || (s->need_paths && !e->walked_paths) || s->walk_allowance > 0;
+}
+
+/* The private/shared split by walking the page tables: smaps_rollup, or
+ * smaps where shared memory must be combined per path.  Costs time in
+ * proportion to the process's mappings and RSS (and holds its mmap lock). */
+static void walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
+{
+    double t0 = thread_cpu_now();
     const char *d;
-    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
-    if (n > 0)
-        gt_parse_status_hwm(d, (size_t)n, &e->hwm);
     gt_mem_rollup r;
+    e->npaths = 0;
+    e->paths_valid = 0;
     if (gt_procfs_has_rollup(s->fs)) {
-        n = gt_procfs_read_small(s->fs, dirfd, "smaps_rollup", &d);
+        ssize_t n = gt_procfs_read_small(s->fs, dirfd, "smaps_rollup", &d);
         if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
             e->private_rss = r.private_clean + r.private_dirty;
             e->shared_rss = r.shared_clean + r.shared_dirty;
@@ -605,7 +627,52 @@ static void read_memory(gt_sampler *s, proc_entry *e)
     }
     if (s->need_paths || !gt_procfs_has_rollup(s->fs))
         read_paths(s, dirfd, e);
+    e->walked = 1;
+    e->walked_paths = s->need_paths;
+    e->walk_shared = e->shared_rss;
+    s->walk_allowance -= thread_cpu_now() - t0;
+}
+
+/* Reads the memory figures of one process.  The total is the kernel's
+ * VmRSS at every read; the split comes from a fresh page-table walk when
+ * the budget allows one, otherwise shared is the last walk's (at most the
+ * total) and private the rest, so private + shared = total always. */
+static int read_memory(gt_sampler *s, proc_entry *e)
+{
+    e->private_rss = e->shared_rss = e->hwm = 0;
+    if (e->state == 'Z' || e->state == 'X') {
+        /* A zombie, or a process gone before its folder opens, holds no
+         * memory: its empty path list is exact, so the others' shared
+         * memory is still counted once per path (only a read cut short
+         * mid-way is unknown).  Its CPU times are final, though. */
+        e->npaths = 0;
+        e->paths_valid = 1;
+        return 0;
+    }
+    int dirfd = gt_procfs_open_pid(s->fs, e->pid);
+    if (dirfd < 0) {
+        e->npaths = 0;
+        e->paths_valid = 1;
+        return 0;
+    }
+    const char *d;
+    uint64_t rss = 0;
+    int have_rss = 0;
+    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
+    if (n > 0) {
+        gt_parse_status_hwm(d, (size_t)n, &e->hwm);
+        if (gt_parse_status_rss(d, (size_t)n, &rss, &have_rss) != 0)
+            have_rss = 0;
+    }
+    int walk = !have_rss || may_walk(s, e);
+    if (walk) {
+        walk_memory(s, dirfd, e);
+    } else {
+        e->shared_rss = e->walk_shared < rss ? e->walk_shared : rss;
+        e->private_rss = rss - e->shared_rss;
+    }
     close(dirfd);
+    return !walk;
 }
 
 /* Moves the descriptors kept for a process from src to dst. */
@@ -695,7 +762,16 @@ static void read_memories(gt_sampler *s)
     for (size_t i = 0; same_members && i < s->cur.n; i++)
         same_members = s->cur.v[i].pid == s->prev.v[i].pid &&
                        s->cur.v[i].starttime == s->prev.v[i].starttime;
-    for (size_t i = 0; i < s->cur.n; i++) {
+    /* The walks' budget refills with wall time, at most one second's worth
+     * saved up; a round starts where the last one ran out of budget, so
+     * every process gets its turn. */
+    s->walk_allowance += (s->read_mono - s->walk_refill_t) * s->walk_budget;
+    if (s->walk_allowance > s->walk_budget)
+        s->walk_allowance = s->walk_budget;
+    s->walk_refill_t = s->read_mono;
+    size_t start = s->cur.n ? s->walk_next % s->cur.n : 0, denied = SIZE_MAX;
+    for (size_t k = 0; k < s->cur.n; k++) {
+        size_t i = (start + k) % s->cur.n;
         proc_entry *e = &s->cur.v[i];
         proc_entry *p = find_prev(s, e);
         if (p && same_members && p->paths_valid == s->need_paths &&
@@ -707,18 +783,28 @@ static void read_memories(gt_sampler *s)
             e->npaths = p->npaths;
             e->cap = p->cap;
             e->paths_valid = p->paths_valid;
+            e->walked = p->walked;
+            e->walked_paths = p->walked_paths;
+            e->walk_shared = p->walk_shared;
             p->paths = NULL;
             p->npaths = p->cap = 0;
             continue;
         }
-        if (p) { /* reuse the allocation */
+        if (p) { /* the last walk's figures, until the next walk */
             e->paths = p->paths;
             e->cap = p->cap;
+            e->npaths = p->npaths;
+            e->paths_valid = p->paths_valid;
+            e->walked = p->walked;
+            e->walked_paths = p->walked_paths;
+            e->walk_shared = p->walk_shared;
             p->paths = NULL;
             p->npaths = p->cap = 0;
         }
-        read_memory(s, e);
+        if (read_memory(s, e) && denied == SIZE_MAX)
+            denied = i;
     }
+    s->walk_next = denied == SIZE_MAX ? start : denied;
 }
 
 static int ensure_path_scratch(gt_sampler *s)
