@@ -611,11 +611,12 @@ static int may_walk(const gt_sampler *s, const proc_entry *e)
 /* The private/shared split by walking the page tables: smaps_rollup, or
  * smaps where shared memory must be combined per path.  Costs time in
  * proportion to the process's mappings and RSS (and holds its mmap lock). */
-static void walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
+static int walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
 {
     double t0 = thread_cpu_now();
     const char *d;
     gt_mem_rollup r;
+    int ok = 0;
     e->npaths = 0;
     e->paths_valid = 0;
     if (gt_procfs_has_rollup(s->fs)) {
@@ -623,14 +624,21 @@ static void walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
         if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
             e->private_rss = r.private_clean + r.private_dirty;
             e->shared_rss = r.shared_clean + r.shared_dirty;
+            ok = 1;
         }
     }
-    if (s->need_paths || !gt_procfs_has_rollup(s->fs))
+    if (s->need_paths || !gt_procfs_has_rollup(s->fs)) {
         read_paths(s, dirfd, e);
-    e->walked = 1;
-    e->walked_paths = s->need_paths;
-    e->walk_shared = e->shared_rss;
+        ok = e->paths_valid;
+    }
+    /* Only a complete walk stands in for the ones skipped later. */
+    if (ok) {
+        e->walked = 1;
+        e->walked_paths = s->need_paths;
+        e->walk_shared = e->shared_rss;
+    }
     s->walk_allowance -= thread_cpu_now() - t0;
+    return ok;
 }
 
 /* Reads the memory figures of one process.  The total is the kernel's
@@ -665,9 +673,8 @@ static int read_memory(gt_sampler *s, proc_entry *e)
             have_rss = 0;
     }
     int walk = !have_rss || may_walk(s, e);
-    if (walk) {
-        walk_memory(s, dirfd, e);
-    } else {
+    /* A walk cut short (the process exiting) leaves the last one's split. */
+    if ((!walk || !walk_memory(s, dirfd, e)) && have_rss && e->walked) {
         e->shared_rss = e->walk_shared < rss ? e->walk_shared : rss;
         e->private_rss = rss - e->shared_rss;
     }
