@@ -18,6 +18,8 @@ PKGS="$PKGS tmux curl prometheus chromium"
 # The Slurm tests start their own munged, slurmctld and two slurmd, and load
 # the SPANK plugin, built against libslurm-dev's spank.h.
 PKGS="$PKGS slurm-wlm munge iproute2 libslurm-dev"
+# Real multi-threaded programs whose CPU figures the tests check.
+PKGS="$PKGS python3-numpy libopenblas0-pthread xz-utils"
 fi
 missing=""
 for p in $PKGS; do

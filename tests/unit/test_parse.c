@@ -365,6 +365,21 @@ static void test_status(void **state)
     assert_true(hwm == 0);
     free(b);
 
+    /* VmRSS: the kernel's counters, present or absent (a zombie). */
+    uint64_t rss = 77;
+    int found = 7;
+    b = load("status_sleep", &len);
+    assert_int_equal(gt_parse_status_rss(b, len, &rss, &found), 0);
+    assert_true(rss == 1736 * KB && found == 1);
+    free(b);
+    b = load("status_zombie", &len);
+    assert_int_equal(gt_parse_status_rss(b, len, &rss, &found), 0);
+    assert_true(rss == 0 && found == 0);
+    free(b);
+    b = dup_text("Name:\tx\nVmRSS:\t   12\n", &len);
+    assert_int_equal(gt_parse_status_rss(b, len, &rss, &found), -1);
+    free(b);
+
     const char *bad[] = {"Name:\tx\nVmHWM:\t   12 kB", "Name:\tx\nVmHWM:\t   12\n",
                          "VmHWM:\t kB\n", "VmHWM:\t99999999999999999999 kB\n", "Name:\tx"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -200,7 +200,9 @@ static void test_tree(void **state)
     mapping(m, sizeof m, "/usr/lib/libc.so.6", 0, 100);
     mapping(m, sizeof m, "", 1500, 0);
     put_smaps(100, m);
-    struct timespec pause = {0, 50 * 1000000L};
+    /* Long enough for the CPU window (a shorter span has no CPU figures)
+     * and for 0.8 s of CPU time to fit on the fixture's 2 cores. */
+    struct timespec pause = {0, 500 * 1000000L};
     nanosleep(&pause, NULL);
     double t2 = now();
     assert_int_equal(gt_sampler_take(s, &b, &err), GT_OK);
@@ -234,6 +236,194 @@ static void test_tree(void **state)
     assert_int_equal(system(gone), 0);
 }
 
+/* A fixture root with the system files; children: whether the kernel has
+ * /proc/PID/task/TID/children (otherwise the sampler scans /proc). */
+static void new_root(int children)
+{
+    snprintf(root, sizeof root, "/tmp/gt-test-sampler-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    put("self/smaps_rollup", "");
+    if (children) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "%d/task/%d/children", (int)getpid(), (int)getpid());
+        put(rel, "");
+    }
+    put("meminfo", "MemTotal:  8000000 kB\nMemFree:  1000000 kB\nBuffers:  1 kB\nCached:  1 kB\n");
+    put_system(100, 900, 100, 900);
+}
+
+static void remove_root(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -r '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+static gt_sampler *new_sampler(int main_pid)
+{
+    gt_sampler_config cfg = {.main_pid = main_pid, .proc_root = root};
+    gt_sampler *s;
+    gt_error err;
+    assert_int_equal(gt_sampler_new(&cfg, &s, &err), GT_OK);
+    return s;
+}
+
+/* A path main maps with a larger share than any descendant counts at the
+ * descendants' share for them, and at main's for the combined figure. */
+static void test_main_share_apart(void **state)
+{
+    (void)state;
+    new_root(1);
+    char m[1024] = "";
+    put_stat(100, 1, 1, 0, 0);
+    put("100/task/100/children", "101 ");
+    put_status(100, 1000);
+    mapping(m, sizeof m, "/lib/big.so", 0, 500);
+    put_smaps(100, m);
+    m[0] = '\0';
+    put_stat(101, 100, 1, 0, 0);
+    put("101/task/101/children", "");
+    put_status(101, 1000);
+    mapping(m, sizeof m, "/lib/big.so", 10, 50);
+    put_smaps(101, m);
+    gt_sampler *s = new_sampler(100);
+    gt_sample a;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.descendants.shared_rss == 50 * KB);
+    assert_true(a.descendants.private_rss == 10 * KB);
+    assert_true(a.combined.shared_rss == 500 * KB);
+    assert_true(a.main.shared_rss == 500 * KB);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
+/* A lone process's figures come from smaps_rollup: private is clean plus
+ * dirty, shared likewise. */
+static void test_lone_rollup(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_stat(100, 1, 1, 0, 0);
+    put("100/task/100/children", "");
+    put_status(100, 1000);
+    put("100/smaps_rollup", "00400000-7fff00000000 ---p 00000000 00:00 0 [rollup]\n"
+                            "Rss: 1210 kB\nShared_Clean: 200 kB\nShared_Dirty: 10 kB\n"
+                            "Private_Clean: 300 kB\nPrivate_Dirty: 700 kB\n");
+    gt_sampler *s = new_sampler(100);
+    gt_sample a;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 1000 * KB);
+    assert_true(a.main.shared_rss == 210 * KB);
+    assert_true(a.combined.private_rss == 1000 * KB && a.combined.shared_rss == 210 * KB);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
+/* Without children files the tree comes from a scan of every stat: a
+ * process belongs by its parent's PID, and unrelated ones stay out. */
+static void test_scan_without_children(void **state)
+{
+    (void)state;
+    new_root(0);
+    put_stat(100, 1, 1, 0, 0);
+    put_stat(101, 100, 3, 0, 0);
+    put_stat(102, 101, 2, 0, 0);
+    put_stat(103, 1, 5, 0, 0); /* not in the tree */
+    gt_sampler *s = new_sampler(100);
+    gt_sample a;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_int_equal(a.main_n_threads, 1);
+    assert_int_equal(a.descendants_n_threads, 5);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
+/* A member that had reaped children of its own exits and is reaped: its
+ * parent's cutime then holds its time and its children's, all of which
+ * but the last interval's was counted before. */
+static void test_exited_reaper(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_stat(100, 1, 1, 0, 0);
+    put("100/task/100/children", "101 ");
+    put_stat(101, 100, 1, 10, 20); /* 0.1 s its own, 0.2 s reaped */
+    put("101/task/101/children", "");
+    gt_sampler *s = new_sampler(100);
+    gt_sample a, b;
+    gt_error err;
+    double t0 = now();
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    double t1 = now();
+    /* It ran 0.05 s more, exited, and main reaped 0.1 + 0.05 + 0.2 s. */
+    put_stat(100, 1, 1, 0, 35);
+    put("100/task/100/children", "");
+    char gone[128];
+    snprintf(gone, sizeof gone, "rm -r '%s/101'", root);
+    assert_int_equal(system(gone), 0);
+    struct timespec pause = {0, 300 * 1000000L};
+    nanosleep(&pause, NULL);
+    double t2 = now();
+    assert_int_equal(gt_sampler_take(s, &b, &err), GT_OK);
+    double t3 = now();
+    assert_int_equal(b.cpu_valid, 1);
+    within(b.cpu_descendants_sum, 0.05 / (t3 - t0) * 100, 0.05 / (t2 - t1) * 100);
+    within(b.cpu_main_sum, 0, 0);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
+static void put_rollup(int pid, unsigned private_kb, unsigned shared_kb)
+{
+    char rel[64], text[512];
+    snprintf(rel, sizeof rel, "%d/smaps_rollup", pid);
+    snprintf(text, sizeof text, "00400000-7fff00000000 ---p 00000000 00:00 0 [rollup]\n"
+             "Rss: %u kB\nShared_Clean: %u kB\nShared_Dirty: 0 kB\nPrivate_Clean: 0 kB\n"
+             "Private_Dirty: %u kB\n", private_kb + shared_kb, shared_kb, private_kb);
+    put(rel, text);
+}
+
+/* Out of walk budget, the total is the kernel's VmRSS of this sample and
+ * shared the last walk's (never above the total); with budget, a walk. */
+static void test_walk_budget(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_stat(100, 1, 1, 0, 0);
+    put("100/task/100/children", "");
+    put_status(100, 2000); /* VmRSS 1000 kB */
+    put_rollup(100, 700, 300);
+    gt_sampler *s = new_sampler(100);
+    gt_sampler_set_walk_budget(s, 1e-12);
+    gt_sample a;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK); /* never walked: walks */
+    assert_true(a.main.private_rss == 700 * KB && a.main.shared_rss == 300 * KB);
+
+    put_stat(100, 1, 1, 5, 0); /* it ran, so its memory is read again */
+    put_status(100, 8000);     /* VmRSS 4000 kB */
+    put_rollup(100, 3500, 500);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.shared_rss == 300 * KB && a.main.private_rss == 3700 * KB);
+
+    put_stat(100, 1, 1, 10, 0);
+    put_status(100, 400); /* VmRSS 200 kB, below the last walk's shared */
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.shared_rss == 200 * KB && a.main.private_rss == 0);
+
+    gt_sampler_set_walk_budget(s, 0.5);
+    struct timespec pause = {0, 20 * 1000000L};
+    nanosleep(&pause, NULL);
+    put_stat(100, 1, 1, 15, 0);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 3500 * KB && a.main.shared_rss == 500 * KB);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
 /* A main process that does not exist is an error at the first sample. */
 static void test_missing_main(void **state)
 {
@@ -260,6 +450,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree),
         cmocka_unit_test(test_missing_main),
+        cmocka_unit_test(test_main_share_apart),
+        cmocka_unit_test(test_lone_rollup),
+        cmocka_unit_test(test_scan_without_children),
+        cmocka_unit_test(test_exited_reaper),
+        cmocka_unit_test(test_walk_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

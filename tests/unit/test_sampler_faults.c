@@ -170,7 +170,8 @@ static void test_pid_reuse(void **state)
     gt_sample a, b;
     take(s, &a);
     assert_int_equal(a.descendants.private_rss, 1000 * KB);
-    pause_ms(200);
+    /* Longer than the CPU window (0.25 s): the next sample has CPU figures. */
+    pause_ms(400);
     /* 2000 ran 0.5 s more, exited and was reaped by 1000 (whose cutime now
      * holds its 10.5 s); a new process got PID 2000: 0.07 s of CPU, a later
      * start time, 3000 kB. */

@@ -332,6 +332,28 @@ int gt_parse_status_hwm(const char *buf, size_t len, uint64_t *vmhwm)
     return 0;
 }
 
+int gt_parse_status_rss(const char *buf, size_t len, uint64_t *vmrss, int *found)
+{
+    if (!buf || !vmrss || !found)
+        return -1;
+    const char *pos = buf, *end = buf + len, *l, *le;
+    uint64_t rss = 0;
+    int r, seen = 0;
+    while ((r = next_line(&pos, end, &l, &le)) == 1) {
+        const char *v = after_key(l, le, "VmRSS:");
+        if (v) {
+            if (scan_kb(v, le, &rss) != 0)
+                return -1;
+            seen = 1;
+        }
+    }
+    if (r < 0)
+        return -1;
+    *vmrss = rss;
+    *found = seen;
+    return 0;
+}
+
 int gt_parse_meminfo(const char *buf, size_t len, gt_meminfo *out)
 {
     enum { TOTAL, FREE, BUFFERS, CACHED, SRECLAIMABLE, SHMEM, AVAILABLE, NKEYS };

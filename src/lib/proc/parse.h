@@ -42,6 +42,11 @@ int gt_parse_smaps(const char *buf, size_t len, gt_smaps_cb cb, void *ctx);
  * as for kernel threads and zombies). */
 int gt_parse_status_hwm(const char *buf, size_t len, uint64_t *vmhwm);
 
+/* /proc/PID/status: VmRSS in bytes, the kernel's own counters (anonymous,
+ * file and shmem pages), read without walking any page table.  *found is 0
+ * where the field is absent (kernel threads, zombies). */
+int gt_parse_status_rss(const char *buf, size_t len, uint64_t *vmrss, int *found);
+
 typedef struct gt_meminfo {      /* bytes */
     uint64_t total, free, buffers, cached, sreclaimable, shmem, available;
 } gt_meminfo;

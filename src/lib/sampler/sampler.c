@@ -2,8 +2,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -11,14 +13,14 @@
 
 #include "proc/parse.h"
 #include "proc/procfs.h"
+#include "sampler/cpu_window.h"
 #include "sampler/paths.h"
 #include "util/error.h"
 
 #define MAX_CORES 4096
-/* fds kept open across samples (two per process); beyond this a process's
- * files are opened and closed each sample, so a huge tree cannot exhaust
- * the fd limit. */
-#define MAX_KEPT_FDS 512
+/* Window of the CPU percents, seconds: one tick per running thread is 2 %
+ * of it at HZ=250 (5 % at HZ=100), a reaped child's rounding 5 %. */
+#define CPU_WINDOW_SPAN 0.25
 
 /* Shared memory of one mapping path within one process. */
 typedef struct path_use {
@@ -41,7 +43,11 @@ typedef struct proc_entry {
     thread_file *tf;
     uint32_t ntf, tfcap;
     uint64_t starttime;        /* ticks since boot: tells a reused PID apart */
-    double cpu, ccpu;          /* seconds: own utime+stime, reaped children's */
+    /* Seconds: own CPU time (nanoseconds from the process's CPU clock, or
+     * utime+stime ticks where that clock cannot be read) and reaped
+     * children's (cutime+cstime: ticks only). */
+    double cpu, ccpu;
+    int cpu_from_clock;
     int threads;
     char state;
     /* Unchanged CPU time, faults and RSS mean unchanged memory figures. */
@@ -51,6 +57,10 @@ typedef struct proc_entry {
     path_use *paths;
     uint32_t npaths, cap;
     int paths_valid;
+    /* The last page-table walk: whether there was one (with per-path data
+     * or not) and the shared bytes it found. */
+    int walked, walked_paths;
+    uint64_t walk_shared;
 } proc_entry;
 
 typedef struct proc_list {
@@ -72,12 +82,25 @@ struct gt_sampler {
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
     size_t max_cap;
-    /* Interval state. */
-    struct timespec prev_mono;
+    /* Interval state.  The wall time of an interval is taken between the
+     * monotonic clock read right after the main process's CPU clock, so a
+     * sampler delayed between the two reads (a loaded machine) does not
+     * stretch one and not the other. */
+    double prev_read_mono, read_mono;
+    int use_clock;             /* CPU clocks of other processes readable */
+    double cum_main, cum_desc; /* CPU seconds since the first sample */
+    double int_main, int_desc; /* reported in the last interval */
+    gt_cpu_flow flow_main, flow_desc;
+    double churn_t;            /* when processes last came or went */
+    gt_cpu_window window;
     double prev_boot_ticks;
+    struct timespec self_thread_cpu; /* read with the main process's clock */
     double prev_self_thread_cpu;
     double prev_root_ccpu, root_ccpu_now;
-    int kept_fds;
+    /* fds kept open across samples (two per process), within a budget from
+     * the open-files soft limit; beyond it a process's files are opened and
+     * closed each sample, so a huge tree cannot exhaust the limit. */
+    int kept_fds, fd_budget, budget_checked;
     int meminfo_fd, stat_fd;
     /* The root's files, kept across samples like a member's although the
      * root itself is not tracked. */
@@ -91,6 +114,11 @@ struct gt_sampler {
     proc_entry *smaps_target;
     uint64_t smaps_private, smaps_shared;
     int need_paths;           /* several processes: shared memory per path */
+    /* Page-table walks within a CPU budget: seconds of CPU they may still
+     * use (refilled at walk_budget per second of wall time, may run into
+     * debt), and where the next sample's round of walks starts. */
+    double walk_budget, walk_allowance, walk_refill_t;
+    size_t walk_next;
 };
 
 static double ts_seconds(const struct timespec *t)
@@ -137,6 +165,30 @@ static int read_system(gt_sampler *s, uint64_t *used, int *ncores)
     return 0;
 }
 
+/* Descriptors the sampler may keep: the open-files soft limit less a
+ * quarter (at least 32, at most 1024) left to the rest of the program
+ * (tracking files, GPU libraries, the caller's own). */
+static int fd_budget(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 512;
+    rlim_t cur = rl.rlim_cur > (rlim_t)1 << 30 ? (rlim_t)1 << 30 : rl.rlim_cur;
+    rlim_t reserve = cur / 4 < 32 ? 32 : cur / 4 > 1024 ? 1024 : cur / 4;
+    return cur > reserve ? (int)(cur - reserve) : 0;
+}
+
+/* Whether the CPU clock of another process can be read here: the tree is
+ * the live /proc (a fixture's PIDs are not processes) and the kernel
+ * answers for this process's clock. */
+static int clocks_usable(const char *proc_root)
+{
+    clockid_t id;
+    struct timespec t;
+    return (!proc_root || strcmp(proc_root, "/proc") == 0) &&
+           clock_getcpuclockid(getpid(), &id) == 0 && clock_gettime(id, &t) == 0;
+}
+
 gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_error *err)
 {
     *out = NULL;
@@ -149,6 +201,10 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->self_tracking = cfg->main_pid == s->self_pid;
     s->gpu = cfg->gpu;
     s->meminfo_fd = s->stat_fd = -1;
+    s->fd_budget = fd_budget();
+    s->use_clock = clocks_usable(cfg->proc_root);
+    gt_cpu_window_init(&s->window, CPU_WINDOW_SPAN);
+    s->walk_budget = GT_SAMPLER_WALK_BUDGET;
     s->root_files.stat_fd = s->root_files.children_fd = s->root_files.task_fd = -1;
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
@@ -165,6 +221,12 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     }
     *out = s;
     return GT_OK;
+}
+
+void gt_sampler_set_walk_budget(gt_sampler *s, double share_of_core)
+{
+    if (share_of_core > 0)
+        s->walk_budget = share_of_core;
 }
 
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
@@ -273,8 +335,15 @@ static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t
 /* Opens a per-process file to keep, within the fd budget; -1 otherwise. */
 static int open_kept_at(gt_sampler *s, int dirfd, const char *rel, int flags)
 {
-    if (s->kept_fds >= MAX_KEPT_FDS)
-        return -1;
+    if (s->kept_fds >= s->fd_budget) {
+        /* The limit may have been raised since (once per sample). */
+        if (s->budget_checked)
+            return -1;
+        s->budget_checked = 1;
+        s->fd_budget = fd_budget();
+        if (s->kept_fds >= s->fd_budget)
+            return -1;
+    }
     int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | flags);
     if (fd >= 0)
         s->kept_fds++;
@@ -464,6 +533,14 @@ static void read_paths(gt_sampler *s, int dirfd, proc_entry *e)
     }
 }
 
+/* The id clock_getcpuclockid() gives for pid's whole-process CPU time
+ * (Linux: ~pid << 3 | CPUCLOCK_SCHED), without the system call it spends
+ * checking that pid exists: the read that follows tells. */
+static clockid_t process_clock(pid_t pid)
+{
+    return (clockid_t)((~(unsigned)pid << 3) | 2u);
+}
+
 /* Reads a process's stat into e (through its kept fd when it has one);
  * returns -1 if it is gone. */
 static int read_stat(gt_sampler *s, proc_entry *e)
@@ -471,6 +548,19 @@ static int read_stat(gt_sampler *s, proc_entry *e)
     char rel[32];
     const char *d;
     ssize_t n = -1;
+    /* The CPU clock first: a stat read that then succeeds through a kept
+     * descriptor proves the process was the same one when its clock was
+     * read.  One system call, no permission needed, every thread live or
+     * exited in nanoseconds (see cpu_flow.h for how late it can be). */
+    struct timespec clk;
+    int have_clk = s->use_clock && clock_gettime(process_clock(e->pid), &clk) == 0;
+    if (e->is_main) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        s->read_mono = ts_seconds(&t);
+        if (s->self_tracking)
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s->self_thread_cpu);
+    }
     snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
     if (e->stat_fd >= 0)
         n = gt_procfs_pread(s->fs, e->stat_fd, &d);
@@ -492,7 +582,8 @@ static int read_stat(gt_sampler *s, proc_entry *e)
     if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
         return -1;
     e->starttime = ps.starttime;
-    e->cpu = (double)(ps.utime + ps.stime) / (double)s->hz;
+    e->cpu = have_clk ? ts_seconds(&clk) : (double)(ps.utime + ps.stime) / (double)s->hz;
+    e->cpu_from_clock = have_clk;
     e->ccpu = (double)(ps.cutime + ps.cstime) / (double)s->hz;
     e->threads = ps.num_threads;
     e->state = ps.state;
@@ -502,36 +593,93 @@ static int read_stat(gt_sampler *s, proc_entry *e)
     return 0;
 }
 
-/* Reads the memory figures of one process (the costly part of a sample). */
-static void read_memory(gt_sampler *s, proc_entry *e)
+static double thread_cpu_now(void)
 {
-    e->private_rss = e->shared_rss = e->hwm = 0;
-    /* A zombie, or a process gone before its folder opens, holds no memory:
-     * its empty path list is exact, so the others' shared memory is still
-     * counted once per path (only a read cut short mid-way is unknown). */
-    e->npaths = 0;
-    e->paths_valid = 1;
-    if (e->state == 'Z' || e->state == 'X')
-        return; /* its CPU times are final, though */
-    int dirfd = gt_procfs_open_pid(s->fs, e->pid);
-    if (dirfd < 0)
-        return;
-    e->paths_valid = 0;
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return ts_seconds(&t);
+}
+
+/* Whether a page-table walk may run now: always for a process never
+ * walked (or walked without the per-path data now needed), otherwise while
+ * the budget has CPU time left. */
+static int may_walk(const gt_sampler *s, const proc_entry *e)
+{
+    return !e->walked || (s->need_paths && !e->walked_paths) || s->walk_allowance > 0;
+}
+
+/* The private/shared split by walking the page tables: smaps_rollup, or
+ * smaps where shared memory must be combined per path.  Costs time in
+ * proportion to the process's mappings and RSS (and holds its mmap lock). */
+static int walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
+{
+    double t0 = thread_cpu_now();
     const char *d;
-    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
-    if (n > 0)
-        gt_parse_status_hwm(d, (size_t)n, &e->hwm);
     gt_mem_rollup r;
+    int ok = 0;
+    e->npaths = 0;
+    e->paths_valid = 0;
     if (gt_procfs_has_rollup(s->fs)) {
-        n = gt_procfs_read_small(s->fs, dirfd, "smaps_rollup", &d);
+        ssize_t n = gt_procfs_read_small(s->fs, dirfd, "smaps_rollup", &d);
         if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
             e->private_rss = r.private_clean + r.private_dirty;
             e->shared_rss = r.shared_clean + r.shared_dirty;
+            ok = 1;
         }
     }
-    if (s->need_paths || !gt_procfs_has_rollup(s->fs))
+    if (s->need_paths || !gt_procfs_has_rollup(s->fs)) {
         read_paths(s, dirfd, e);
+        ok = e->paths_valid;
+    }
+    /* Only a complete walk stands in for the ones skipped later. */
+    if (ok) {
+        e->walked = 1;
+        e->walked_paths = s->need_paths;
+        e->walk_shared = e->shared_rss;
+    }
+    s->walk_allowance -= thread_cpu_now() - t0;
+    return ok;
+}
+
+/* Reads the memory figures of one process.  The total is the kernel's
+ * VmRSS at every read; the split comes from a fresh page-table walk when
+ * the budget allows one, otherwise shared is the last walk's (at most the
+ * total) and private the rest, so private + shared = total always. */
+static int read_memory(gt_sampler *s, proc_entry *e)
+{
+    e->private_rss = e->shared_rss = e->hwm = 0;
+    if (e->state == 'Z' || e->state == 'X') {
+        /* A zombie, or a process gone before its folder opens, holds no
+         * memory: its empty path list is exact, so the others' shared
+         * memory is still counted once per path (only a read cut short
+         * mid-way is unknown).  Its CPU times are final, though. */
+        e->npaths = 0;
+        e->paths_valid = 1;
+        return 0;
+    }
+    int dirfd = gt_procfs_open_pid(s->fs, e->pid);
+    if (dirfd < 0) {
+        e->npaths = 0;
+        e->paths_valid = 1;
+        return 0;
+    }
+    const char *d;
+    uint64_t rss = 0;
+    int have_rss = 0;
+    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
+    if (n > 0) {
+        gt_parse_status_hwm(d, (size_t)n, &e->hwm);
+        if (gt_parse_status_rss(d, (size_t)n, &rss, &have_rss) != 0)
+            have_rss = 0;
+    }
+    int walk = !have_rss || may_walk(s, e);
+    /* A walk cut short (the process exiting) leaves the last one's split. */
+    if ((!walk || !walk_memory(s, dirfd, e)) && have_rss && e->walked) {
+        e->shared_rss = e->walk_shared < rss ? e->walk_shared : rss;
+        e->private_rss = rss - e->shared_rss;
+    }
     close(dirfd);
+    return !walk;
 }
 
 /* Moves the descriptors kept for a process from src to dst. */
@@ -621,7 +769,16 @@ static void read_memories(gt_sampler *s)
     for (size_t i = 0; same_members && i < s->cur.n; i++)
         same_members = s->cur.v[i].pid == s->prev.v[i].pid &&
                        s->cur.v[i].starttime == s->prev.v[i].starttime;
-    for (size_t i = 0; i < s->cur.n; i++) {
+    /* The walks' budget refills with wall time, at most one second's worth
+     * saved up; a round starts where the last one ran out of budget, so
+     * every process gets its turn. */
+    s->walk_allowance += (s->read_mono - s->walk_refill_t) * s->walk_budget;
+    if (s->walk_allowance > s->walk_budget)
+        s->walk_allowance = s->walk_budget;
+    s->walk_refill_t = s->read_mono;
+    size_t start = s->cur.n ? s->walk_next % s->cur.n : 0, denied = SIZE_MAX;
+    for (size_t k = 0; k < s->cur.n; k++) {
+        size_t i = (start + k) % s->cur.n;
         proc_entry *e = &s->cur.v[i];
         proc_entry *p = find_prev(s, e);
         if (p && same_members && p->paths_valid == s->need_paths &&
@@ -633,18 +790,28 @@ static void read_memories(gt_sampler *s)
             e->npaths = p->npaths;
             e->cap = p->cap;
             e->paths_valid = p->paths_valid;
+            e->walked = p->walked;
+            e->walked_paths = p->walked_paths;
+            e->walk_shared = p->walk_shared;
             p->paths = NULL;
             p->npaths = p->cap = 0;
             continue;
         }
-        if (p) { /* reuse the allocation */
+        if (p) { /* the last walk's figures, until the next walk */
             e->paths = p->paths;
             e->cap = p->cap;
+            e->npaths = p->npaths;
+            e->paths_valid = p->paths_valid;
+            e->walked = p->walked;
+            e->walked_paths = p->walked_paths;
+            e->walk_shared = p->walk_shared;
             p->paths = NULL;
             p->npaths = p->cap = 0;
         }
-        read_memory(s, e);
+        if (read_memory(s, e) && denied == SIZE_MAX)
+            denied = i;
     }
+    s->walk_next = denied == SIZE_MAX ? start : denied;
 }
 
 static int ensure_path_scratch(gt_sampler *s)
@@ -711,26 +878,122 @@ static int still_alive(gt_sampler *s, const proc_entry *p)
            ps.state != 'Z';
 }
 
+/* CPU seconds of the interval since the last sample, added to the running
+ * totals.  Each process's delta comes from its own clock; the time of
+ * members that exited comes through their reaper's cutime, less what
+ * earlier intervals counted (so a total may step back by a tick's
+ * rounding, which the window absorbs). */
+static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
+{
+    double main_cpu = 0, desc_cpu = 0;
+    int churn = 0;
+    for (size_t i = 0; i < s->cur.n; i++) {
+        proc_entry *e = &s->cur.v[i];
+        proc_entry *p = find_prev(s, e);
+        double dcpu, dccpu;
+        if (p && p->cpu_from_clock == e->cpu_from_clock) {
+            dcpu = e->cpu - p->cpu;
+            dccpu = e->ccpu - p->ccpu;
+        } else if (!p && (double)e->starttime >= s->prev_boot_ticks - 1) {
+            dcpu = e->cpu; /* born during the interval */
+            dccpu = e->ccpu;
+            churn = 1;
+        } else {
+            dcpu = 0; /* first seen now, or its clock changed: baseline only */
+            dccpu = p ? e->ccpu - p->ccpu : 0;
+        }
+        if (e->is_main)
+            main_cpu += dcpu;
+        else
+            desc_cpu += dcpu;
+        /* Time of reaped children shows up in their parent's cutime. */
+        desc_cpu += dccpu;
+        churn |= dccpu != 0;
+    }
+    /* A member that exited was reaped by a member (or by the root): its
+     * final time arrived through cutime above, so take out the part
+     * counted in earlier intervals. */
+    for (size_t i = 0; i < s->prev.n; i++) {
+        proc_entry *p = &s->prev.v[i];
+        proc_entry *e = s->cur.n ? bsearch(p, s->cur.v, s->cur.n, sizeof *p, cmp_entry) : NULL;
+        if (e && e->starttime == p->starttime)
+            continue;
+        if (p->is_main || still_alive(s, p))
+            continue;
+        desc_cpu -= p->cpu + p->ccpu;
+        churn = 1;
+    }
+    desc_cpu += rccpu - s->prev_root_ccpu;
+    churn |= rccpu != s->prev_root_ccpu;
+    if (s->self_tracking) /* the sampling thread is not tracked */
+        main_cpu -= thread_cpu - s->prev_self_thread_cpu;
+    s->int_main = main_cpu;
+    s->int_desc = desc_cpu;
+    s->cum_main += main_cpu;
+    s->cum_desc += desc_cpu;
+    if (churn)
+        s->churn_t = s->read_mono;
+}
+
+static double clamp(double v, double hi)
+{
+    return v < 0 ? 0 : v > hi ? hi : v;
+}
+
+/* CPU percents of the interval that ends at a sample: what the kernel
+ * reported in it, credited at most at the window's rate (cpu_window.h),
+ * which is itself bounded by what could have run: main by its threads, the
+ * descendants by theirs (by all cores when processes came or went, whose
+ * threads are unknown), and main + descendants by the cores. */
+static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now, int ncores)
+{
+    const gt_cpu_point *from = gt_cpu_window_add(&s->window, now);
+    double span = from ? now->t - from->t : 0;
+    double wall = now->t - s->prev_read_mono;
+    /* Until the window spans its length, the rate is tick noise: such a
+     * sample has no CPU figures, and its time belongs to no interval. */
+    if (wall <= 0 || (span < s->window.span && s->window.n < GT_CPU_WINDOW_POINTS))
+        return;
+    double cores = ncores > 0 ? ncores : 1;
+    double mt = now->main_threads > from->main_threads ? now->main_threads : from->main_threads;
+    double dt = now->desc_threads > from->desc_threads ? now->desc_threads : from->desc_threads;
+    if (s->churn_t > from->t)
+        dt = cores;
+    double rm = clamp((now->main - from->main) / span + GT_CPU_SLACK, mt < cores ? mt : cores);
+    double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, dt < cores ? dt : cores);
+    if (rm + rd > cores) /* the descendants' bound was the looser */
+        rd = cores - rm;
+    double m = gt_cpu_flow_credit(&s->flow_main, s->int_main, wall, rm);
+    double d = gt_cpu_flow_credit(&s->flow_desc, s->int_desc, wall, rd);
+    out->cpu_valid = 1;
+    out->cpu_main_sum = m / wall * 100;
+    out->cpu_descendants_sum = d / wall * 100;
+    out->cpu_combined_sum = out->cpu_main_sum + out->cpu_descendants_sum;
+}
+
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!s->self_tid)
         s->self_tid = gettid(); /* always the same thread, see sampler.h */
-    struct timespec real, mono, boot, thr;
+    struct timespec real, boot;
     clock_gettime(CLOCK_REALTIME, &real);
-    clock_gettime(CLOCK_MONOTONIC, &mono);
     clock_gettime(CLOCK_BOOTTIME, &boot);
-    /* A real system call, unlike the clocks above: only when it is needed. */
-    thr = (struct timespec){0, 0};
-    if (s->self_tracking)
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &thr);
     out->timestamp = ts_seconds(&real);
+    s->budget_checked = 0;
+    s->read_mono = -1;
+    s->self_thread_cpu = (struct timespec){0, 0};
 
     int ncores = 0;
     if (read_system(s, &out->system_ram, &ncores) != 0)
         return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
     if (discover(s) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
+    if (s->read_mono < 0) { /* main was not read: gone */
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        s->read_mono = ts_seconds(&t);
+    }
     qsort(s->cur.v, s->cur.n, sizeof *s->cur.v, cmp_entry);
     /* A PID read twice (reparented between two children lists) counts once. */
     size_t w = 0;
@@ -794,56 +1057,14 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
 
     /* CPU over the interval since the last sample. */
     double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
-    double thread_cpu = ts_seconds(&thr);
+    double thread_cpu = ts_seconds(&s->self_thread_cpu);
     double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
+    if (s->have_prev)
+        cpu_interval(s, thread_cpu, rccpu);
+    gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc,
+                       out->main_n_threads, out->descendants_n_threads};
+    cpu_percents(s, out, &pt, ncores);
     if (s->have_prev) {
-        double wall = ts_seconds(&mono) - ts_seconds(&s->prev_mono);
-        double main_cpu = 0, desc_cpu = 0;
-        for (size_t i = 0; i < s->cur.n; i++) {
-            proc_entry *e = &s->cur.v[i];
-            proc_entry *p = find_prev(s, e);
-            double dcpu, dccpu;
-            if (p) {
-                dcpu = e->cpu - p->cpu;
-                dccpu = e->ccpu - p->ccpu;
-            } else if ((double)e->starttime >= s->prev_boot_ticks - 1) {
-                dcpu = e->cpu; /* born during the interval */
-                dccpu = e->ccpu;
-            } else {
-                dcpu = dccpu = 0; /* first seen now: baseline only */
-            }
-            if (e->is_main)
-                main_cpu += dcpu;
-            else
-                desc_cpu += dcpu;
-            /* Time of reaped children shows up in their parent's cutime. */
-            desc_cpu += dccpu;
-        }
-        /* A member that exited was reaped by a member (or by the root): its
-         * final time arrived through cutime above, so take out the part
-         * counted in earlier intervals. */
-        for (size_t i = 0; i < s->prev.n; i++) {
-            proc_entry *p = &s->prev.v[i];
-            proc_entry *e = s->cur.n ? bsearch(p, s->cur.v, s->cur.n, sizeof *p, cmp_entry) : NULL;
-            if (e && e->starttime == p->starttime)
-                continue;
-            if (p->is_main || still_alive(s, p))
-                continue;
-            desc_cpu -= p->cpu + p->ccpu;
-        }
-        desc_cpu += rccpu - s->prev_root_ccpu;
-        if (s->self_tracking)
-            main_cpu -= thread_cpu - s->prev_self_thread_cpu;
-        if (main_cpu < 0)
-            main_cpu = 0;
-        if (desc_cpu < 0)
-            desc_cpu = 0;
-        if (wall > 0) {
-            out->cpu_valid = 1;
-            out->cpu_main_sum = main_cpu / wall * 100.0;
-            out->cpu_descendants_sum = desc_cpu / wall * 100.0;
-            out->cpu_combined_sum = out->cpu_main_sum + out->cpu_descendants_sum;
-        }
         double sys = 0;
         int nc = ncores < s->ncores ? ncores : s->ncores;
         for (int c = 0; c < nc; c++) {
@@ -900,7 +1121,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->prev = s->cur;
     s->cur = tmp;
     s->cur.n = 0;
-    s->prev_mono = mono;
+    s->prev_read_mono = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
     s->prev_self_thread_cpu = thread_cpu;
     s->prev_root_ccpu = rccpu;

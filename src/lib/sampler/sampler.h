@@ -20,6 +20,12 @@ typedef struct gt_sampler_config {
 } gt_sampler_config;
 
 gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_error *err);
+/* Share of one core that the page-table walks splitting RSS into private
+ * and shared (smaps_rollup, smaps) may use, 0.01 unless set; a value not
+ * above 0 keeps the current one.  The total RSS is read at every sample
+ * whatever the budget. */
+#define GT_SAMPLER_WALK_BUDGET 0.01
+void gt_sampler_set_walk_budget(gt_sampler *s, double share_of_core);
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s);  /* MemTotal, bytes */
 int gt_sampler_core_count(const gt_sampler *s);         /* cores in /proc/stat */
 

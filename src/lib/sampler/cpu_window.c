@@ -1,0 +1,39 @@
+#include "sampler/cpu_window.h"
+
+#include <stddef.h>
+
+void gt_cpu_window_init(gt_cpu_window *w, double span)
+{
+    w->head = w->n = 0;
+    w->span = span;
+}
+
+static const gt_cpu_point *at(const gt_cpu_window *w, unsigned i)
+{
+    return &w->p[(w->head + i) % GT_CPU_WINDOW_POINTS];
+}
+
+const gt_cpu_point *gt_cpu_window_add(gt_cpu_window *w, const gt_cpu_point *now)
+{
+    /* Points older than the latest one a span back are never needed again. */
+    while (w->n >= 2 && now->t - at(w, 1)->t >= w->span) {
+        w->head = (w->head + 1) % GT_CPU_WINDOW_POINTS;
+        w->n--;
+    }
+    if (w->n == GT_CPU_WINDOW_POINTS) { /* full: the window is shorter */
+        w->head = (w->head + 1) % GT_CPU_WINDOW_POINTS;
+        w->n--;
+    }
+    w->p[(w->head + w->n) % GT_CPU_WINDOW_POINTS] = *now;
+    w->n++;
+    return w->n >= 2 ? at(w, 0) : NULL;
+}
+
+double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double cores)
+{
+    double due = f->carry + delta;
+    double cap = wall > 0 && cores > 0 ? wall * cores : 0;
+    double credit = due < 0 ? 0 : due > cap ? cap : due;
+    f->carry = due - credit;
+    return credit;
+}

@@ -1,0 +1,61 @@
+/* The span over which a sample's CPU percent is measured.
+ *
+ * The kernel's CPU counters are exact in total but late in time: the
+ * whole-process CPU clock of a thread that runs without sleeping advances
+ * only at the scheduler tick (1/CONFIG_HZ: 4 ms at HZ=250), and a reaped
+ * child's time reaches its parent's cutime in 10 ms USER_HZ ticks.  Read
+ * every millisecond, a one-thread spin shows 0 % three times, then 400 %.
+ * So a sample's percent is taken over the last interval or, when that is
+ * shorter than the window's span, over the intervals since the latest
+ * sample at least one span old: the error is then at most one tick per
+ * running thread (and per reaping parent) divided by the span.
+ *
+ * A window's average alone would not add up: under load the sampler is
+ * late exactly when the tracked threads run, and a long interval credited
+ * with the window's rate counts CPU time twice.  So each interval is
+ * credited with the CPU time the kernel reported in it, at most the
+ * window's rate (plus GT_CPU_SLACK) times its length; the rest is carried
+ * to the following intervals, and a negative report (a tick-rounded total
+ * below what was credited before) is a debt paid from later ones.  The
+ * credits plus the carry always add up to the kernel's totals. */
+#ifndef GT_SAMPLER_CPU_WINDOW_H
+#define GT_SAMPLER_CPU_WINDOW_H
+
+/* Samples kept: at --st=0.001 a 0.2 s span needs 201.  With more samples
+ * per span than this, the window is this many intervals instead. */
+#define GT_CPU_WINDOW_POINTS 1024
+
+/* What a sample knew: monotonic seconds, CPU seconds accumulated so far by
+ * main and by the descendants (their reaped children included), and their
+ * thread counts. */
+typedef struct gt_cpu_point {
+    double t, main, desc;
+    int main_threads, desc_threads;
+} gt_cpu_point;
+
+typedef struct gt_cpu_window {
+    gt_cpu_point p[GT_CPU_WINDOW_POINTS];
+    unsigned head, n; /* oldest kept point, count */
+    double span;
+} gt_cpu_window;
+
+/* Cores: what an interval may be credited above its window's rate, so
+ * that the carry drains although the rate itself is only an estimate. */
+#define GT_CPU_SLACK 0.02
+
+typedef struct gt_cpu_flow {
+    double carry; /* seconds reported but not yet credited; < 0: a debt */
+} gt_cpu_flow;
+
+/* Adds delta seconds reported during an interval of wall seconds and
+ * returns the seconds credited to it: in [0, wall * cores]. */
+double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double cores);
+
+void gt_cpu_window_init(gt_cpu_window *w, double span);
+
+/* Adds the point of a new sample (t later than every point before) and
+ * returns the point its percents are measured from: the latest one at
+ * least span older, or the oldest kept while none is; NULL for the first
+ * point.  The pointer is valid until the next call. */
+const gt_cpu_point *gt_cpu_window_add(gt_cpu_window *w, const gt_cpu_point *now);
+#endif

@@ -1,0 +1,44 @@
+# CPU percents at short intervals: spinning threads whose CPU time the kernel
+# updates only at its scheduler tick.  The max must stay within what the
+# threads and the cores can run; the CPU seconds the tracking file adds up
+# must match the workload's own record of its CPU time over the same span.
+. "$(dirname "$0")/_lib.sh"
+for st in 0.001 0.01 0.1; do
+    for T in 1 2; do
+        tag="--st=$st, $T spinning thread(s)"
+        "$GT_BIN" --st="$st" --tu=seconds -f json --tf="t$st-$T.csv" -- \
+            "$W/spin" "$T" 1200 "log$st-$T" >"out$st-$T.txt" 2>/dev/null
+        sed -n '/^{/,$p' "out$st-$T.txt" >r.json
+        cores=$(jget r.json .cpu_utilization.system_core_count)
+        max=$(jget r.json .cpu_utilization.main.max_sum_percent)
+        # One tick per running thread over the 0.2 s window (2 % at HZ=250,
+        # 5 % at HZ=100) plus the 3 % slack: 100 x threads + 5 holds for
+        # HZ >= 250; the cores bound holds always.
+        within "$max" 1 $((100 * T + 5)) "$tag: max CPU percent"
+        within "$max" 1 $((100 * cores + 5)) "$tag: max CPU percent (cores)"
+        # Sum of percent x interval over the rows that have a CPU figure,
+        # and the workload's CPU time between the first and the last of
+        # those rows (interpolated in its 5 ms log).
+        awk -F, 'NR == FNR { split($0, f, " "); lt[NR] = f[1]; lc[NR] = f[2]; ln = NR; next }
+            FNR == 3 { for (i = 1; i <= NF; i++) c[$i] = i }
+            FNR > 3 && $c["cpu_main_sum_utilization_percent"] != "" {
+                ts = $c["timestamp"]
+                if (n++) s += $c["cpu_main_sum_utilization_percent"] / 100 * (ts - t); else t0 = ts
+                t = ts }
+            function cpu(x,   i) {
+                for (i = 2; i <= ln && lt[i] < x; i++) ;
+                if (i > ln) return lc[ln]
+                return lc[i - 1] + (lc[i] - lc[i - 1]) * (x - lt[i - 1]) / (lt[i] - lt[i - 1]) }
+            END { printf "%d %.6f %.6f %.6f\n", n, s, cpu(t) - cpu(t0), t - t0 }' \
+            "log$st-$T" "t$st-$T.csv" >sum.txt
+        read -r n sum truth span <sum.txt
+        [ "$n" -ge 3 ] || fail "$tag: only $n samples with a CPU figure"
+        # Each end of the span is uncertain by one scheduler tick per thread
+        # in the log and in the kernel's clock (4 x 10 ms at worst), plus
+        # the slack the last interval may still carry (3 % of the window).
+        tol=$(awk -v t="$truth" -v T="$T" 'BEGIN { print 0.02 * t + 0.04 * T + 0.006 }')
+        lo=$(awk -v t="$truth" -v d="$tol" 'BEGIN { print t - d }')
+        hi=$(awk -v t="$truth" -v d="$tol" 'BEGIN { print t + d }')
+        within "$sum" "$lo" "$hi" "$tag: CPU seconds over $span s (workload's own: $truth)"
+    done
+done

@@ -1,0 +1,87 @@
+/* The CPU window and flow: which earlier sample a rate is measured from,
+ * and how an interval's credit is bounded with the rest carried, so that
+ * credits plus carry always equal what the kernel reported. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "sampler/cpu_window.h"
+
+static void near(double v, double want)
+{
+    if (fabs(v - want) > 1e-9)
+        fail_msg("%.12g, expected %.12g", v, want);
+}
+
+static const gt_cpu_point *add(gt_cpu_window *w, double t, double main_cpu)
+{
+    gt_cpu_point p = {t, main_cpu, 0, 1, 0};
+    return gt_cpu_window_add(w, &p);
+}
+
+static void test_window_start(void **state)
+{
+    (void)state;
+    static gt_cpu_window w;
+    gt_cpu_window_init(&w, 0.25);
+    assert_null(add(&w, 0.0, 0));
+    /* Until a point is a span old, the rate is measured from the first. */
+    near(add(&w, 0.1, 0.1)->t, 0.0);
+    near(add(&w, 0.2, 0.2)->t, 0.0);
+    near(add(&w, 0.25, 0.25)->t, 0.0);
+    /* Then from the latest point at least a span older. */
+    near(add(&w, 0.3, 0.3)->t, 0.0);
+    near(add(&w, 0.46, 0.46)->t, 0.2);
+    near(add(&w, 0.5, 0.5)->t, 0.25);
+    /* An interval longer than the span: the previous point. */
+    near(add(&w, 2.0, 2.0)->t, 0.5);
+}
+
+static void test_window_full(void **state)
+{
+    (void)state;
+    static gt_cpu_window w;
+    gt_cpu_window_init(&w, 10);
+    for (int i = 0; i < GT_CPU_WINDOW_POINTS + 5; i++)
+        add(&w, i * 0.001, 0);
+    /* More points than kept within a span: the oldest kept. */
+    near(add(&w, 2, 0)->t, 0.001 * 6);
+    assert_int_equal(w.n, GT_CPU_WINDOW_POINTS);
+}
+
+static void test_flow(void **state)
+{
+    (void)state;
+    gt_cpu_flow f = {0};
+    /* A tick's 4 ms reported in a 1 ms interval of one core: 1 ms now. */
+    near(gt_cpu_flow_credit(&f, 0.004, 0.001, 1), 0.001);
+    near(f.carry, 0.003);
+    /* Nothing reported: the carry is paid out, within the bound. */
+    near(gt_cpu_flow_credit(&f, 0, 0.001, 1), 0.001);
+    near(gt_cpu_flow_credit(&f, 0, 0.001, 1.5), 0.0015);
+    near(gt_cpu_flow_credit(&f, 0, 0.001, 1), 0.0005);
+    near(f.carry, 0);
+    /* A negative report is a debt, never a negative credit. */
+    near(gt_cpu_flow_credit(&f, -0.002, 0.001, 1), 0);
+    near(gt_cpu_flow_credit(&f, 0.0015, 0.001, 1), 0);
+    near(gt_cpu_flow_credit(&f, 0.001, 0.001, 1), 0.0005);
+    near(f.carry, 0);
+    /* No time or no threads: nothing credited, all carried. */
+    near(gt_cpu_flow_credit(&f, 0.003, 0, 1), 0);
+    near(gt_cpu_flow_credit(&f, 0, 0.01, 0), 0);
+    near(f.carry, 0.003);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_window_start),
+        cmocka_unit_test(test_window_full),
+        cmocka_unit_test(test_flow),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
