@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -11,14 +12,17 @@
 
 #include "proc/parse.h"
 #include "proc/procfs.h"
+#include "sampler/exit_peaks.h"
 #include "sampler/paths.h"
 #include "util/error.h"
 
 #define MAX_CORES 4096
 /* fds kept open across samples (two per process); beyond this a process's
  * files are opened and closed each sample, so a huge tree cannot exhaust
- * the fd limit. */
+ * the fd limit.  A low limit (ulimit -n) lowers it: half of what the limit
+ * leaves after a reserve for the rest of the tracker. */
 #define MAX_KEPT_FDS 512
+#define RESERVED_FDS 64
 
 /* Shared memory of one mapping path within one process. */
 typedef struct path_use {
@@ -47,6 +51,8 @@ typedef struct proc_entry {
     /* Unchanged CPU time, faults and RSS mean unchanged memory figures. */
     uint64_t activity[3];
     uint64_t private_rss, shared_rss, hwm;
+    int hwm_ok;                /* hwm was read from a live process */
+    int mem_denied;            /* errno when its memory could not be read */
     /* Per-path shared memory, re-read only when the total changes. */
     path_use *paths;
     uint32_t npaths, cap;
@@ -77,7 +83,7 @@ struct gt_sampler {
     double prev_boot_ticks;
     double prev_self_thread_cpu;
     double prev_root_ccpu, root_ccpu_now;
-    int kept_fds;
+    int kept_fds, max_kept_fds;
     int meminfo_fd, stat_fd;
     /* The root's files, kept across samples like a member's although the
      * root itself is not tracked. */
@@ -87,6 +93,9 @@ struct gt_sampler {
     int ncores;
     uint64_t ram_capacity;
     uint64_t desc_hwm_max;
+    gt_exit_peaks *exits;     /* NULL: no taskstats, peaks are sampled */
+    char exits_why[sizeof(gt_error)];
+    size_t desc_alive;
     /* Scratch while reading one process's smaps. */
     proc_entry *smaps_target;
     uint64_t smaps_private, smaps_shared;
@@ -150,6 +159,11 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->gpu = cfg->gpu;
     s->meminfo_fd = s->stat_fd = -1;
     s->root_files.stat_fd = s->root_files.children_fd = s->root_files.task_fd = -1;
+    struct rlimit nofile;
+    s->max_kept_fds = MAX_KEPT_FDS;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY &&
+        nofile.rlim_cur < 2 * MAX_KEPT_FDS + RESERVED_FDS)
+        s->max_kept_fds = nofile.rlim_cur > RESERVED_FDS ? (int)(nofile.rlim_cur - RESERVED_FDS) / 2 : 0;
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
         s->hz = 100;
@@ -163,6 +177,12 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
         gt_sampler_free(&s);
         return st;
     }
+    /* Registered before the command starts, so no exit escapes. */
+    gt_error xe;
+    if (!cfg->exit_records)
+        snprintf(s->exits_why, sizeof s->exits_why, "exit records not requested");
+    else if (gt_exit_peaks_open(s->main_pid, s->root, s->self_pid, &s->exits, &xe) != GT_OK)
+        snprintf(s->exits_why, sizeof s->exits_why, "%s", xe.msg);
     *out = s;
     return GT_OK;
 }
@@ -170,6 +190,8 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
 int gt_sampler_core_count(const gt_sampler *s) { return s->ncores; }
 int gt_sampler_main_alive(const gt_sampler *s) { return s->main_alive; }
+size_t gt_sampler_descendants_alive(const gt_sampler *s) { return s->desc_alive; }
+const char *gt_sampler_exit_records_error(const gt_sampler *s) { return s->exits_why; }
 
 static void close_kept(gt_sampler *s, int *fd)
 {
@@ -233,6 +255,7 @@ void gt_sampler_free(gt_sampler **sp)
     free(s->pids_desc);
     free(s->max_desc);
     free(s->max_comb);
+    gt_exit_peaks_close(&s->exits);
     gt_paths_free(&s->paths);
     gt_procfs_close(&s->fs);
     free(s);
@@ -273,9 +296,9 @@ static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t
 /* Opens a per-process file to keep, within the fd budget; -1 otherwise. */
 static int open_kept_at(gt_sampler *s, int dirfd, const char *rel, int flags)
 {
-    if (s->kept_fds >= MAX_KEPT_FDS)
+    if (s->kept_fds >= s->max_kept_fds)
         return -1;
-    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | flags);
+    int fd = gt_procfs_note_open(s->fs, openat(dirfd, rel, O_RDONLY | O_CLOEXEC | flags));
     if (fd >= 0)
         s->kept_fds++;
     return fd;
@@ -506,6 +529,7 @@ static int read_stat(gt_sampler *s, proc_entry *e)
 static void read_memory(gt_sampler *s, proc_entry *e)
 {
     e->private_rss = e->shared_rss = e->hwm = 0;
+    e->hwm_ok = e->mem_denied = 0;
     /* A zombie, or a process gone before its folder opens, holds no memory:
      * its empty path list is exact, so the others' shared memory is still
      * counted once per path (only a read cut short mid-way is unknown). */
@@ -519,11 +543,15 @@ static void read_memory(gt_sampler *s, proc_entry *e)
     e->paths_valid = 0;
     const char *d;
     ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
-    if (n > 0)
-        gt_parse_status_hwm(d, (size_t)n, &e->hwm);
+    if (n > 0 && gt_parse_status_hwm(d, (size_t)n, &e->hwm) == 0)
+        e->hwm_ok = e->hwm > 0;
     gt_mem_rollup r;
     if (gt_procfs_has_rollup(s->fs)) {
         n = gt_procfs_read_small(s->fs, dirfd, "smaps_rollup", &d);
+        /* Another user's process, or a setuid one: status is readable, its
+         * memory map is not; the figures are unavailable, not 0. */
+        if (n < 0 && (errno == EACCES || errno == EPERM))
+            e->mem_denied = errno;
         if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
             e->private_rss = r.private_clean + r.private_dirty;
             e->shared_rss = r.shared_clean + r.shared_dirty;
@@ -588,6 +616,10 @@ static int discover(gt_sampler *s)
         e->is_main = pid == s->main_pid;
         e->stat_fd = e->children_fd = e->task_fd = -1;
         int is_root_only = pid == s->root && s->root != s->main_pid;
+        /* Tracking an ancestor of this process: the tracker is never one
+         * of the tracked (nor what it runs, e.g. the metrics thread). */
+        if (pid == s->self_pid && !s->self_tracking && !is_root_only)
+            continue;
         proc_entry *p = find_prev_pid(s, pid);
         if (is_root_only)
             move_files(e, &s->root_files);
@@ -629,6 +661,8 @@ static void read_memories(gt_sampler *s)
             e->private_rss = p->private_rss;
             e->shared_rss = p->shared_rss;
             e->hwm = p->hwm;
+            e->hwm_ok = p->hwm_ok;
+            e->mem_denied = p->mem_denied;
             e->paths = p->paths;
             e->npaths = p->npaths;
             e->cap = p->cap;
@@ -690,6 +724,16 @@ static void dedup_shared(gt_sampler *s, uint64_t *desc_shared, uint64_t *comb_sh
     *comb_shared = c;
 }
 
+/* Whether pid was a member at this walk or the one before (see
+ * exit_peaks.h); both lists are sorted by PID. */
+static int is_member(void *ctx, pid_t pid)
+{
+    gt_sampler *s = ctx;
+    proc_entry key = {.pid = pid};
+    return (s->cur.n && bsearch(&key, s->cur.v, s->cur.n, sizeof key, cmp_entry)) ||
+           find_prev_pid(s, pid) != NULL;
+}
+
 static int pid_cmp(const void *a, const void *b)
 {
     pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -742,6 +786,9 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         s->cur.v[w++] = s->cur.v[i];
     }
     s->cur.n = w;
+    /* Exits since the last sample, now that the walk tells whose they are. */
+    if (s->exits)
+        gt_exit_peaks_drain(s->exits, is_member, s);
 
     proc_entry *main_e = NULL;
     size_t n_desc = 0;
@@ -763,6 +810,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
 
     uint64_t desc_priv = 0, desc_shared_sum = 0;
     int all_paths = 1;
+    s->desc_alive = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
         proc_entry *e = &s->cur.v[i];
         if (e->is_main) {
@@ -770,7 +818,17 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
             out->main.shared_rss = e->shared_rss;
             out->main_n_threads = e->threads - (s->self_tracking ? 1 : 0);
             out->main_hwm = e->hwm;
+            out->main_hwm_exact = e->hwm_ok;
+            out->main_mem_denied = e->mem_denied;
+            if (e->mem_denied && !out->mem_denied_pid)
+                out->mem_denied_pid = e->pid;
         } else {
+            s->desc_alive += e->state != 'Z' && e->state != 'X';
+            if (e->mem_denied && !out->descendants_mem_denied) {
+                out->descendants_mem_denied = e->mem_denied;
+                if (!out->mem_denied_pid)
+                    out->mem_denied_pid = e->pid;
+            }
             desc_priv += e->private_rss;
             desc_shared_sum += e->shared_rss;
             out->descendants_n_threads += e->threads;
@@ -791,6 +849,19 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     }
     out->combined_n_threads = out->main_n_threads + out->descendants_n_threads;
     out->descendants_max_hwm = s->desc_hwm_max;
+    if (s->exits) {
+        /* A record is the process's VmHWM at its very end; the samples'
+         * figures of live processes are exact at this instant. */
+        int complete = gt_exit_peaks_complete(s->exits);
+        uint64_t xm = gt_exit_peaks_main(s->exits), xd = gt_exit_peaks_descendants(s->exits);
+        if (xm > out->main_hwm)
+            out->main_hwm = xm;
+        if (xd > out->descendants_max_hwm)
+            out->descendants_max_hwm = xd;
+        out->main_hwm_exact |= complete && xm > 0;
+        out->descendants_hwm_exact = complete;
+    }
+    out->fd_short = gt_procfs_take_fd_short(s->fs);
 
     /* CPU over the interval since the last sample. */
     double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
