@@ -798,6 +798,9 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         else
             n_desc++;
     }
+    if (!main_e && !s->have_prev && gt_procfs_take_fd_short(s->fs))
+        return gt_err(err, GT_ERR_SYS, "cannot read process %d: too few file descriptors (open files limit, "
+                      "ulimit -n)", (int)s->main_pid);
     if (!main_e && !s->have_prev)
         return gt_err(err, GT_ERR_NOPROC, "process %d does not exist", (int)s->main_pid);
     s->main_alive = main_e != NULL;
