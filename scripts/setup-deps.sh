@@ -9,7 +9,8 @@ PKGS="build-essential libsqlite3-dev libcjson-dev"
 if [ "${1:-}" = test ]; then
 PKGS="$PKGS clang libcmocka-dev sqlite3 jq valgrind"
 # The Python package's tests (pandas is optional for the package itself)
-PKGS="$PKGS python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
+# python3: also the real workloads of the peak tests (a Pool, make recipes)
+PKGS="$PKGS python3 python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
 # Live line, metrics endpoint and plots are tested with these.
 PKGS="$PKGS tmux curl prometheus chromium"
 fi
