@@ -39,6 +39,21 @@ static const struct nlattr *nla_next(const struct nlattr *a, int *rem)
     return (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
 }
 
+/* NLMSG_OK and NLMSG_NEXT compare signed with unsigned; these do not. */
+static int msg_ok(const struct nlmsghdr *nh, size_t rem)
+{
+    return rem >= sizeof *nh && nh->nlmsg_len >= sizeof *nh && nh->nlmsg_len <= rem;
+}
+
+static const struct nlmsghdr *msg_next(const struct nlmsghdr *nh, size_t *rem)
+{
+    size_t step = NLMSG_ALIGN(nh->nlmsg_len);
+    *rem = step < *rem ? *rem - step : 0;
+    return (const struct nlmsghdr *)((const char *)nh + step);
+}
+
+static const void *msg_data(const struct nlmsghdr *nh) { return (const char *)nh + NLMSG_HDRLEN; }
+
 static const void *nla_data(const struct nlattr *a) { return (const char *)a + NLA_HDRLEN; }
 static int nla_len(const struct nlattr *a) { return (int)a->nla_len - NLA_HDRLEN; }
 
@@ -81,11 +96,11 @@ static int read_reply(gt_taskstats *t, uint16_t *family)
                 continue;
             return -1;
         }
-        int rem = (int)n;
-        for (struct nlmsghdr *nh = (struct nlmsghdr *)t->buf; NLMSG_OK(nh, rem);
-             nh = NLMSG_NEXT(nh, rem)) {
+        size_t rem = (size_t)n;
+        for (const struct nlmsghdr *nh = (const struct nlmsghdr *)t->buf; msg_ok(nh, rem);
+             nh = msg_next(nh, &rem)) {
             if (nh->nlmsg_type == NLMSG_ERROR) {
-                const struct nlmsgerr *e = NLMSG_DATA(nh);
+                const struct nlmsgerr *e = (const struct nlmsgerr *)msg_data(nh);
                 if (e->error == 0)
                     return family && !*family ? (errno = ENOENT, -1) : 0;
                 errno = -e->error;
@@ -94,7 +109,7 @@ static int read_reply(gt_taskstats *t, uint16_t *family)
             if (!family || nh->nlmsg_type != GENL_ID_CTRL)
                 continue;
             int alen = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-            const struct nlattr *a = (const struct nlattr *)((const char *)NLMSG_DATA(nh) + GENL_HDRLEN);
+            const struct nlattr *a = (const struct nlattr *)((const char *)msg_data(nh) + GENL_HDRLEN);
             for (; nla_ok(a, alen); a = nla_next(a, &alen))
                 if (a->nla_type == CTRL_ATTR_FAMILY_ID && nla_len(a) >= 2)
                     memcpy(family, nla_data(a), sizeof *family);
@@ -176,12 +191,12 @@ int gt_taskstats_drain(gt_taskstats *t, gt_exit_fn fn, void *ctx)
             }
             break; /* EAGAIN: all read */
         }
-        int rem = (int)n;
-        for (struct nlmsghdr *nh = (struct nlmsghdr *)t->buf; NLMSG_OK(nh, rem);
-             nh = NLMSG_NEXT(nh, rem)) {
+        size_t rem = (size_t)n;
+        for (const struct nlmsghdr *nh = (const struct nlmsghdr *)t->buf; msg_ok(nh, rem);
+             nh = msg_next(nh, &rem)) {
             if (nh->nlmsg_type != t->family)
                 continue;
-            const struct genlmsghdr *gh = NLMSG_DATA(nh);
+            const struct genlmsghdr *gh = (const struct genlmsghdr *)msg_data(nh);
             if (gh->cmd != TASKSTATS_CMD_NEW)
                 continue;
             int alen = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);

@@ -32,24 +32,28 @@ struct gt_exit_peaks {
     void *ctx;
 };
 
-gt_status gt_exit_peaks_open(pid_t main, pid_t root, pid_t self, gt_exit_peaks **out,
-                             gt_error *err)
+gt_exit_peaks *gt_exit_peaks_new(pid_t main, pid_t root, pid_t self)
 {
-    *out = NULL;
     gt_exit_peaks *x = calloc(1, sizeof *x);
     if (!x)
-        return gt_err(err, GT_ERR_NOMEM, "out of memory");
-    gt_status st = gt_taskstats_open(&x->ts, err);
-    if (st != GT_OK) {
-        free(x);
-        return st;
-    }
+        return NULL;
     x->main = main;
     x->root = root;
     x->self = self;
     x->complete = 1;
-    *out = x;
-    return GT_OK;
+    return x;
+}
+
+gt_status gt_exit_peaks_open(pid_t main, pid_t root, pid_t self, gt_exit_peaks **out,
+                             gt_error *err)
+{
+    *out = gt_exit_peaks_new(main, root, self);
+    if (!*out)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    gt_status st = gt_taskstats_open(&(*out)->ts, err);
+    if (st != GT_OK)
+        gt_exit_peaks_close(out);
+    return st;
 }
 
 static int was_recent(const gt_exit_peaks *x, pid_t pid)
@@ -90,9 +94,8 @@ static int is_tracked(gt_exit_peaks *x, pid_t pid)
     return pid == x->main || (pid != x->self && pid != x->root && x->is_member(x->ctx, pid));
 }
 
-static void on_exit_record(void *ctx, const gt_exit_record *r)
+void gt_exit_peaks_add(gt_exit_peaks *x, const gt_exit_record *r)
 {
-    gt_exit_peaks *x = ctx;
     if ((r->tgid == x->self || r->tgid == x->root) && r->tgid != x->main)
         return; /* the tracker or the launcher, neither of them tracked */
     if (is_tracked(x, r->tgid) || r->ppid == x->root || is_tracked(x, r->ppid) ||
@@ -103,6 +106,11 @@ static void on_exit_record(void *ctx, const gt_exit_record *r)
     /* Most likely another program's; the oldest waiting record gives way. */
     x->wait[x->wait_at] = (pending){r->tgid, r->ppid, r->hiwater_rss, x->drains};
     x->wait_at = (x->wait_at + 1) % PENDING;
+}
+
+static void on_exit_record(void *ctx, const gt_exit_record *r)
+{
+    gt_exit_peaks_add(ctx, r);
 }
 
 void gt_exit_peaks_drain(gt_exit_peaks *x, gt_member_fn is_member, void *ctx)
@@ -122,7 +130,7 @@ void gt_exit_peaks_drain(gt_exit_peaks *x, gt_member_fn is_member, void *ctx)
             p->drain = 0;
         }
     }
-    if (gt_taskstats_drain(x->ts, on_exit_record, x) < 0)
+    if (x->ts && gt_taskstats_drain(x->ts, on_exit_record, x) < 0)
         x->complete = 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "gpu_tracker.h"
+#include "proc/taskstats.h"
 
 typedef struct gt_exit_peaks gt_exit_peaks;
 
@@ -18,12 +19,20 @@ typedef struct gt_exit_peaks gt_exit_peaks;
 gt_status gt_exit_peaks_open(pid_t main, pid_t root, pid_t self, gt_exit_peaks **out,
                              gt_error *err);
 
+/* The same without a taskstats socket: records come from
+ * gt_exit_peaks_add (for tests of the attribution).  NULL: out of memory. */
+gt_exit_peaks *gt_exit_peaks_new(pid_t main, pid_t root, pid_t self);
+
 /* 1 when pid is a tracked process at the last walk of the tree or the one
  * before (it may have exited since). */
 typedef int (*gt_member_fn)(void *ctx, pid_t pid);
 
-/* Reads the exit records received so far; no allocation. */
+/* Starts a drain with the latest walk of the tree (records that waited for
+ * their parent are settled or, after two drains, dropped), then reads the
+ * exit records received so far; no allocation. */
 void gt_exit_peaks_drain(gt_exit_peaks *x, gt_member_fn is_member, void *ctx);
+/* Attributes one exit record, against the walk given to the last drain. */
+void gt_exit_peaks_add(gt_exit_peaks *x, const gt_exit_record *r);
 
 /* High-water marks at exit, bytes (0: no such exit seen). */
 uint64_t gt_exit_peaks_main(const gt_exit_peaks *x);
