@@ -92,11 +92,29 @@ static void test_waiting(void **state)
     gt_exit_peaks_close(&x);
 }
 
+/* Attached to an ancestor: the tracker is a child of main, and its own
+ * threads' exits are not a descendant's. */
+static void test_tracker_under_main(void **state)
+{
+    (void)state;
+    static const pid_t walk[] = {MAIN};
+    members = walk;
+    n_members = 1;
+    gt_exit_peaks *x = gt_exit_peaks_new(MAIN, MAIN, 60);
+    gt_exit_peaks_drain(x, is_member, NULL);
+    gt_exit_record thread = {61, 60, MAIN, 400 * MB};
+    gt_exit_peaks_add(x, &thread);
+    add(x, 102, MAIN, 5);
+    assert_true(gt_exit_peaks_descendants(x) == 5 * MB);
+    gt_exit_peaks_close(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_attribution),
         cmocka_unit_test(test_waiting),
+        cmocka_unit_test(test_tracker_under_main),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
