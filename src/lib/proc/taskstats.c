@@ -24,7 +24,7 @@ struct gt_taskstats {
     uint16_t family;
     char cpumask[32];
     /* One datagram at a time, kept here: no allocation while draining. */
-    char buf[64 * 1024];
+    _Alignas(8) char buf[64 * 1024]; /* netlink headers are read in place */
 };
 
 /* Attribute walking (the kernel's uapi has no helpers for it). */
