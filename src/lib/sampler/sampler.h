@@ -37,7 +37,5 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err);
 int gt_sampler_main_alive(const gt_sampler *s);
 /* Descendants that were running (not zombies) at the last sample. */
 size_t gt_sampler_descendants_alive(const gt_sampler *s);
-/* Why exit records are not used ("" when they are). */
-const char *gt_sampler_exit_records_error(const gt_sampler *s);
 void gt_sampler_free(gt_sampler **s);
 #endif
