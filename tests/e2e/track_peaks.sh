@@ -58,11 +58,12 @@ done
 
 # wait4's figure bounds main's own peak from above: a command that reaps no
 # child and whose peak the samples saw (it holds its memory for 0.5 s) has
-# that peak confirmed exact without taskstats.
-GT_PEAKS=sampled "$GT_BIN" --st=0.02 --ru=bytes -f json -- "$W/touch_mem" 30 0.5 >out.txt
+# that peak confirmed exact without taskstats.  (The figure starts from the
+# launcher's own high-water mark, about 57 MB under valgrind: hence 256 MiB.)
+GT_PEAKS=sampled "$GT_BIN" --st=0.02 --ru=bytes -f json -- "$W/touch_mem" 256 0.5 >out.txt
 json_report out.txt >r.json
 [ "$(jget r.json .peak_ram.main_method)" = exact ] || fail "confirmed by wait4: $(jq -c .peak_ram r.json)"
-within "$(jget r.json .peak_ram.main)" $((30 << 20)) $((34 << 20)) "touch_mem's own peak"
+within "$(jget r.json .peak_ram.main)" $((256 << 20)) $((260 << 20)) "touch_mem's own peak"
 
 # The same as an unprivileged user, whom taskstats refuses: from a copy of
 # the binary that user can reach.
