@@ -36,7 +36,17 @@ awk -F, -v a="$t0" -v b="$t2" 'NR > 3 && $22 + 0 >= a + 0 && $22 + 0 <= b + 0 { 
 while read -r c; do
     within "$c" $((union * 99 / 100)) $((union * 101 / 100)) "pool: combined RSS vs the union of pages $union"
 done <window.txt
-echo "pool: union $union, combined $(tr '\n' ' ' <window.txt)"
+# Peaks: the parent's own (wait4 of it would be a worker's), and the larger
+# worker's, each against the VmHWM it wrote at its end.
+sed '1,/^Resource tracking complete/d' out.txt >r.json # after the pool's own output
+truth=$(hwm_of status.main)
+within "$(jget r.json .peak_ram.main)" $((truth - TOL)) $((truth + TOL)) "pool: the parent's own peak $truth"
+largest=0
+for f in status.[0-9]*; do v=$(hwm_of "$f"); [ "$v" -gt "$largest" ] && largest=$v; done
+within "$(jget r.json .peak_ram.largest_descendant)" $((largest - TOL)) $((largest + TOL)) \
+    "pool: the larger worker's peak $largest"
+echo "pool: union $union, combined $(tr '\n' ' ' <window.txt); main $(jget r.json .peak_ram.main)" \
+    "(VmHWM $truth), largest descendant $(jget r.json .peak_ram.largest_descendant) (VmHWM $largest)"
 
 # --- make -j2 of a small generated tree: six recipes run python3, each
 # growing by a different amount and writing its own status; the last recipe
