@@ -194,10 +194,10 @@ typedef struct gt_usage {
         const char *unit;
         double time;
     } compute_time;
-    /* Kernel high-water marks of resident memory (VmHWM / ru_maxrss), which
-     * no sampling interval can miss: the main process's peak and the peak of
-     * the largest single descendant.  Unit: max_ram.unit.  A value < 0 means
-     * unavailable. */
+    /* Kernel high-water marks of resident memory (VmHWM): the main
+     * process's own peak and the peak of the largest single descendant.
+     * Unit: max_ram.unit.  A value < 0 means unavailable.  Each is exact or
+     * a lower bound: peak_ram_method (at the end) says which. */
     struct {
         const char *unit;
         double main, largest_descendant;
@@ -250,6 +250,19 @@ typedef struct gt_usage {
         char gpu_unavailable[256];
         const char *cpu_attribution_method, *gpu_attribution_method;
     } energy;
+
+    /* How each peak_ram figure was obtained: "exact" (the kernel's record of
+     * an exited process through taskstats, or the VmHWM of a process alive
+     * at the last sample) or "lower bound (sampled)" (the largest VmHWM the
+     * samples saw: growth in a process's last interval is missed); NULL
+     * where the figure is unavailable. */
+    struct {
+        const char *main, *largest_descendant;
+    } peak_ram_method;
+    /* Max RAM figures that could not be read (another user's process, a
+     * setuid program) are < 0 in max_ram; ram_unavailable says why ("" when
+     * all were read). */
+    char ram_unavailable[160];
 } gt_usage;
 
 typedef struct gt_tracker gt_tracker;
@@ -264,12 +277,17 @@ GT_API gt_status gt_tracker_start(gt_tracker *t);
 GT_API gt_status gt_tracker_stop(gt_tracker *t);
 /* Usage so far (works while running too).  Fails before start. */
 GT_API gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out);
-/* Records the kernel's exact peak RSS of the main process (ru_maxrss of a
- * reaped child, in bytes) for launchers that wait for it themselves.
- * inherited_bytes is the launcher's own high-water mark at fork time: a
- * child's ru_maxrss starts from it, so values not above it are ignored. */
+/* Gives the tracker ru_maxrss of the reaped main process (bytes), for
+ * launchers that wait for it themselves.  It is not main's own peak: it is
+ * the largest of main's peak, the peaks of the children main waited for,
+ * and inherited_bytes (the launcher's high-water mark at fork, from which a
+ * child's ru_maxrss starts).  So it is only an upper bound: where it is not
+ * above the sampled peak, that peak is exact. */
 GT_API void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss_bytes,
                                        uint64_t inherited_bytes);
+/* Descendants of the tracked process still running at the last sample
+ * (after gt_tracker_stop: those the main process left behind). */
+GT_API size_t gt_tracker_descendants_alive(const gt_tracker *t);
 /* Message of the last failure, or of the first degraded measurement. */
 GT_API const char *gt_tracker_error(const gt_tracker *t);
 GT_API void gt_tracker_free(gt_tracker **t);

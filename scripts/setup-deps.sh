@@ -8,8 +8,9 @@ set -eu
 PKGS="build-essential libsqlite3-dev libcjson-dev"
 if [ "${1:-}" = test ]; then
 PKGS="$PKGS clang libcmocka-dev sqlite3 jq valgrind"
-# The Python package's tests (pandas is optional for the package itself)
-PKGS="$PKGS python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
+# The Python package's tests (pandas is optional for the package itself);
+# python3 is also the real workloads of the peak tests (a Pool, make recipes)
+PKGS="$PKGS python3 python3-pytest python3-nbclient python3-ipykernel python3-nbformat python3-pandas"
 # Model complexity is counted on real PyTorch models (CPU build; on a bare
 # Debian 12 it pulls in about 600 MB of dependencies).
 PKGS="$PKGS python3-torch"

@@ -91,6 +91,9 @@ class PeakRAM:
     unit: str
     main: float | None
     largest_descendant: float | None
+    # How each figure was obtained: 'exact' or 'lower bound (sampled)'.
+    main_method: str | None = None
+    largest_descendant_method: str | None = None
 
 
 @dclass.dataclass

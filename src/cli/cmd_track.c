@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <cjson/cJSON.h>
 
 #include "commands.h"
@@ -72,6 +74,8 @@ static const char usage_text[] =
     "    --quiet                 No live status line on stderr (shown only when stderr is a terminal).\n"
     "    --metrics=<host:port>   Serve the current values for Prometheus at http://<host:port>/metrics\n"
     "                            (host defaults to 127.0.0.1; port 0 picks a free port).\n"
+    "    --wait-descendants      When the command exits, keep tracking until every descendant it left\n"
+    "                            running has exited too.\n"
     "\n"
     "Exit status: the command's own (128+N if signal N killed it); 127 if it cannot be started;\n"
     "2 for invalid options; 1 if tracking failed.\n";
@@ -85,7 +89,7 @@ typedef struct settings {
     char *tconfig_strs[2]; /* tracking_file and gpu_uuids from the config */
     char *job_names[2];    /* output and tracking_file with Slurm patterns expanded */
     const char *metrics;
-    int quiet;
+    int quiet, wait_descendants;
 } settings;
 
 static int parse_double(const char *name, const char *v, double *out)
@@ -185,6 +189,8 @@ static int apply(settings *s, const char *name, const char *v)
         s->metrics = v;
     else if (!strcmp(name, "--quiet"))
         s->quiet = 1;
+    else if (!strcmp(name, "--wait-descendants"))
+        s->wait_descendants = 1;
     else if (!strcmp(name, "--attach")) {
         if (parse_posint("--attach", v, INT_MAX, &n))
             return GT_EXIT_USAGE;
@@ -207,6 +213,7 @@ static const optdef optdefs[] = {
     {"--help", 'h', 0},    {"--version", 'v', 0},
     {"--eu", 0, 1},
     {"--metrics", 0, 1},   {"--quiet", 0, 0},
+    {"--wait-descendants", 0, 0},
 };
 
 /* Reads --tconfig into s->o; the command line is applied afterwards. */
@@ -375,13 +382,16 @@ static int parse_args(int argc, char **argv, settings *s)
         return gt_cli_usage_error("give only one of --execute, -- <command>, and --attach");
     if (s->cmd && !s->cmd[0])
         return gt_cli_usage_error("no command after '--'");
+    if (s->attach && s->wait_descendants)
+        return gt_cli_usage_error("--wait-descendants needs a command to run: an attached process's orphans "
+                                  "are not re-parented to gpu-tracker");
     return 0;
 }
 
 /* Forks the command, held at a gate until the tracker is ready.  exec_fd is
  * a close-on-exec pipe: EOF means exec succeeded, an int means errno. */
 static pid_t spawn_gated(char **cmd, const sigset_t *oldmask, const struct sigaction *xfsz,
-                         int *gate_w, int *exec_r)
+                         const struct rlimit *nofile, int *gate_w, int *exec_r)
 {
     int gate[2], ex[2];
     if (pipe2(gate, O_CLOEXEC) != 0)
@@ -401,6 +411,8 @@ static pid_t spawn_gated(char **cmd, const sigset_t *oldmask, const struct sigac
             _exit(GT_EXIT_FAILURE);
         signal(SIGPIPE, SIG_DFL);
         sigaction(SIGXFSZ, xfsz, NULL);
+        if (nofile)
+            setrlimit(RLIMIT_NOFILE, nofile); /* the limit the command was given */
         sigprocmask(SIG_SETMASK, oldmask, NULL);
         execvp(cmd[0], cmd);
         int e = errno;
@@ -429,15 +441,59 @@ static int exit_status_of(int status)
     return GT_EXIT_FAILURE;
 }
 
-/* Waits for the child to exit, forwarding signals sent to the tracker and
- * reaping orphaned descendants that the subreaper inherits.  Returns 0 once
- * the child is a zombie (not yet reaped, so the last sample still sees its
- * final CPU times). */
-static void wait_child(pid_t child, int sfd)
+/* Reaps this process's exited children other than keep, and returns how
+ * many are still running.  Orphans re-parented to a subreaper become
+ * children of any of its threads, so every thread's list is read. */
+static int reap_others(pid_t keep)
 {
+    int alive = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/children", de->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (n <= 0)
+            continue;
+        buf[n] = '\0';
+        for (char *p = buf, *end; *p; p = end) {
+            long pid = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            if (pid > 0 && pid != keep && waitpid((pid_t)pid, NULL, WNOHANG) == 0)
+                alive++;
+        }
+    }
+    closedir(d);
+    return alive;
+}
+
+/* Waits for the child to exit, forwarding signals sent to the tracker and
+ * reaping orphaned descendants that the subreaper inherits; with
+ * wait_descendants, then until no descendant is left (every one is then
+ * our child: the subreaper inherits the orphans), or a signal to stop.
+ * Returns once the child is a zombie (not yet reaped, so the last sample
+ * still sees its final CPU times). */
+static void wait_child(pid_t child, int sfd, int wait_descendants)
+{
+    int child_done = 0;
     for (;;) {
         siginfo_t si = {0};
-        if (waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == child)
+        if (!child_done && waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == child) {
+            if (!wait_descendants)
+                return;
+            child_done = 1;
+        }
+        /* With the child a zombie, waitid(P_ALL) would keep finding it. */
+        if (child_done && reap_others(child) == 0)
             return;
         /* Reap other exited children (orphans we adopted). */
         for (;;) {
@@ -456,6 +512,8 @@ static void wait_child(pid_t child, int sfd)
         }
         if (ssi.ssi_signo == SIGCHLD)
             continue;
+        if (child_done)
+            return; /* stop waiting for descendants; they run on */
         /* A terminal's Ctrl-C already reached the child's process group;
          * forward only signals sent to the tracker itself (kill, timeout). */
         if (ssi.ssi_code == SI_USER || ssi.ssi_code == SI_QUEUE || ssi.ssi_code == SI_TKILL)
@@ -588,6 +646,15 @@ int gt_cli_track(int argc, char **argv)
             fprintf(stderr, "gpu-tracker: metrics at http://%s/metrics\n", gt_metrics_address(w.metrics));
     }
 
+    /* Every process of a large tree costs descriptors: take what the hard
+     * limit allows (the command gets its own limit back before exec). */
+    struct rlimit nofile;
+    const struct rlimit *restore = NULL;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        struct rlimit raised = {nofile.rlim_max, nofile.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            restore = &nofile;
+    }
     gt_error err;
     struct rusage self_ru;
     if (!s.attach) {
@@ -595,7 +662,7 @@ int gt_cli_track(int argc, char **argv)
          * stay in the tracked tree. */
         prctl(PR_SET_CHILD_SUBREAPER, 1);
         getrusage(RUSAGE_SELF, &self_ru);
-        child = spawn_gated(s.cmd, &oldmask, &xfsz_old, &gate, &exec_r);
+        child = spawn_gated(s.cmd, &oldmask, &xfsz_old, restore, &gate, &exec_r);
         if (child < 0) {
             fprintf(stderr, "gpu-tracker: cannot start '%s': %s\n", s.cmd[0], strerror(errno));
             rc = GT_EXIT_FAILURE;
@@ -635,7 +702,7 @@ int gt_cli_track(int argc, char **argv)
     }
     int status = 0, interrupted = 0;
     if (!s.attach) {
-        wait_child(child, sfd);
+        wait_child(child, sfd, s.wait_descendants);
     } else {
         interrupted = wait_attached(s.attach, sfd);
     }
@@ -648,6 +715,12 @@ int gt_cli_track(int argc, char **argv)
         child = -1;
         rc = exit_status_of(status);
         int code = WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
+        size_t left = gt_tracker_descendants_alive(t);
+        if (left > 0 && !s.o.disable_logs)
+            fprintf(stderr,
+                    "gpu-tracker: warning: the command exited leaving %zu descendant process%s running, "
+                    "not tracked after that (--wait-descendants tracks until they exit)\n",
+                    left, left == 1 ? "" : "es");
         printf("Resource tracking complete. Process completed with status code: %d\n", code);
     } else {
         rc = 0;

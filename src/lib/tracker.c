@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +36,9 @@ typedef struct aggregate {
     double max_cpu[4], sum_cpu[4]; /* system, main, descendants, combined */
     unsigned long n, n_cpu;
     uint64_t main_hwm, desc_hwm;
+    int main_hwm_exact, desc_hwm_exact;  /* as of the last sample */
+    int main_denied, desc_denied;        /* errno: memory unreadable at some sample */
+    pid_t denied_pid;
     double max_sm[3], sum_sm[3];        /* main, descendants, combined */
     unsigned long n_sm;
     double max_power, sum_power;
@@ -60,6 +64,7 @@ struct gt_tracker {
     aggregate agg;
     struct timespec t_start, t_stop;
     uint64_t main_maxrss;
+    int warned_denied, warned_fds;
     gt_status status;       /* first failure while running */
     int store_failed;
     gt_error err;
@@ -142,7 +147,11 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
                                opts->disable_logs, &t->gpu, &t->err);
     if (st != GT_OK)
         return fail(t, st, err);
-    gt_sampler_config sc = {t->opts.process_id, opts->tree_root, NULL, t->gpu};
+    /* GT_PEAKS=sampled forces the method used without taskstats' privilege,
+     * so that tests can check it as root. */
+    const char *peaks = getenv("GT_PEAKS");
+    gt_sampler_config sc = {t->opts.process_id, opts->tree_root, NULL, t->gpu,
+                            !(peaks && !strcmp(peaks, "sampled"))};
     if ((st = gt_sampler_new(&sc, &t->sampler, &t->err)) != GT_OK)
         return fail(t, st, err);
     /* GT_SYSFS_ROOT points the RAPL reader at a fixture tree in tests. */
@@ -214,6 +223,14 @@ static void fold(aggregate *a, const gt_sample *s)
     MAXU(a->max_threads_comb, s->combined_n_threads);
     MAXU(a->main_hwm, s->main_hwm);
     MAXU(a->desc_hwm, s->descendants_max_hwm);
+    a->main_hwm_exact = s->main_hwm_exact;
+    a->desc_hwm_exact = s->descendants_hwm_exact;
+    if (s->main_mem_denied && !a->main_denied)
+        a->main_denied = s->main_mem_denied;
+    if (s->descendants_mem_denied && !a->desc_denied)
+        a->desc_denied = s->descendants_mem_denied;
+    if (s->mem_denied_pid && !a->denied_pid)
+        a->denied_pid = s->mem_denied_pid;
     a->sum_gpu += s->gpu_sum_percent;
     a->n++;
     if (s->cpu_valid && a->n > 1) {
@@ -313,6 +330,36 @@ static void publish(const gt_tracker *t, const gt_sample *s, const aggregate *a)
     t->opts.on_timepoint(t->opts.on_timepoint_ctx, &tp);
 }
 
+/* Says once what the samples cannot see, so that a missing figure never
+ * passes for a small one. */
+static void warn_unseen(gt_tracker *t, const gt_sample *s)
+{
+    char msg[320];
+    if (t->opts.disable_logs)
+        return;
+    if ((s->main_mem_denied || s->descendants_mem_denied) && !t->warned_denied) {
+        t->warned_denied = 1;
+        snprintf(msg, sizeof msg,
+                 "cannot read the memory of process %d (/proc/%d/smaps_rollup: %s): it belongs to another "
+                 "user or runs a setuid program; the RAM figures of %s are unavailable (run gpu-tracker as "
+                 "that user or as root)",
+                 (int)s->mem_denied_pid, (int)s->mem_denied_pid,
+                 strerror(s->main_mem_denied ? s->main_mem_denied : s->descendants_mem_denied),
+                 s->main_mem_denied ? "the main process" : "the descendants");
+        t->opts.log(t->opts.log_ctx, msg);
+    }
+    if (s->fd_short && !t->warned_fds) {
+        t->warned_fds = 1;
+        struct rlimit rl;
+        getrlimit(RLIMIT_NOFILE, &rl);
+        snprintf(msg, sizeof msg,
+                 "too few file descriptors (open files limit %llu): some processes could not be read, so "
+                 "figures are missing from some samples; raise the limit (ulimit -n)",
+                 (unsigned long long)rl.rlim_cur);
+        t->opts.log(t->opts.log_ctx, msg);
+    }
+}
+
 /* Takes one sample and records it; called on the sampling thread only. */
 static void take(gt_tracker *t)
 {
@@ -335,6 +382,7 @@ static void take(gt_tracker *t)
     gt_energy_fold(t->energy, &er, &s);
     aggregate a = t->agg;
     pthread_mutex_unlock(&t->mu);
+    warn_unseen(t, &s);
     if (t->opts.on_timepoint)
         publish(t, &s, &a);
     /* A failing tracking file never stops tracking: the report still comes,
@@ -454,12 +502,48 @@ gt_status gt_tracker_stop(gt_tracker *t)
 
 void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherited)
 {
-    /* ru_maxrss of an exec'd child starts at its parent's high-water mark, so
-     * only a value above the launcher's own says something about the child. */
-    if (maxrss > inherited) {
-        pthread_mutex_lock(&t->mu);
-        t->main_maxrss = maxrss;
-        pthread_mutex_unlock(&t->mu);
+    /* An upper bound of main's own peak (see the header); it adds nothing
+     * that the launcher's own high-water mark could explain. */
+    (void)inherited;
+    pthread_mutex_lock(&t->mu);
+    t->main_maxrss = maxrss;
+    pthread_mutex_unlock(&t->mu);
+}
+
+size_t gt_tracker_descendants_alive(const gt_tracker *t)
+{
+    return gt_sampler_descendants_alive(t->sampler);
+}
+
+#define PEAK_EXACT "exact"
+#define PEAK_SAMPLED "lower bound (sampled)"
+
+/* The peak_ram section: each figure with how far it can be trusted. */
+static void peaks(gt_usage *u, const aggregate *a, uint64_t maxrss, gt_ram_unit ru)
+{
+    /* wait4's figure bounds main's own peak from above (it includes the
+     * children main reaped): not above the sampled one, both are exact. */
+    int main_exact = a->main_hwm_exact || (maxrss > 0 && maxrss <= a->main_hwm);
+    u->peak_ram.unit = u->max_ram.unit;
+    u->peak_ram.main = a->main_hwm ? gt_ram_in_unit((double)a->main_hwm, ru) : -1.0;
+    u->peak_ram.largest_descendant = gt_ram_in_unit((double)a->desc_hwm, ru);
+    u->peak_ram_method.main = a->main_hwm ? (main_exact ? PEAK_EXACT : PEAK_SAMPLED) : NULL;
+    u->peak_ram_method.largest_descendant = a->desc_hwm_exact ? PEAK_EXACT : PEAK_SAMPLED;
+}
+
+/* Memory that could not be read is unavailable, never 0. */
+static void unreadable(gt_usage *u, const aggregate *a)
+{
+    const gt_rss_values none = {-1.0, -1.0, -1.0};
+    if (a->main_denied)
+        u->max_ram.main = none;
+    if (a->desc_denied)
+        u->max_ram.descendants = none;
+    if (a->main_denied || a->desc_denied) {
+        u->max_ram.combined = none;
+        snprintf(u->ram_unavailable, sizeof u->ram_unavailable,
+                 "the memory of process %d cannot be read: %s", (int)a->denied_pid,
+                 strerror(a->main_denied ? a->main_denied : a->desc_denied));
     }
 }
 
@@ -534,10 +618,8 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
     u->compute_time.unit = gt_time_unit_name(sd->time_unit);
     u->compute_time.time = gt_time_in_unit(elapsed(&t->t_start, &end), sd->time_unit);
 
-    uint64_t main_peak = a.main_hwm > maxrss ? a.main_hwm : maxrss;
-    u->peak_ram.unit = u->max_ram.unit;
-    u->peak_ram.main = main_peak ? gt_ram_in_unit((double)main_peak, ru) : -1.0;
-    u->peak_ram.largest_descendant = gt_ram_in_unit((double)a.desc_hwm, ru);
+    peaks(u, &a, maxrss, ru);
+    unreadable(u, &a);
     u->n_samples = a.n;
     pthread_mutex_lock(&t->mu);
     gt_energy_usage(t->energy, t->opts.energy_unit, u);

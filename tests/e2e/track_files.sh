@@ -42,7 +42,9 @@ rc=0; "$GT_BIN" --tf=t.txt -- true 2>err.txt >/dev/null || rc=$?
 for ext in csv sqlite; do
     "$GT_BIN" --st=0.01 --tf=k.$ext --overwrite --disable-logs -- "$W/touch_mem" 5 30 >/dev/null &
     pid=$!
-    sleep 1
+    # Killed once 20 rows are on disk, however long a loaded machine takes.
+    count() { if [ $ext = csv ]; then echo $(($(wc -l <k.csv) - 3)); else sqlite3 k.sqlite "select count(*) from data"; fi; }
+    for i in $(seq 600); do [ "$(count 2>/dev/null || echo 0)" -ge 20 ] 2>/dev/null && break; sleep 0.1; done
     child=$(cat /proc/$pid/task/$pid/children)
     kill -9 $pid
     wait $pid 2>/dev/null || true

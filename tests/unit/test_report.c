@@ -248,13 +248,40 @@ static void test_peak_section(void **state)
     u.peak_ram.unit = "bytes";
     u.peak_ram.main = 209715200.0;
     u.peak_ram.largest_descendant = -1;
+    u.peak_ram_method.main = "exact";
+    u.peak_ram_method.largest_descendant = NULL;
     char *got = render(&u, GT_FORMAT_TEXT);
     assert_non_null(strstr(got, "   Time: 300.0\nPeak RAM (kernel high-water mark):\n   Unit: bytes\n"
-                                "   Main: 209715200.0\n   Largest descendant: unavailable"));
+                                "   Main: 209715200.0\n   Largest descendant: unavailable\n"
+                                "   Main method: exact\n   Largest descendant method: unavailable"));
     free(got);
     got = render(&u, GT_FORMAT_JSON);
     assert_non_null(strstr(got, " },\n \"peak_ram\": {\n  \"unit\": \"bytes\",\n  \"main\": 209715200.0,\n"
-                                "  \"largest_descendant\": null\n }\n}"));
+                                "  \"largest_descendant\": null,\n  \"main_method\": \"exact\",\n"
+                                "  \"largest_descendant_method\": null\n }\n}"));
+    free(got);
+}
+
+/* Memory that could not be read reads "unavailable" / null, with the reason
+ * once, never 0. */
+static void test_ram_unavailable(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    u.peak_ram.main = u.peak_ram.largest_descendant = -1;
+    u.max_ram.main = (gt_rss_values){-1, -1, -1};
+    u.max_ram.combined = (gt_rss_values){-1, -1, -1};
+    snprintf(u.ram_unavailable, sizeof u.ram_unavailable, "the memory of process 7 cannot be read: x");
+    char *got = render(&u, GT_FORMAT_TEXT);
+    assert_non_null(strstr(got, "   Main:\n      Total RSS: unavailable\n      Private RSS: unavailable\n"
+                                "      Shared RSS: unavailable\n"));
+    assert_non_null(strstr(got, "   Unavailable: the memory of process 7 cannot be read: x\nMax GPU RAM:"));
+    free(got);
+    got = render(&u, GT_FORMAT_JSON);
+    assert_non_null(strstr(got, "\"main\": {\n   \"total_rss\": null,\n   \"private_rss\": null,\n"
+                                "   \"shared_rss\": null\n  }"));
+    assert_non_null(strstr(got, "  \"unavailable\": \"the memory of process 7 cannot be read: x\"\n },\n"
+                                " \"max_gpu_ram\""));
     free(got);
 }
 
@@ -274,6 +301,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_matches_reference), cmocka_unit_test(test_json_matches_reference),
         cmocka_unit_test(test_text_rounding),          cmocka_unit_test(test_peak_section),
+        cmocka_unit_test(test_ram_unavailable),
         cmocka_unit_test(test_write_error),      cmocka_unit_test(test_all_references),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,7 +14,29 @@ struct gt_procfs {
     char *buf;
     size_t cap;
     int has_rollup, has_children;
+    int fd_short; /* an open failed for want of descriptors */
 };
+
+/* An open that fails for want of descriptors would read as a vanished
+ * process: noted, so the caller can say that figures are missing. */
+static int noted(gt_procfs *p, int fd)
+{
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+        p->fd_short = 1;
+    return fd;
+}
+
+int gt_procfs_note_open(gt_procfs *p, int fd)
+{
+    return noted(p, fd);
+}
+
+int gt_procfs_take_fd_short(gt_procfs *p)
+{
+    int v = p->fd_short;
+    p->fd_short = 0;
+    return v;
+}
 
 gt_status gt_procfs_open(const char *root, gt_procfs **out, gt_error *err)
 {
@@ -55,7 +77,7 @@ int gt_procfs_open_pid(gt_procfs *p, pid_t pid)
 {
     char name[24];
     snprintf(name, sizeof name, "%d", (int)pid);
-    return openat(p->rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return noted(p, openat(p->rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 }
 
 int gt_procfs_root(const gt_procfs *p) { return p->rootfd; }
@@ -97,7 +119,7 @@ static ssize_t read_all(gt_procfs *p, int fd, int short_eof)
 static ssize_t read_at(gt_procfs *p, int dirfd, const char *name, const char **data,
                        int short_eof)
 {
-    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    int fd = noted(p, openat(dirfd, name, O_RDONLY | O_CLOEXEC));
     if (fd < 0)
         return -1;
     ssize_t n = read_all(p, fd, short_eof);

@@ -33,6 +33,13 @@ ssize_t gt_procfs_read_small(gt_procfs *p, int dirfd, const char *name, const ch
  * process that reused the PID. */
 ssize_t gt_procfs_pread(gt_procfs *p, int fd, const char **data);
 
+/* Passes fd through, noting an open the caller made itself that failed
+ * with EMFILE or ENFILE (errno is kept). */
+int gt_procfs_note_open(gt_procfs *p, int fd);
+/* Whether any open since the last call failed with EMFILE or ENFILE (too
+ * few descriptors: some processes could not be read); clears the note. */
+int gt_procfs_take_fd_short(gt_procfs *p);
+
 /* Whether this kernel has /proc/PID/smaps_rollup (4.14+) and
  * /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN); checked once. */
 int gt_procfs_has_rollup(const gt_procfs *p);

@@ -25,6 +25,8 @@ typedef struct item {
 #define SECTION_IF(l, k, cond) {K_SECTION, l, k, NULL, 0, !(cond)}
 #define END {K_END, NULL, NULL, NULL, 0, 0}
 #define STR(l, k, v) {K_STR, l, k, v, 0, 0}
+/* A string written only when cond holds (f marks it omitted). */
+#define STR_IF(l, k, v, cond) {K_STR, l, k, v, !(cond), 0}
 #define FLT(l, k, v) {K_FLOAT, l, k, NULL, v, 0}
 #define INT(l, k, v) {K_INT, l, k, NULL, 0, v}
 
@@ -78,7 +80,7 @@ static void write_text(FILE *out, const item *it, size_t n)
         fprintf(out, "%s:", it[i].label);
         switch (it[i].k) {
         case K_SECTION: depth++; break;
-        case K_STR: fprintf(out, " %s", it[i].s); break;
+        case K_STR: fprintf(out, " %s", it[i].s ? it[i].s : "unavailable"); break;
         case K_INT: fprintf(out, " %ld", it[i].i); break;
         case K_FLOAT:
             if (it[i].f < 0 && it[i].s) { /* s marks a value that may be unavailable */
@@ -136,6 +138,8 @@ static size_t drop_omitted(item *dst, const item *src, size_t n)
 {
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
+        if (src[i].k == K_STR && src[i].f)
+            continue;
         if (src[i].k == K_SECTION && src[i].i) {
             int depth = 1;
             while (depth > 0 && ++i < n)
@@ -153,10 +157,13 @@ static size_t drop_omitted(item *dst, const item *src, size_t n)
         FLT("Mean sum percent", "mean_sum_percent", (p).mean_sum_percent),          \
         FLT("Mean hardware percent", "mean_hardware_percent", (p).mean_hardware_percent), END
 
+/* A value that may be unavailable (< 0: "unavailable", JSON null). */
+#define FLT_OPT(l, k, v) {K_FLOAT, l, k, "", v, 0}
+
 #define RSS(label, key, r)                                                          \
-    SECTION(label, key), FLT("Total RSS", "total_rss", (r).total_rss),             \
-        FLT("Private RSS", "private_rss", (r).private_rss),                        \
-        FLT("Shared RSS", "shared_rss", (r).shared_rss), END
+    SECTION(label, key), FLT_OPT("Total RSS", "total_rss", (r).total_rss),         \
+        FLT_OPT("Private RSS", "private_rss", (r).private_rss),                    \
+        FLT_OPT("Shared RSS", "shared_rss", (r).shared_rss), END
 
 /* Per-domain items of one energy domain (7 items). */
 static size_t energy_domain_items(const struct gt_energy_domain *d, item *it)
@@ -231,6 +238,7 @@ gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
         RSS("Main", "main", u->max_ram.main),
         RSS("Descendants", "descendants", u->max_ram.descendants),
         RSS("Combined", "combined", u->max_ram.combined),
+        STR_IF("Unavailable", "unavailable", u->ram_unavailable, u->ram_unavailable[0]),
         END,
         SECTION("Max GPU RAM", "max_gpu_ram"),
         STR("Unit", "unit", u->max_gpu_ram.unit),
@@ -266,8 +274,11 @@ gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
         SECTION_IF("Peak RAM (kernel high-water mark)", "peak_ram",
                    u->peak_ram.main >= 0 || u->peak_ram.largest_descendant >= 0),
         STR("Unit", "unit", u->peak_ram.unit),
-        {K_FLOAT, "Main", "main", "", u->peak_ram.main, 0},
-        {K_FLOAT, "Largest descendant", "largest_descendant", "", u->peak_ram.largest_descendant, 0},
+        FLT_OPT("Main", "main", u->peak_ram.main),
+        FLT_OPT("Largest descendant", "largest_descendant", u->peak_ram.largest_descendant),
+        STR("Main method", "main_method", u->peak_ram_method.main),
+        STR("Largest descendant method", "largest_descendant_method",
+            u->peak_ram_method.largest_descendant),
         END,
         /* gpu-tracker's own GPU figures, where the vendor library has them. */
         SECTION_IF("GPU process utilization (SM)", "gpu_process_utilization",

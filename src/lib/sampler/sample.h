@@ -28,8 +28,23 @@ typedef struct gt_sample {
     double gpu_sm_main, gpu_sm_descendants, gpu_sm_combined;
     int gpu_power_valid;
     double gpu_power_watts;
-    /* Kernel high-water marks (VmHWM) seen so far, bytes. */
+    /* Kernel high-water marks seen so far, bytes: the main process's own
+     * VmHWM, and the largest VmHWM of any single descendant, each from the
+     * samples and, where taskstats is available, from the kernel's record
+     * of every exit. */
     uint64_t main_hwm, descendants_max_hwm;
+    /* main_hwm_exact: main's VmHWM was read at this sample while it lived,
+     * or its exit record arrived.  descendants_hwm_exact: every exit of the
+     * tree is known (taskstats, no record dropped), so no descendant's peak
+     * fell between samples.  0: the figure is a lower bound. */
+    int main_hwm_exact, descendants_hwm_exact;
+    /* errno (EACCES) when the memory of main / of a descendant could not be
+     * read (another user's process, a setuid program), 0 otherwise; the
+     * first such process is mem_denied_pid. */
+    int main_mem_denied, descendants_mem_denied;
+    pid_t mem_denied_pid;
+    /* Some /proc file could not be opened for want of descriptors. */
+    int fd_short;
     /* Joules since the first sample: RAPL package and DRAM domains summed,
      * and the selected GPUs.  NaN: unavailable.  Set by energy/. */
     double cpu_energy, dram_energy, gpu_energy;

@@ -14,6 +14,7 @@
 #include "proc/parse.h"
 #include "proc/procfs.h"
 #include "sampler/cpu_window.h"
+#include "sampler/exit_peaks.h"
 #include "sampler/paths.h"
 #include "util/error.h"
 
@@ -53,6 +54,8 @@ typedef struct proc_entry {
     /* Unchanged CPU time, faults and RSS mean unchanged memory figures. */
     uint64_t activity[3];
     uint64_t private_rss, shared_rss, hwm;
+    int hwm_ok;                /* hwm was read from a live process */
+    int mem_denied;            /* errno when its memory could not be read */
     /* Per-path shared memory, re-read only when the total changes. */
     path_use *paths;
     uint32_t npaths, cap;
@@ -110,6 +113,8 @@ struct gt_sampler {
     int ncores;
     uint64_t ram_capacity;
     uint64_t desc_hwm_max;
+    gt_exit_peaks *exits;     /* NULL: no taskstats, peaks are sampled */
+    size_t desc_alive;
     /* Scratch while reading one process's smaps. */
     proc_entry *smaps_target;
     uint64_t smaps_private, smaps_shared;
@@ -219,6 +224,11 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
         gt_sampler_free(&s);
         return st;
     }
+    /* Registered before the command starts, so no exit escapes.  Without
+     * the privilege the peaks are sampled, and the report says so. */
+    gt_error xe;
+    if (cfg->exit_records)
+        gt_exit_peaks_open(s->main_pid, s->root, s->self_pid, &s->exits, &xe);
     *out = s;
     return GT_OK;
 }
@@ -232,6 +242,7 @@ void gt_sampler_set_walk_budget(gt_sampler *s, double share_of_core)
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
 int gt_sampler_core_count(const gt_sampler *s) { return s->ncores; }
 int gt_sampler_main_alive(const gt_sampler *s) { return s->main_alive; }
+size_t gt_sampler_descendants_alive(const gt_sampler *s) { return s->desc_alive; }
 
 static void close_kept(gt_sampler *s, int *fd)
 {
@@ -295,6 +306,7 @@ void gt_sampler_free(gt_sampler **sp)
     free(s->pids_desc);
     free(s->max_desc);
     free(s->max_comb);
+    gt_exit_peaks_close(&s->exits);
     gt_paths_free(&s->paths);
     gt_procfs_close(&s->fs);
     free(s);
@@ -344,7 +356,7 @@ static int open_kept_at(gt_sampler *s, int dirfd, const char *rel, int flags)
         if (s->kept_fds >= s->fd_budget)
             return -1;
     }
-    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | flags);
+    int fd = gt_procfs_note_open(s->fs, openat(dirfd, rel, O_RDONLY | O_CLOEXEC | flags));
     if (fd >= 0)
         s->kept_fds++;
     return fd;
@@ -619,8 +631,13 @@ static int walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
     int ok = 0;
     e->npaths = 0;
     e->paths_valid = 0;
+    e->mem_denied = 0;
     if (gt_procfs_has_rollup(s->fs)) {
         ssize_t n = gt_procfs_read_small(s->fs, dirfd, "smaps_rollup", &d);
+        /* Another user's process, or a setuid one: status is readable, its
+         * memory map is not; the figures are unavailable, not 0. */
+        if (n < 0 && (errno == EACCES || errno == EPERM))
+            e->mem_denied = errno;
         if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
             e->private_rss = r.private_clean + r.private_dirty;
             e->shared_rss = r.shared_clean + r.shared_dirty;
@@ -648,6 +665,7 @@ static int walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
 static int read_memory(gt_sampler *s, proc_entry *e)
 {
     e->private_rss = e->shared_rss = e->hwm = 0;
+    e->hwm_ok = 0;
     if (e->state == 'Z' || e->state == 'X') {
         /* A zombie, or a process gone before its folder opens, holds no
          * memory: its empty path list is exact, so the others' shared
@@ -655,12 +673,14 @@ static int read_memory(gt_sampler *s, proc_entry *e)
          * mid-way is unknown).  Its CPU times are final, though. */
         e->npaths = 0;
         e->paths_valid = 1;
+        e->mem_denied = 0;
         return 0;
     }
     int dirfd = gt_procfs_open_pid(s->fs, e->pid);
     if (dirfd < 0) {
         e->npaths = 0;
         e->paths_valid = 1;
+        e->mem_denied = 0;
         return 0;
     }
     const char *d;
@@ -668,7 +688,8 @@ static int read_memory(gt_sampler *s, proc_entry *e)
     int have_rss = 0;
     ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
     if (n > 0) {
-        gt_parse_status_hwm(d, (size_t)n, &e->hwm);
+        if (gt_parse_status_hwm(d, (size_t)n, &e->hwm) == 0)
+            e->hwm_ok = e->hwm > 0;
         if (gt_parse_status_rss(d, (size_t)n, &rss, &have_rss) != 0)
             have_rss = 0;
     }
@@ -736,6 +757,10 @@ static int discover(gt_sampler *s)
         e->is_main = pid == s->main_pid;
         e->stat_fd = e->children_fd = e->task_fd = -1;
         int is_root_only = pid == s->root && s->root != s->main_pid;
+        /* Tracking an ancestor of this process: the tracker is never one
+         * of the tracked (nor what it runs, e.g. the metrics thread). */
+        if (pid == s->self_pid && !s->self_tracking && !is_root_only)
+            continue;
         proc_entry *p = find_prev_pid(s, pid);
         if (is_root_only)
             move_files(e, &s->root_files);
@@ -786,6 +811,8 @@ static void read_memories(gt_sampler *s)
             e->private_rss = p->private_rss;
             e->shared_rss = p->shared_rss;
             e->hwm = p->hwm;
+            e->hwm_ok = p->hwm_ok;
+            e->mem_denied = p->mem_denied;
             e->paths = p->paths;
             e->npaths = p->npaths;
             e->cap = p->cap;
@@ -805,6 +832,7 @@ static void read_memories(gt_sampler *s)
             e->walked = p->walked;
             e->walked_paths = p->walked_paths;
             e->walk_shared = p->walk_shared;
+            e->mem_denied = p->mem_denied; /* until a walk says otherwise */
             p->paths = NULL;
             p->npaths = p->cap = 0;
         }
@@ -855,6 +883,16 @@ static void dedup_shared(gt_sampler *s, uint64_t *desc_shared, uint64_t *comb_sh
     }
     *desc_shared = d;
     *comb_shared = c;
+}
+
+/* Whether pid was a member at this walk or the one before (see
+ * exit_peaks.h); both lists are sorted by PID. */
+static int is_member(void *ctx, pid_t pid)
+{
+    gt_sampler *s = ctx;
+    proc_entry key = {.pid = pid};
+    return (s->cur.n && bsearch(&key, s->cur.v, s->cur.n, sizeof key, cmp_entry)) ||
+           find_prev_pid(s, pid) != NULL;
 }
 
 static int pid_cmp(const void *a, const void *b)
@@ -1005,6 +1043,9 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         s->cur.v[w++] = s->cur.v[i];
     }
     s->cur.n = w;
+    /* Exits since the last sample, now that the walk tells whose they are. */
+    if (s->exits)
+        gt_exit_peaks_drain(s->exits, is_member, s);
 
     proc_entry *main_e = NULL;
     size_t n_desc = 0;
@@ -1014,6 +1055,9 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         else
             n_desc++;
     }
+    if (!main_e && !s->have_prev && gt_procfs_take_fd_short(s->fs))
+        return gt_err(err, GT_ERR_SYS, "cannot read process %d: too few file descriptors (open files limit, "
+                      "ulimit -n)", (int)s->main_pid);
     if (!main_e && !s->have_prev)
         return gt_err(err, GT_ERR_NOPROC, "process %d does not exist", (int)s->main_pid);
     s->main_alive = main_e != NULL;
@@ -1026,6 +1070,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
 
     uint64_t desc_priv = 0, desc_shared_sum = 0;
     int all_paths = 1;
+    s->desc_alive = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
         proc_entry *e = &s->cur.v[i];
         if (e->is_main) {
@@ -1033,7 +1078,17 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
             out->main.shared_rss = e->shared_rss;
             out->main_n_threads = e->threads - (s->self_tracking ? 1 : 0);
             out->main_hwm = e->hwm;
+            out->main_hwm_exact = e->hwm_ok;
+            out->main_mem_denied = e->mem_denied;
+            if (e->mem_denied && !out->mem_denied_pid)
+                out->mem_denied_pid = e->pid;
         } else {
+            s->desc_alive += e->state != 'Z' && e->state != 'X';
+            if (e->mem_denied && !out->descendants_mem_denied) {
+                out->descendants_mem_denied = e->mem_denied;
+                if (!out->mem_denied_pid)
+                    out->mem_denied_pid = e->pid;
+            }
             desc_priv += e->private_rss;
             desc_shared_sum += e->shared_rss;
             out->descendants_n_threads += e->threads;
@@ -1054,6 +1109,19 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     }
     out->combined_n_threads = out->main_n_threads + out->descendants_n_threads;
     out->descendants_max_hwm = s->desc_hwm_max;
+    if (s->exits) {
+        /* A record is the process's VmHWM at its very end; the samples'
+         * figures of live processes are exact at this instant. */
+        int complete = gt_exit_peaks_complete(s->exits);
+        uint64_t xm = gt_exit_peaks_main(s->exits), xd = gt_exit_peaks_descendants(s->exits);
+        if (xm > out->main_hwm)
+            out->main_hwm = xm;
+        if (xd > out->descendants_max_hwm)
+            out->descendants_max_hwm = xd;
+        out->main_hwm_exact |= complete && xm > 0;
+        out->descendants_hwm_exact = complete;
+    }
+    out->fd_short = gt_procfs_take_fd_short(s->fs);
 
     /* CPU over the interval since the last sample. */
     double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;

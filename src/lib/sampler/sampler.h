@@ -17,6 +17,9 @@ typedef struct gt_sampler_config {
     pid_t tree_root;        /* 0: main_pid */
     const char *proc_root;  /* NULL: /proc */
     gt_gpu *gpu;            /* borrowed; may be NULL */
+    /* 1: listen to the kernel's exit records (taskstats) for exact peaks
+     * where the privilege allows; 0: sampled peaks only. */
+    int exit_records;
 } gt_sampler_config;
 
 gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_error *err);
@@ -38,5 +41,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err);
 
 /* Whether the main process was present at the last sample. */
 int gt_sampler_main_alive(const gt_sampler *s);
+/* Descendants that were running (not zombies) at the last sample. */
+size_t gt_sampler_descendants_alive(const gt_sampler *s);
 void gt_sampler_free(gt_sampler **s);
 #endif
