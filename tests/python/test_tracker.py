@@ -138,6 +138,7 @@ def test_start_stop_and_state_errors():
      '"weeks" is not a valid time unit. Valid values are days, hours, minutes, seconds'),
     (dict(gpu_brand='intel'), ValueError, '"intel" is not a valid GPU brand. Supported values are "nvidia" and "amd".'),
     (dict(sleep_time=0), ValueError, 'sleep time of 0 is invalid: must be at least 0.001 seconds'),
+    (dict(sleep_time=1e19), ValueError, 'sleep time of 1e+19 is invalid: must be at most 86400 seconds'),
     (dict(sleep_time='1'), TypeError, 'sleep_time must be a number of seconds, not str'),
     (dict(n_expected_cores=0), ValueError, 'n_expected_cores of 0 is invalid: must be a positive integer'),
     (dict(n_expected_cores=2**40), ValueError,
