@@ -22,3 +22,33 @@ within() {
 # json_report FILE: the report part of gpu-tracker's stdout (after the
 # "Resource tracking complete" line).
 json_report() { sed '1d' "$1"; }
+
+# nobody_path FILE: a path to FILE that user nobody (65534) can run, on
+# stdout: FILE itself when nobody can reach it, else a copy in $TMP.  A
+# checkout that nobody cannot traverse (under /root, in a mktemp -d folder)
+# must not fail the tests that drop to nobody; where no copy can help (a
+# wrapper script naming the unreachable checkout, as under valgrind), it
+# fails with the reason on stderr and the caller skips.
+nobody_path() {
+    local nb=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    if "${nb[@]}" test -x "$1"; then
+        echo "$1"
+        return 0
+    fi
+    if [ "$(head -c 2 "$1")" = '#!' ]; then
+        echo "user nobody cannot run '$1' (a script in a folder it cannot traverse)" >&2
+        return 1
+    fi
+    mkdir -p "$TMP/nobody-bin"
+    chmod 755 "$TMP" "$TMP/nobody-bin"
+    cp "$1" "$TMP/nobody-bin/"
+    local copy="$TMP/nobody-bin/${1##*/}"
+    if ! "${nb[@]}" test -x "$copy"; then
+        echo "user nobody cannot run '$1', nor a copy in '$TMP'" >&2
+        return 1
+    fi
+    echo "$copy"
+}
+
+# skip WHAT REASON: says on stderr that a part of a test did not run, and why.
+skip() { echo "SKIPPED: $1: $2" >&2; }
