@@ -12,14 +12,13 @@
 static gt_status set_cell(gt_table *t, sqlite3_stmt *q, int f, int c, long where, gt_error *err)
 {
     gt_table_col *col = &t->cols[c];
-    if (!col->is_text && !col->integer) {
-        /* A column known to hold REALs: the type matters only to tell NULL
-         * (which reads as 0.0) from a number, which saves a call a cell. */
-        double v = sqlite3_column_double(q, f);
-        if (v != 0.0 || sqlite3_column_type(q, f) != SQLITE_NULL)
-            return gt_table_set_number(t, c, v, err);
-    }
-    switch (sqlite3_column_type(q, f)) {
+    int type = sqlite3_column_type(q, f);
+    /* A column known to hold REALs.  Only a number is read as one: SQLite
+     * would convert text ("abc" to 0, "12abc" to 12) and blobs too, where
+     * the CSV reader refuses them; they take the checks below. */
+    if (!col->is_text && !col->integer && (type == SQLITE_FLOAT || type == SQLITE_INTEGER))
+        return gt_table_set_number(t, c, sqlite3_column_double(q, f), err);
+    switch (type) {
     case SQLITE_NULL:
         return gt_table_set(t, c, "", 0, where, err);
     case SQLITE_INTEGER:
