@@ -338,6 +338,32 @@ static void test_sqlite_outside_writer(void **state)
     unlink(path);
 }
 
+/* Another program truncates the CSV file mid-run: the next row is refused
+ * with a message, rather than written after a hole of NUL bytes. */
+static void test_csv_truncated_by_another_program(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gt-test-store-XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    gt_static_data sd = static_of(&cases[0]);
+    gt_store *st = NULL;
+    gt_error err;
+    assert_int_equal(gt_store_open(path, 1, &sd, &st, &err), GT_OK);
+    gt_sample smp = sample_of(&cases[0], 0);
+    assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
+    assert_int_equal(truncate(path, 0), 0);
+    assert_int_equal(gt_store_append(st, &smp, &err), GT_ERR_IO);
+    assert_non_null(strstr(err.msg, "was truncated by another program while tracking"));
+    assert_int_equal(gt_store_close(&st, &err), GT_OK);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fgetc(f), EOF); /* no NUL bytes, no headless row */
+    fclose(f);
+    unlink(path);
+}
+
 /* An existing file (or a link in its place) is refused and left as it was;
  * overwrite replaces it; an unknown extension is refused. */
 static void test_existing_file(void **state)
@@ -378,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_csv_empty_cells),
         cmocka_unit_test(test_sqlite_layout),
         cmocka_unit_test(test_sqlite_outside_writer),
+        cmocka_unit_test(test_csv_truncated_by_another_program),
         cmocka_unit_test(test_existing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
