@@ -89,6 +89,9 @@ class SubTracker:
 
     def __init__(self, code_block_name: str | None = None, sub_tracking_file: str | None = None,
                  overwrite: bool = False):
+        if code_block_name is not None and '\0' in str(code_block_name):
+            # The C library takes NUL-terminated names: it would be cut there.
+            raise ValueError(f'code_block_name {code_block_name!r} contains a NUL character')
         self.code_block_name = code_block_name if code_block_name is not None else _caller_name(2)
         self.sub_tracking_file = sub_tracking_file if sub_tracking_file is not None else f'{os.getpid()}.csv'
         self.overwrite = overwrite

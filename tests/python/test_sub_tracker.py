@@ -197,3 +197,16 @@ def test_results_are_pandas_objects_where_installed():
     assert isinstance(r.static_data, pd.Series) and r.static_data['ram_unit'] == 'gigabytes'
     assert isinstance(r.code_block_results[0].compute_time, pd.Series)
     assert r.code_block_results[0].compute_time['total'] == pytest.approx(37.35934376716614)
+
+
+@pytest.mark.parametrize('ext', ['csv', 'sqlite'])
+def test_nul_in_a_name_or_path_is_refused(ext):
+    """The C library takes NUL-terminated strings: a name or path with a NUL
+    character would be cut short there, so it is refused up front."""
+    with pytest.raises(ValueError, match='NUL character'):
+        gput.SubTracker(code_block_name='load\0-phase', sub_tracking_file=f'marks.{ext}')
+    with pytest.raises(ValueError, match='embedded null byte'):
+        gput.SubTracker(code_block_name='load', sub_tracking_file=f'marks\0x.{ext}')
+    with pytest.raises(ValueError, match='embedded null byte'):
+        gput.Tracker(tracking_file=f'samples\0x.{ext}')
+    assert not os.listdir('.')  # nothing created under a cut name

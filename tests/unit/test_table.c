@@ -193,6 +193,36 @@ static void test_sqlite_text_in_numeric_column(void **state)
         }
 }
 
+/* Inputs that never end are refused, not read into memory: a link to a
+ * device (/dev/zero has no line end, ever), or a file of one endless line. */
+static void test_endless_inputs(void **state)
+{
+    (void)state;
+    gt_table *t = NULL;
+    gt_error err;
+    unlink("z.csv");
+    unlink("z.sqlite");
+    assert_int_equal(symlink("/dev/zero", "z.csv"), 0);
+    assert_int_equal(symlink("/dev/zero", "z.sqlite"), 0);
+    assert_int_equal(gt_table_read("z.csv", GT_TABLE_MARKS, NULL, &t, &err), GT_ERR_IO);
+    assert_non_null(strstr(err.msg, "'z.csv': not a regular file"));
+    assert_int_equal(gt_table_read("z.sqlite", GT_TABLE_MARKS, NULL, &t, &err), GT_ERR_IO);
+    assert_non_null(strstr(err.msg, "'z.sqlite': not a regular file"));
+    FILE *f = fopen("long.csv", "w");
+    assert_non_null(f);
+    fputs("process_id,code_block_name,position,timestamp\n7,", f);
+    static char chunk[1 << 16];
+    memset(chunk, 'a', sizeof chunk);
+    for (int i = 0; i < 160; i++) /* 10 MiB in one field */
+        assert_int_equal(fwrite(chunk, 1, sizeof chunk, f), sizeof chunk);
+    fputs(",0,1.0\n", f);
+    fclose(f);
+    assert_int_equal(gt_table_read("long.csv", GT_TABLE_MARKS, NULL, &t, &err), GT_ERR_FORMAT);
+    assert_non_null(strstr(err.msg, "'long.csv', line 2: a record longer than 7 MiB"));
+    assert_null(t);
+    unlink("long.csv");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +230,7 @@ int main(void)
         cmocka_unit_test(test_compact_columns_read_back),
         cmocka_unit_test(test_named_columns),
         cmocka_unit_test(test_sqlite_text_in_numeric_column),
+        cmocka_unit_test(test_endless_inputs),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

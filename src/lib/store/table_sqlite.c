@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Stores result column f of q into table column c. */
 static gt_status set_cell(gt_table *t, sqlite3_stmt *q, int f, int c, long where, gt_error *err)
@@ -61,6 +62,10 @@ gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part, const char *cons
     /* Without URI parsing or creation: a missing file is an error, not a new
      * empty database. */
     t->where = "row";
+    /* A device or a pipe is no database (and a FIFO would block the open). */
+    struct stat sb;
+    if (stat(t->path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return gt_err(err, GT_ERR_IO, "cannot read '%s': not a regular file", t->path);
     /* NOMUTEX: the connection is this function's alone, and SQLite's
      * per-call locking would otherwise cost a third of the time. */
     if (sqlite3_open_v2(t->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
