@@ -173,8 +173,16 @@ fork_bomb() { # gpu-tracker, churn, command prefix...
     local gt=$1 churn=$2 lim=100 rc=0
     shift 2
     [ $# -gt 0 ] || lim=$(($(ps -u "$(id -u)" --no-headers | wc -l) + 100))
-    "$@" bash -c "ulimit -u $lim; exec \"\$0\" --st=0.005 -f json -o bomb.json --tf=bomb.csv -- \"\$1\" 120 500 bomb" \
-        "$gt" "$churn" >out.txt 2>err.txt || rc=$?
+    rm -f release
+    # The last round holds its children at the limit until the tracker has
+    # written 20 samples (then release): as many samples as it takes, however
+    # slow the tracker (valgrind) or fast the forks.
+    "$@" bash -c "ulimit -u $lim; exec \"\$0\" --st=0.005 -f json -o bomb.json --tf=bomb.csv -- \"\$1\" 120 500 bomb release" \
+        "$gt" "$churn" >out.txt 2>err.txt &
+    local tracker=$!
+    until_ok rows_at_least bomb.csv 20
+    touch release
+    wait $tracker || rc=$?
     [ $rc = 0 ] || fail "fork bomb: exit $rc: $(cat err.txt)"
     read -r _ created _ refused < <(grep "^created" out.txt) || fail "fork bomb: no count: $(cat out.txt)"
     [ "$created" -ge 500 ] || fail "fork bomb: only $created processes created"

@@ -1,4 +1,4 @@
-/* churn SECONDS MAX_PROCS [bomb]: creates and reaps short-lived processes
+/* churn SECONDS MAX_PROCS [bomb [RELEASE_FILE]]: creates and reaps short-lived processes
  * for SECONDS or until MAX_PROCS have been created, whichever comes first,
  * then prints "created N refused M" (M: forks the system refused).
  *
@@ -7,11 +7,14 @@
  * children that live until released, until a fork is refused (the process
  * limit, ulimit -u) or a safety cap of 1000 are alive; then all are released
  * and reaped, and the next round starts.  A limit under the cap therefore
- * bites in every round, however fast or slow the machine forks.  Exits 0
- * unless a child failed. */
+ * bites in every round, however fast or slow the machine forks.  With
+ * RELEASE_FILE, a last round holds its children, at the limit, until that
+ * file exists (or SECONDS have passed), so a test can let a tracker sample
+ * the bomb as long as it needs, however slow the tracker.  Exits 0 unless a
+ * child failed. */
 #include "wl.h"
 
-#define USAGE "churn SECONDS MAX_PROCS [bomb]"
+#define USAGE "churn SECONDS MAX_PROCS [bomb [RELEASE_FILE]]"
 #define MAX_ALIVE_BOMB 1000
 #define MAX_ALIVE_STEADY 8
 
@@ -32,9 +35,10 @@ static int reap(int block)
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 1 : -1;
 }
 
-/* One round of the bomb; adds to *created and *refused.  Returns -1 if a
- * child failed, 0 otherwise. */
-static int bomb_round(long max, long *created, long *refused)
+/* One round of the bomb; adds to *created and *refused.  With release, the
+ * children are held until that file exists or the time is up.  Returns -1
+ * if a child failed, 0 otherwise. */
+static int bomb_round(long max, long *created, long *refused, const char *release, double end)
 {
     int hold[2];
     if (pipe(hold) != 0)
@@ -59,6 +63,8 @@ static int bomb_round(long max, long *created, long *refused)
         (*created)++;
         alive++;
     }
+    while (release && access(release, F_OK) != 0 && now() < end)
+        wl_sleep(0.01);
     close(hold[0]);
     close(hold[1]);
     int failed = 0;
@@ -74,11 +80,12 @@ static int bomb_round(long max, long *created, long *refused)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 && argc != 4)
+    if (argc < 3 || argc > 5)
         wl_usage(USAGE);
     double secs = wl_seconds(argv[1], USAGE);
     long max = wl_long(argv[2], 1, 1000000000, USAGE);
-    int bomb = argc == 4;
+    int bomb = argc >= 4;
+    const char *release = argc == 5 ? argv[4] : NULL;
     if (bomb && strcmp(argv[3], "bomb") != 0)
         wl_usage(USAGE);
     long created = 0, refused = 0, alive = 0;
@@ -86,7 +93,9 @@ int main(int argc, char **argv)
     double end = now() + secs;
     if (bomb) {
         while (created < max && now() < end)
-            failed |= bomb_round(max, &created, &refused) < 0;
+            failed |= bomb_round(max, &created, &refused, NULL, end) < 0;
+        if (release)
+            failed |= bomb_round(created + MAX_ALIVE_BOMB, &created, &refused, release, end) < 0;
         printf("created %ld refused %ld\n", created, refused);
         return failed;
     }
