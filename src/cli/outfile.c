@@ -85,6 +85,21 @@ int gt_cli_outfile_open(const char *path, gt_cli_outfile *o)
         int e = errno;
         free(o->tmp);
         o->tmp = NULL;
+        /* A file the user may write in a folder they may not (or on a
+         * read-only mount's writable file): written in place, still not
+         * truncated before the report is complete. */
+        if (exists && (e == EACCES || e == EPERM || e == EROFS)) {
+            fd = open(o->dest, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+            if (fd >= 0 && (o->f = fdopen(fd, "w"))) {
+                free(o->dest);
+                o->dest = NULL;
+                o->in_place = 1;
+                return 0;
+            }
+            e = errno;
+            if (fd >= 0)
+                close(fd);
+        }
         gt_cli_outfile_discard(o);
         return refuse(path, strerror(e));
     }
@@ -113,7 +128,13 @@ int gt_cli_outfile_commit(gt_cli_outfile *o)
     if (!o->f)
         return 0;
     int rc = 0;
-    if (fclose(o->f) != 0) {
+    /* In place, the old report may be longer than the new one. */
+    off_t end = o->in_place && fflush(o->f) == 0 ? ftello(o->f) : -1;
+    if (o->in_place && (end < 0 || ftruncate(fileno(o->f), end) != 0)) {
+        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", o->path, strerror(errno));
+        rc = GT_EXIT_FAILURE;
+    }
+    if (fclose(o->f) != 0 && rc == 0) {
         fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", o->path, strerror(errno));
         rc = GT_EXIT_FAILURE;
     }

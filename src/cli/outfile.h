@@ -12,11 +12,14 @@ typedef struct gt_cli_outfile {
     char *dest; /* the name to rename to; NULL when f is the file itself */
     char *tmp;  /* the temporary name, unlinked unless committed */
     const char *path; /* as the user gave it, for messages */
+    int in_place;     /* f is the file itself, cut to the report's length at commit */
 } gt_cli_outfile;
 
 /* Opens o for path.  A path naming something other than a regular file (a
- * terminal, /dev/null, a pipe) is opened as it is, never truncated; a
- * folder, or a file the user cannot write, is refused.  Returns 0, or
+ * terminal, /dev/null, a pipe) is opened as it is, never truncated; so is
+ * a file the user may write in a folder where no temporary file can be
+ * made, which is cut to the report's length only at commit; a folder, or
+ * a file the user cannot write, is refused.  Returns 0, or
  * prints the reason and returns GT_EXIT_USAGE with o left closed. */
 int gt_cli_outfile_open(const char *path, gt_cli_outfile *o);
 

@@ -63,3 +63,33 @@ for want in 0 3; do
     [ "$rc" = "$want" ] || fail "into a closed pipe: exit status $rc, not $want: $(cat err.txt)"
     [ ! -s err.txt ] || fail "into a closed pipe: $(cat err.txt)"
 done
+
+# A report file the user may write in a folder where they may not create a
+# temporary file: written in place, still untouched by a refused run, and
+# cut to the new report's length.  (Run as nobody; root may create files
+# anywhere.)
+in_place() { # gpu-tracker, command prefix...
+    local gt=$1 rc=0
+    shift
+    mkdir ro
+    head -c 100000 /dev/zero | tr '\0' x >ro/rep.txt
+    chmod 666 ro/rep.txt
+    chmod 755 ro "$TMP"
+    [ "$(id -u)" = 0 ] || chmod 555 ro
+    "$@" "$gt" -o ro/rep.txt --tf=keep.csv -- true >out.txt 2>err.txt || rc=$?
+    [ "$rc" = 2 ] || fail "in place, refused run: exit status $rc: $(cat err.txt)"
+    [ "$(wc -c <ro/rep.txt)" = 100000 ] || fail "in place: a refused run changed the report file"
+    rc=0
+    "$@" "$gt" --st=0.05 --disable-logs -o ro/rep.txt -- true >out.txt 2>err.txt || rc=$?
+    [ "$rc" = 0 ] || fail "in place: exit status $rc: $(cat err.txt)"
+    grep -q "^Max RAM" ro/rep.txt || fail "in place: no report"
+    grep -q xxxx ro/rep.txt && fail "in place: the old content was not cut off"
+    [ "$(ls ro)" = rep.txt ] || fail "in place: files left behind: $(ls ro)"
+}
+if [ "$(id -u)" != 0 ]; then
+    in_place "$GT_BIN"
+elif gt=$(nobody_path "$GT_BIN"); then
+    in_place "$gt" setpriv --reuid=65534 --regid=65534 --clear-groups
+else
+    skip "a report file in a folder nobody may not write" "it runs as user nobody, who cannot run this checkout's binaries"
+fi
