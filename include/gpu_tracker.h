@@ -133,7 +133,7 @@ typedef struct gt_timepoint {
 typedef void (*gt_timepoint_fn)(void *ctx, const gt_timepoint *tp);
 
 typedef struct gt_options {
-    double sleep_time;          /* seconds between samples; > 0; default 1.0 */
+    double sleep_time;          /* seconds between samples, 0.001 to 86400; default 1.0 */
     gt_ram_unit ram_unit;       /* default gigabytes */
     gt_ram_unit gpu_ram_unit;   /* default gigabytes */
     gt_time_unit time_unit;     /* default hours */
@@ -447,15 +447,17 @@ typedef struct gt_metrics gt_metrics;
 
 /* Listens on address "HOST:PORT", ":PORT" or "PORT" (host: loopback unless
  * given; "[::1]:PORT" for IPv6; port 0: any free port) and serves GET
- * /metrics on a thread of its own.  A port in use is GT_ERR_SYS with a
- * message naming the address. */
+ * /metrics on a thread of its own, up to 64 connections at once, each with
+ * 2 s for its whole exchange, so a stalled client delays no one.  A port in
+ * use is GT_ERR_SYS with a message naming the address. */
 GT_API gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error *err);
 /* The address actually bound, "HOST:PORT" (IPv6 hosts in brackets). */
 GT_API const char *gt_metrics_address(const gt_metrics *m);
 /* Publishes tp as the current values; safe from any thread.  Meant to be
  * called from a gt_timepoint_fn. */
 GT_API void gt_metrics_update(gt_metrics *m, const gt_timepoint *tp);
-/* Stops serving and closes the socket; NULL-safe. */
+/* Stops serving and closes the sockets, at once: unfinished exchanges are
+ * dropped, never waited for.  NULL-safe. */
 GT_API void gt_metrics_free(gt_metrics **m);
 
 #ifdef __cplusplus

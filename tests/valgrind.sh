@@ -7,8 +7,9 @@
 # A representative subset, to keep `make test` short (about 40 s): every
 # exit path (normal, command failing or killed by a signal, command not
 # found, tracker killed or sent SIGHUP, report or tracking file unwritable,
-# file deleted mid-run, vanishing /proc files, fork bomb), CSV and SQLite,
-# a process tree and orphans.  Left out: track_signals, track_files and
+# file deleted mid-run, vanishing /proc files, fork bomb, the -o file
+# refused, kept or replaced, a closed stdout or pipe), CSV and SQLite, a
+# process tree and orphans.  Left out: track_signals, track_files and
 # track_attach (they give the tracker a fixed time, which valgrind's
 # slowdown exceeds on a loaded machine), and track_cpu, track_spike, track_memory,
 # track_options, track_security (checks of figures or of option parsing,
@@ -20,7 +21,7 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-SUBSET=${VALGRIND_TESTS:-"track_status track_faults track_tree track_orphan"}
+SUBSET=${VALGRIND_TESTS:-"track_status track_faults track_tree track_orphan track_output"}
 logs="$PWD/$BUILD/valgrind"
 rm -rf "$logs"
 mkdir -p "$logs"

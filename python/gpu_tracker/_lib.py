@@ -169,7 +169,14 @@ def check(status, message):
 
 
 def encode(s):
-    return None if s is None else os.fsencode(s)
+    """A path as the C library takes it.  A NUL byte would silently cut it
+    short there: refused, as Python's own file functions refuse it."""
+    if s is None:
+        return None
+    b = os.fsencode(s)
+    if b'\0' in b:
+        raise ValueError(f'embedded null byte in path {s!r}')
+    return b
 
 
 def c_strings(values):

@@ -99,6 +99,9 @@ class SubTracker:
 
     def __init__(self, code_block_name: str | None = None, code_block_attribute: str | None = None,
                  sub_tracking_file: str | None = None, overwrite: bool = False):
+        if code_block_name is not None and '\0' in str(code_block_name):
+            # The C library takes NUL-terminated names: it would be cut there.
+            raise ValueError(f'code_block_name {code_block_name!r} contains a NUL character')
         if code_block_name is None:
             filename, lineno = _caller_file(2)
             attribute = lineno if code_block_attribute is None else code_block_attribute

@@ -19,6 +19,9 @@ from .run_extras import RunExtras
 
 log = logging.getLogger(__name__)
 
+# The C options hold a C int: a larger value would wrap to another PID or
+# core count instead of being refused.
+_INT_MAX = 2 ** 31 - 1
 _RAM_UNITS = ('bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes')
 _TIME_UNITS = ('seconds', 'minutes', 'hours', 'days')
 
@@ -188,6 +191,21 @@ def _release_alive():
         tracker._release()
 
 
+def _disown_after_fork():
+    """In a forked child the sampling threads of the parent's trackers do not
+    exist and their locks may be held by a thread that is gone: the child's
+    copies must never call into the library (freeing one would join a thread
+    that is not there, and hang).  They are left inert; their memory is the
+    parent's copy and is not freed."""
+    for tracker in list(_alive):
+        tracker._handle = None
+        tracker._forked = True
+    _alive.clear()
+
+
+os.register_at_fork(after_in_child=_disown_after_fork)
+
+
 class Tracker:
     """Runs a thread that tracks the computational-resource usage of this
     process (or `process_id`) and its descendants, from start() to stop() or
@@ -206,6 +224,7 @@ class Tracker:
                  python_heap: bool = False, logger: logging.Logger | None = None, energy_unit: str = 'joules',
                  model=None, input_size=None):
         self._handle = ctypes.c_void_p()
+        self._forked = False
         self._state = _TrackerState.NEW
         self._vanished = False
         self._process_id_given = process_id is not None
@@ -220,7 +239,8 @@ class Tracker:
         opts.time_unit = _unit(time_unit, _TIME_UNITS, 'time')
         opts.energy_unit = _unit(energy_unit, ENERGY_UNITS, 'energy')
         if n_expected_cores is not None:
-            if isinstance(n_expected_cores, bool) or not isinstance(n_expected_cores, int) or n_expected_cores < 1:
+            if (isinstance(n_expected_cores, bool) or not isinstance(n_expected_cores, int) or
+                    not 1 <= n_expected_cores <= _INT_MAX):
                 raise ValueError(f'n_expected_cores of {n_expected_cores!r} is invalid: must be a positive integer')
             opts.n_expected_cores = n_expected_cores
         if gpu_uuids is not None:
@@ -241,7 +261,10 @@ class Tracker:
             opts.tracking_file = self._tracking_file
         opts.overwrite = bool(overwrite)
         if process_id is not None:
-            opts.process_id = int(process_id)
+            if isinstance(process_id, bool) or not isinstance(process_id, int) or not 1 <= process_id <= _INT_MAX:
+                raise ValueError(f'process_id of {process_id!r} is invalid: must be a positive integer up to '
+                                 f'{_INT_MAX}')
+            opts.process_id = process_id
         opts.log = _LOG_CALLBACK
         self.sleep_time = sleep_time
         self.tracking_file = tracking_file
@@ -282,6 +305,9 @@ class Tracker:
 
     def start(self):
         """Takes the first sample and starts tracking in the background."""
+        if self._forked:
+            raise RuntimeError('Cannot start tracking in a forked child: this Tracker belongs to the parent '
+                               'process. Create a new Tracker in the child.')
         if self._state == _TrackerState.STARTED:
             raise RuntimeError('Cannot start tracking when tracking has already started.')
         if self._state == _TrackerState.STOPPED:
@@ -298,7 +324,11 @@ class Tracker:
         self._extras.begin(self._usage())
 
     def stop(self):
-        """Takes the last sample, stops tracking and sets resource_usage."""
+        """Takes the last sample, stops tracking and sets resource_usage.  In a
+        forked child a Tracker of the parent is inert: stop() does nothing
+        there, and the parent's tracking goes on."""
+        if self._forked:
+            return
         if self._state == _TrackerState.NEW:
             raise RuntimeError('Cannot stop tracking when tracking has not started yet.')
         if self._state == _TrackerState.STOPPED:

@@ -27,6 +27,7 @@
 #include "options.h"
 #include "gpu_tracker.h"
 #include "live.h"
+#include "outfile.h"
 #include "util/argv.h"
 
 static const char usage_text[] =
@@ -57,7 +58,7 @@ static const char usage_text[] =
     "    --tconfig=<config-file> JSON file with the Tracker's keyword arguments (sleep_time, ram_unit, gpu_ram_unit,\n"
     "                            time_unit, n_expected_cores, gpu_uuids, disable_logs, gpu_brand, tracking_file,\n"
     "                            overwrite, energy_unit). Command-line options override it.\n"
-    "    --st=<sleep-time>       Seconds between samples (at least 0.001). Defaults to 1.0.\n"
+    "    --st=<sleep-time>       Seconds between samples (0.001 to 86400). Defaults to 1.0.\n"
     "    --ru=<ram-unit>         One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
     "    --gru=<gpu-ram-unit>    One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
     "    --tu=<time-unit>        One of 'seconds', 'minutes', 'hours', or 'days'. Defaults to hours.\n"
@@ -92,13 +93,18 @@ typedef struct settings {
     int quiet, wait_descendants;
 } settings;
 
+/* Longer intervals are surely a typo; beyond about 1e9 s the wake-up time
+ * no longer fits a time_t. */
+#define MAX_SLEEP_TIME 86400.0
+
 static int parse_double(const char *name, const char *v, double *out)
 {
     char *end;
     errno = 0;
     double d = strtod(v, &end);
-    if (errno || end == v || *end || !isfinite(d) || d < 0.001)
-        return gt_cli_usage_error("invalid value '%s' for %s: must be a number of seconds, at least 0.001", v, name);
+    if (errno || end == v || *end || !isfinite(d) || d < 0.001 || d > MAX_SLEEP_TIME)
+        return gt_cli_usage_error("invalid value '%s' for %s: must be a number of seconds, at least 0.001 and at "
+                                  "most 86400", v, name);
     *out = d;
     return 0;
 }
@@ -559,6 +565,9 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
         gt_metrics_update(w->metrics, tp);
 }
 
+/* Writes the report to out.  A reader that closed the pipe it reads our
+ * stdout from (`gpu-tracker ... | head -1`) wanted no more: that is not a
+ * failure, and the command's own status stands. */
 static int write_report(gt_tracker *t, const settings *s, FILE *out)
 {
     gt_usage u;
@@ -570,6 +579,8 @@ static int write_report(gt_tracker *t, const settings *s, FILE *out)
     /* The library's report ends where the Python package's str() does; a
      * report on the screen or in a file ends its last line. */
     if (gt_usage_write(&u, fmt, out) != GT_OK || fputc('\n', out) == EOF || fflush(out) != 0 || ferror(out)) {
+        if (out == stdout && errno == EPIPE)
+            return 0;
         fprintf(stderr, "gpu-tracker: cannot write the report to '%s': %s\n", s->output ? s->output : "stdout",
                 strerror(errno));
         return GT_EXIT_FAILURE;
@@ -586,7 +597,7 @@ int gt_cli_track(int argc, char **argv)
     int rc = parse_args(argc, argv, &s);
     int split_argc = 0;
     char **split = NULL;
-    FILE *out = NULL;
+    gt_cli_outfile out = {0};
     gt_tracker *t = NULL;
     int sfd = -1, gate = -1, exec_r = -1;
     pid_t child = -1;
@@ -610,11 +621,20 @@ int gt_cli_track(int argc, char **argv)
     }
     if ((rc = gt_cli_job_names(&s.output, &s.o.tracking_file, s.job_names)))
         goto done;
-    if (s.output && !(out = fopen(s.output, "w"))) {
-        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", s.output, strerror(errno));
-        rc = GT_EXIT_USAGE;
+    /* The report would go into the tracking file, or (with --overwrite) to
+     * the old file's inode, unlinked when the tracking file replaces it. */
+    if (s.output && s.o.tracking_file && gt_cli_same_file(s.output, s.o.tracking_file)) {
+        rc = gt_cli_usage_error("the report (--output '%s') and the tracking file (--tf '%s') must be different "
+                                "files", s.output, s.o.tracking_file);
         goto done;
     }
+    /* Nothing is written under the report's name before the report is
+     * complete: a run refused below leaves an existing file as it was. */
+    if (s.output && (rc = gt_cli_outfile_open(s.output, &out)) != 0)
+        goto done;
+    /* A reader that goes away must not kill us before the command's status
+     * is known; our writes see EPIPE instead. */
+    signal(SIGPIPE, SIG_IGN);
 
     /* Signals are taken through a signalfd on this thread only; the
      * sampling thread created later inherits the blocked mask. */
@@ -729,7 +749,8 @@ int gt_cli_track(int argc, char **argv)
         else
             printf("Resource tracking complete. Process %d has exited.\n", (int)s.attach);
     }
-    fflush(stdout);
+    if (fflush(stdout) != 0 && errno == EPIPE)
+        clearerr(stdout);
     /* Samples were lost (tracking file unwritable, /proc unreadable): the
      * message says which, and a command that succeeded exits with 1, as for
      * a report that cannot be written. */
@@ -738,10 +759,13 @@ int gt_cli_track(int argc, char **argv)
         if (rc == 0)
             rc = GT_EXIT_FAILURE;
     }
-    if (write_report(t, &s, out ? out : stdout) != 0 && rc == 0)
+    if (write_report(t, &s, out.f ? out.f : stdout) != 0) {
+        if (rc == 0)
+            rc = GT_EXIT_FAILURE;
+        gt_cli_outfile_discard(&out); /* an older report stays whole */
+    } else if (gt_cli_outfile_commit(&out) != 0 && rc == 0) {
         rc = GT_EXIT_FAILURE;
-    if (!out)
-        fflush(stdout);
+    }
 
 done:
     if (gate >= 0)
@@ -755,10 +779,7 @@ done:
     gt_metrics_free(&w.metrics);
     if (sfd >= 0)
         close(sfd);
-    if (out && fclose(out) != 0 && rc == 0) {
-        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", s.output, strerror(errno));
-        rc = GT_EXIT_FAILURE;
-    }
+    gt_cli_outfile_discard(&out);
     for (int i = 0; i < 2; i++) {
         free(s.tconfig_strs[i]);
         free(s.job_names[i]);

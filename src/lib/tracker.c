@@ -20,6 +20,7 @@
 #include "util/units.h"
 
 #define MIN_SLEEP_TIME 0.001
+#define MAX_SLEEP_TIME 86400.0
 
 enum state { ST_NEW, ST_RUNNING, ST_STOPPED };
 
@@ -112,6 +113,11 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
         return gt_err(err, GT_ERR_INVALID,
                       "sleep time of %g is invalid: must be at least %g seconds",
                       opts->sleep_time, MIN_SLEEP_TIME);
+    /* The next wake-up time must fit a time_t (1e19 s overflowed it into a
+     * busy loop); a day between samples is already more than any use. */
+    if (opts->sleep_time > MAX_SLEEP_TIME)
+        return gt_err(err, GT_ERR_INVALID, "sleep time of %g is invalid: must be at most %g seconds",
+                      opts->sleep_time, MAX_SLEEP_TIME);
     if ((unsigned)opts->ram_unit > GT_TERABYTES || (unsigned)opts->gpu_ram_unit > GT_TERABYTES)
         return gt_err(err, GT_ERR_INVALID, "invalid RAM unit: valid units are " GT_RAM_UNITS_VALID);
     if ((unsigned)opts->time_unit > GT_DAYS)

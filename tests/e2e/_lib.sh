@@ -37,3 +37,34 @@ with_rapl() {
     printf '1000000\n' >"$TMP/rapl-sys/class/powercap/intel-rapl:0/energy_uj"
     export GT_SYSFS_ROOT="$TMP/rapl-sys"
 }
+
+# nobody_path FILE: a path to FILE that user nobody (65534) can run, on
+# stdout: FILE itself when nobody can reach it, else a copy in $TMP.  A
+# checkout that nobody cannot traverse (under /root, in a mktemp -d folder)
+# must not fail the tests that drop to nobody; where no copy can help (a
+# wrapper script naming the unreachable checkout, as under valgrind), it
+# fails with the reason on stderr and the caller skips.
+nobody_path() {
+    local nb=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    if "${nb[@]}" test -x "$1"; then
+        echo "$1"
+        return 0
+    fi
+    if [ "$(head -c 2 "$1")" = '#!' ]; then
+        echo "user nobody cannot run '$1' (a script in a folder it cannot traverse)" >&2
+        return 1
+    fi
+    mkdir -p "$TMP/nobody-bin"
+    chmod 755 "$TMP" "$TMP/nobody-bin"
+    cp "$1" "$TMP/nobody-bin/"
+    local copy="$TMP/nobody-bin/${1##*/}"
+    if ! "${nb[@]}" test -x "$copy"; then
+        echo "user nobody cannot run '$1', nor a copy in '$TMP'" >&2
+        return 1
+    fi
+    echo "$copy"
+}
+
+# skip_part WHAT REASON: says on stderr that a part of a test did not run,
+# and why; the rest of the test goes on.
+skip_part() { echo "SKIPPED: $1: $2" >&2; }

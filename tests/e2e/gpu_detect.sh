@@ -3,8 +3,8 @@
 # library at all leaves the GPU fields at zero.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
+SECS=0.2 # before _gpu.sh, which writes the job with it
 . "$HERE/_gpu.sh"
-SECS=0.2
 zero_gpu() {
     expect .max_gpu_ram.system_capacity 0
     expect .max_gpu_ram.system 0

@@ -3,8 +3,8 @@
 # that names no device is an error listing the valid ones.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
+SECS=0.5 # before _gpu.sh, which writes the job with it
 . "$HERE/_gpu.sh"
-SECS=0.5
 cat >nvml.json <<'JSON'
 {"devices": [
  {"uuid": "GPU-aaaa", "total": 1000000000, "samples": [{"used": 100000000, "util": 20,

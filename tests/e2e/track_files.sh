@@ -38,13 +38,21 @@ rc=0; "$GT_BIN" --tf=t.txt -- true 2>err.txt >/dev/null || rc=$?
 [ $rc = 2 ] || fail "bad extension: exit $rc"
 
 # Samples reach the disk as they are taken: a tracker killed with SIGKILL
-# leaves every row so far readable and none torn.
+# leaves every row so far readable and none torn.  It is killed once 20 rows
+# are readable (a fixed sleep was too short on a loaded machine).
+rows_in() {
+    case $1 in
+    *.csv) echo $(($(wc -l <"$1") - 3)) ;;
+    *) sqlite3 "$1" "select count(*) from data" 2>/dev/null || echo 0 ;;
+    esac
+}
 for ext in csv sqlite; do
     "$GT_BIN" --st=0.01 --tf=k.$ext --overwrite --disable-logs -- "$W/touch_mem" 5 30 >/dev/null &
     pid=$!
-    # Killed once 20 rows are on disk, however long a loaded machine takes.
-    count() { if [ $ext = csv ]; then echo $(($(wc -l <k.csv) - 3)); else sqlite3 k.sqlite "select count(*) from data"; fi; }
-    for i in $(seq 600); do [ "$(count 2>/dev/null || echo 0)" -ge 20 ] 2>/dev/null && break; sleep 0.1; done
+    for _ in $(seq 1200); do
+        [ -e k.$ext ] && [ "$(rows_in k.$ext)" -ge 20 ] && break
+        sleep 0.05
+    done
     child=$(cat /proc/$pid/task/$pid/children)
     kill -9 $pid
     wait $pid 2>/dev/null || true

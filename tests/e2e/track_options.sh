@@ -16,6 +16,15 @@ bad "'days'" --tu=weeks
 bad "at least 0.001" --st=0
 bad "at least 0.001" --st=-1
 bad "at least 0.001" --st=abc
+# Bounded above too: 1e19 s overflowed the wake-up time into a busy loop.
+bad "at most 86400" --st=1e19
+bad "at most 86400" --st=86400.5
+echo '{"sleep_time": 1e300}' >huge.json
+bad "at most 86400" --tconfig=huge.json
+echo '{"n_expected_cores": 1e300}' >cores.json
+bad "positive integer" --tconfig=cores.json
+bad "positive integer" --nec=99999999999
+bad "positive integer" --attach=4294967297
 bad "positive integer" --nec=0
 bad "'nvidia', 'amd'" --gb=intel
 bad "'text', 'json'" -f xml
@@ -50,6 +59,17 @@ grep -qx "Resource tracking complete. Process completed with status code: 0" out
 [ "$(jget rep.json .max_gpu_ram.unit)" = megabytes ] || fail "config gpu_ram_unit"
 [ "$(jget rep.json .compute_time.unit)" = seconds ] || fail "config time_unit"
 [ "$(jget rep.json .cpu_utilization.n_expected_cores)" = 2 ] || fail "config n_expected_cores"
+
+# "overwrite" in the config file is read as given: false keeps an existing
+# tracking file (refused, untouched), true replaces it.
+echo keep >t.csv
+echo '{"overwrite": false, "tracking_file": "t.csv"}' >keep.json
+rc=0; "$GT_BIN" --tconfig=keep.json -- touch ran.marker >out.txt 2>err.txt || rc=$?
+[ $rc = 2 ] && [ ! -e ran.marker ] && grep -q "already exists" err.txt || fail '"overwrite": false: exit $rc'
+[ "$(cat t.csv)" = keep ] || fail '"overwrite": false replaced the tracking file'
+echo '{"overwrite": true, "tracking_file": "t.csv"}' >replace.json
+"$GT_BIN" --tconfig=replace.json --st=0.05 --disable-logs -- true >out.txt
+head -c 200 t.csv | grep -q "ram_unit" || fail '"overwrite": true did not replace the tracking file'
 
 "$GT_BIN" --help | grep -q -- "--tconfig=<config-file>" || fail "help"
 "$GT_BIN" -v | grep -q "^gpu-tracker [0-9]" || fail "version"

@@ -1,7 +1,7 @@
 /* Fuzz target: what reaches the metrics endpoint from outside.  First byte
- * even: the rest is an HTTP request sent to the server's request handler
- * over a socket pair, which must answer with an HTTP status line (or close,
- * for an incomplete head); odd: the rest is a --metrics address value,
+ * even: the rest is an HTTP request sent to a connection of the server's
+ * poll loop over a socket pair, which must answer with an HTTP status line
+ * (or close, for an incomplete head); odd: the rest is a --metrics address value,
  * which must split into a host and a numeric port or be refused with a
  * message. */
 #include <fcntl.h>
@@ -34,11 +34,25 @@ static void request(const uint8_t *data, size_t size)
         off += (size_t)w;
     }
     shutdown(sv[0], SHUT_WR);
-    gt_metrics m;
-    memset(&m, 0, sizeof m);
-    pthread_mutex_init(&m.mu, NULL);
-    serve(&m, sv[1]);
-    close(sv[1]);
+    gt_metrics *m = calloc(1, sizeof *m);
+    if (!m) {
+        close(sv[0]);
+        close(sv[1]);
+        return;
+    }
+    pthread_mutex_init(&m->mu, NULL);
+    client *c = &m->clients[0];
+    fcntl(sv[1], F_SETFL, O_NONBLOCK);
+    c->fd = sv[1];
+    c->state = C_READING;
+    /* The whole input is in the socket already: one read pass answers or
+     * closes, as the poll loop would. */
+    while (c->state == C_READING)
+        client_read(m, c);
+    if (c->state == C_WRITING)
+        client_write(c);
+    CHECK(c->state == C_FREE || c->state == C_DRAINING);
+    client_close(c);
     fcntl(sv[0], F_SETFL, 0);
     char head[16] = {0};
     ssize_t n = recv(sv[0], head, sizeof head - 1, MSG_WAITALL);
@@ -47,8 +61,9 @@ static void request(const uint8_t *data, size_t size)
     while (recv(sv[0], sink, sizeof sink, 0) > 0)
         ;
     close(sv[0]);
-    free(m.body);
-    pthread_mutex_destroy(&m.mu);
+    free(c->out);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
 }
 
 static void address(const uint8_t *data, size_t size)

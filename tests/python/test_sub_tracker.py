@@ -325,3 +325,16 @@ def test_a_block_without_timepoints_gives_nan():
     assert block.resource_usage.isna().all().all()
     main = results.to_json()['code_block_results'][0]['resource_usage']['main_ram']
     assert all(isinstance(v, float) and v != v for v in main.values())  # NaN, as the package's to_json()
+
+
+@pytest.mark.parametrize('ext', ['csv', 'sqlite'])
+def test_nul_in_a_name_or_path_is_refused(ext):
+    """The C library takes NUL-terminated strings: a name or path with a NUL
+    character would be cut short there, so it is refused up front."""
+    with pytest.raises(ValueError, match='NUL character'):
+        gput.SubTracker(code_block_name='load\0-phase', sub_tracking_file=f'marks.{ext}')
+    with pytest.raises(ValueError, match='embedded null byte'):
+        gput.SubTracker(code_block_name='load', sub_tracking_file=f'marks\0x.{ext}')
+    with pytest.raises(ValueError, match='embedded null byte'):
+        gput.Tracker(tracking_file=f'samples\0x.{ext}')
+    assert not os.listdir('.')  # nothing created under a cut name

@@ -116,6 +116,7 @@ def test_start_stop_and_state_errors():
     with pytest.raises(RuntimeError) as error:
         tracker.start()
     assert str(error.value) == 'Cannot start tracking when tracking has already started.'
+    time.sleep(0.05)
     tracker.stop()
     assert repr(tracker) == 'State: STOPPED'
     with pytest.raises(RuntimeError) as error:
@@ -124,7 +125,8 @@ def test_start_stop_and_state_errors():
     with pytest.raises(RuntimeError) as error:
         tracker.stop()
     assert str(error.value) == 'Cannot stop tracking when tracking has already stopped.'
-    assert tracker.resource_usage.compute_time.time >= 0
+    # Hours, the default unit: at least the 50 ms slept, and not a wrong unit.
+    assert 0.05 / 3600 <= tracker.resource_usage.compute_time.time < 1
 
 
 @pytest.mark.parametrize('kwargs, exception, message', [
@@ -136,8 +138,17 @@ def test_start_stop_and_state_errors():
      '"weeks" is not a valid time unit. Valid values are days, hours, minutes, seconds'),
     (dict(gpu_brand='intel'), ValueError, '"intel" is not a valid GPU brand. Supported values are "nvidia" and "amd".'),
     (dict(sleep_time=0), ValueError, 'sleep time of 0 is invalid: must be at least 0.001 seconds'),
+    (dict(sleep_time=1e19), ValueError, 'sleep time of 1e+19 is invalid: must be at most 86400 seconds'),
     (dict(sleep_time='1'), TypeError, 'sleep_time must be a number of seconds, not str'),
     (dict(n_expected_cores=0), ValueError, 'n_expected_cores of 0 is invalid: must be a positive integer'),
+    (dict(n_expected_cores=2**40), ValueError,
+     'n_expected_cores of 1099511627776 is invalid: must be a positive integer'),
+    # A C int would wrap these to another process (2**32 + PID is PID) or to 0.
+    (dict(process_id=2**32 + os.getpid()), ValueError,
+     f'process_id of {2**32 + os.getpid()} is invalid: must be a positive integer up to 2147483647'),
+    (dict(process_id=2**40), ValueError,
+     'process_id of 1099511627776 is invalid: must be a positive integer up to 2147483647'),
+    (dict(process_id=-1), ValueError, 'process_id of -1 is invalid: must be a positive integer up to 2147483647'),
     (dict(gpu_uuids=[]), ValueError, 'gpu_uuids is empty: give at least one GPU UUID, or None for all GPUs'),
     (dict(tracking_file='usage.txt'), ValueError,
      "invalid tracking file 'usage.txt': the extension must be '.csv' or '.sqlite'"),
@@ -333,3 +344,43 @@ def test_trackers_alive_at_exit_do_not_crash_the_interpreter():
     proc = run_python('import gpu_tracker as g, time\nt = g.Tracker(sleep_time=0.001)\n'
                       'unstarted = g.Tracker(disable_logs=True)\nt.start()\ntime.sleep(0.05)\nprint("end")\n')
     assert proc.stdout == 'end\n'
+
+
+def test_a_forked_child_exits_at_once():
+    """A child forked while a Tracker runs has no sampling thread: its copy of
+    the Tracker is inert, so neither stop() nor the exit waits for one.  The
+    parent's tracking is unaffected.  (A hang is caught by a 30 s bound that
+    a child doing nothing never comes near.)"""
+    code = (
+        'import os, sys, time, gpu_tracker as g\n'
+        't = g.Tracker(sleep_time=0.01, disable_logs=True, time_unit="seconds")\n'
+        't.start()\n'
+        'children = []\n'
+        'for stop_in_child in (True, False):\n'
+        '    pid = os.fork()\n'
+        '    if pid == 0:\n'
+        '        if stop_in_child:\n'
+        '            t.stop()\n'
+        '            try:\n'
+        '                t.start()\n'
+        '            except RuntimeError as e:\n'
+        '                print(e, flush=True)\n'
+        '        sys.exit(0)  # runs the atexit hooks\n'
+        '    children.append(pid)\n'
+        'for pid in children:\n'
+        '    for _ in range(3000):\n'
+        '        done, status = os.waitpid(pid, os.WNOHANG)\n'
+        '        if done:\n'
+        '            break\n'
+        '        time.sleep(0.01)\n'
+        '    else:\n'
+        '        os.kill(pid, 9)\n'
+        '        os.waitpid(pid, 0)\n'
+        '        sys.exit("a forked child hung at exit")\n'
+        '    assert os.waitstatus_to_exitcode(status) == 0, status\n'
+        'time.sleep(0.05)\n'
+        't.stop()\n'
+        'print("parent", t.resource_usage.compute_time.time >= 0.05)\n')
+    proc = run_python(code)
+    assert proc.stdout == ('Cannot start tracking in a forked child: this Tracker belongs to the parent process. '
+                           'Create a new Tracker in the child.\nparent True\n')

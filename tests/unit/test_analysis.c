@@ -71,6 +71,22 @@ static void test_stats_missing_values(void **state)
     assert_true(isnan(s.mean));
 }
 
+/* An infinite value: pandas' mean is infinite and its std NaN (inf - inf
+ * is no number), never 0 as if the value were missing. */
+static void test_stats_infinite_values(void **state)
+{
+    (void)state;
+    double v[] = {1.0, INFINITY, NAN, 3.0}, scratch[4];
+    gt_stats s;
+    gt_stats_compute(v, 4, scratch, &s);
+    assert_int_equal(s.count, 3);
+    assert_true(s.max == INFINITY && s.min == 1.0 && s.mean == INFINITY);
+    assert_true(isnan(s.std));
+    double both[] = {-INFINITY, INFINITY};
+    gt_stats_compute(both, 2, scratch, &s);
+    assert_true(isnan(s.mean) && isnan(s.std));
+}
+
 static void test_parse_number(void **state)
 {
     (void)state;
@@ -384,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_pairwise_sum),
         cmocka_unit_test(test_stats_like_pandas),
         cmocka_unit_test(test_stats_missing_values),
+        cmocka_unit_test(test_stats_infinite_values),
         cmocka_unit_test(test_parse_number),
         cmocka_unit_test(test_sweep_csv),
         cmocka_unit_test(test_sweep_sqlite),

@@ -1,5 +1,7 @@
 /* The metrics endpoint: the exposition text of a known timepoint, address
- * parsing, a port already in use, and a scrape over a real socket. */
+ * parsing, a port already in use, a scrape over a real socket, and the
+ * server under hostile clients: stalled connections, oversized heads, other
+ * methods, and no descriptors left to accept with. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu_tracker.h"
@@ -174,8 +179,8 @@ static void test_addresses(void **state)
     gt_metrics_free(&m);
 }
 
-/* GET over a real socket; returns the whole response (caller frees). */
-static char *http_get(const char *address, const char *extra_header)
+/* A socket connected to the endpoint at address. */
+static int dial(const char *address)
 {
     const char *colon = strrchr(address, ':');
     struct sockaddr_in sa = {0};
@@ -185,9 +190,17 @@ static char *http_get(const char *address, const char *extra_header)
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     assert_true(fd >= 0);
     assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    char req[256];
-    int n = snprintf(req, sizeof req, "GET /metrics HTTP/1.1\r\nHost: x\r\n%s\r\n", extra_header);
-    assert_int_equal(write(fd, req, (size_t)n), n);
+    return fd;
+}
+
+/* Sends req on fd and returns the whole response (caller frees).  A
+ * response that takes 20 s means the server is held up by someone else: the
+ * read gives up and the response is empty. */
+static char *exchange(int fd, const char *req, size_t n)
+{
+    struct timeval tv = {20, 0};
+    assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv), 0);
+    assert_int_equal(write(fd, req, n), (ssize_t)n);
     size_t cap = 1 << 16, len = 0;
     char *buf = calloc(1, cap);
     assert_non_null(buf);
@@ -196,6 +209,14 @@ static char *http_get(const char *address, const char *extra_header)
         len += (size_t)r;
     close(fd);
     return buf;
+}
+
+/* GET over a real socket; returns the whole response (caller frees). */
+static char *http_get(const char *address, const char *extra_header)
+{
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET /metrics HTTP/1.1\r\nHost: x\r\n%s\r\n", extra_header);
+    return exchange(dial(address), req, (size_t)n);
 }
 
 static void test_scrape(void **state)
@@ -218,6 +239,107 @@ static void test_scrape(void **state)
     gt_metrics_free(&m);
 }
 
+/* Clients that connect and then send one byte, or nothing, must not delay
+ * anyone else's scrape, nor the server's shutdown.  Served one at a time,
+ * 32 such clients held each scrape for a timeout each. */
+static void test_stalled_clients(void **state)
+{
+    (void)state;
+    gt_metrics *m = NULL;
+    assert_int_equal(gt_metrics_open("127.0.0.1:0", &m, NULL), GT_OK);
+    int stalled[32];
+    for (int i = 0; i < 32; i++) {
+        stalled[i] = dial(gt_metrics_address(m));
+        if (i % 2)
+            assert_int_equal(write(stalled[i], "G", 1), 1);
+    }
+    char *r = http_get(gt_metrics_address(m), "");
+    assert_non_null(strstr(r, "HTTP/1.1 200 OK\r\n"));
+    free(r);
+    gt_metrics_free(&m); /* returns although 32 requests are unfinished */
+    for (int i = 0; i < 32; i++)
+        close(stalled[i]);
+}
+
+static void test_hostile_requests(void **state)
+{
+    (void)state;
+    gt_metrics *m = NULL;
+    assert_int_equal(gt_metrics_open("127.0.0.1:0", &m, NULL), GT_OK);
+    static const char post[] = "POST /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    char *r = exchange(dial(gt_metrics_address(m)), post, sizeof post - 1);
+    assert_non_null(strstr(r, "HTTP/1.1 405 Method Not Allowed\r\n"));
+    assert_non_null(strstr(r, "\r\nAllow: GET, HEAD\r\n"));
+    free(r);
+    /* A 9 KB header: answered 431, not dropped. */
+    size_t n = 9 * 1024;
+    char *big = malloc(n + 1);
+    assert_non_null(big);
+    int h = snprintf(big, n, "GET /metrics HTTP/1.1\r\nX-Big: ");
+    memset(big + h, 'a', n - (size_t)h - 4);
+    memcpy(big + n - 4, "\r\n\r\n", 4);
+    r = exchange(dial(gt_metrics_address(m)), big, n);
+    assert_non_null(strstr(r, "HTTP/1.1 431 "));
+    free(r);
+    free(big);
+    static const char head[] = "HEAD /metrics HTTP/1.1\r\n\r\n";
+    r = exchange(dial(gt_metrics_address(m)), head, sizeof head - 1);
+    assert_non_null(strstr(r, "HTTP/1.1 200 OK\r\n"));
+    assert_null(strstr(r, "# TYPE"));
+    free(r);
+    gt_metrics_free(&m);
+}
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* With every descriptor taken, a pending connection cannot be accepted: the
+ * server must wait for descriptors, not spin on a listening socket that
+ * stays readable, and must serve the connection once one is free.  The
+ * bound is on CPU time used while idle, which load can only lower. */
+static void test_out_of_descriptors(void **state)
+{
+    (void)state;
+    struct rlimit old, low;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    gt_metrics *m = NULL;
+    assert_int_equal(gt_metrics_open("127.0.0.1:0", &m, NULL), GT_OK);
+    const char *colon = strrchr(gt_metrics_address(m), ':');
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)atoi(colon + 1));
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    low = old;
+    low.rlim_cur = 64;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    int fill[64], nfill = 0;
+    while (nfill < 64 && (fill[nfill] = dup(0)) >= 0)
+        nfill++;
+    assert_true(nfill < 64); /* the limit was reached */
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    double before = cpu_seconds();
+    struct timespec second = {1, 0};
+    nanosleep(&second, NULL);
+    double used = cpu_seconds() - before;
+    for (int i = 0; i < nfill; i++)
+        close(fill[i]);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    printf("CPU while out of descriptors: %.3f s in 1 s\n", used);
+    assert_true(used < 0.2);
+    static const char get[] = "GET /metrics HTTP/1.1\r\n\r\n";
+    char *r = exchange(fd, get, sizeof get - 1);
+    assert_non_null(strstr(r, "HTTP/1.1 200 OK\r\n"));
+    free(r);
+    gt_metrics_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +348,9 @@ int main(void)
         cmocka_unit_test(test_before_first_sample_and_short_buffer),
         cmocka_unit_test(test_addresses),
         cmocka_unit_test(test_scrape),
+        cmocka_unit_test(test_stalled_clients),
+        cmocka_unit_test(test_hostile_requests),
+        cmocka_unit_test(test_out_of_descriptors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -102,12 +102,44 @@ static void test_errors(void **state)
     assert_non_null(strstr(e.msg, "no-such-dir/p.html"));
 }
 
+/* tracking with the last sample's text old replaced by new. */
+static void write_changed(const char *path, const char *old, const char *new)
+{
+    char buf[sizeof tracking + 64];
+    const char *at = strstr(tracking, old);
+    assert_non_null(at);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - tracking), tracking, new, at + strlen(old));
+    write_file(path, buf);
+}
+
+/* Times and figures no chart can place are refused with the sample named,
+ * rather than drawn as NaN coordinates into a blank chart. */
+static void test_numbers_out_of_range(void **state)
+{
+    (void)state;
+    static const char *const times[] = {"nan", "inf", "-inf", "1e300", ""};
+    gt_error e;
+    for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+        char cell[32];
+        snprintf(cell, sizeof cell, ",%s\n", times[i]); /* "": no timestamp */
+        write_changed("h.csv", ",1020.0\n", cell);
+        assert_int_equal(gt_plot_write("h.csv", NULL, "h.svg", &e), GT_ERR_FORMAT);
+        assert_non_null(strstr(e.msg, "'h.csv', sample 3: "));
+        assert_non_null(strstr(e.msg, "timestamp"));
+    }
+    write_changed("h.csv", "20.0,0.0,20.0,5000.0", "1e308,0.0,20.0,5000.0");
+    assert_int_equal(gt_plot_write("h.csv", NULL, "h.svg", &e), GT_ERR_FORMAT);
+    assert_non_null(strstr(e.msg, "sample 3: main_ram 1e+308 is out of range"));
+    assert_int_equal(access("h.svg", F_OK), -1);
+}
+
 int main(void)
 {
     umask(022);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_numbers_out_of_range),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

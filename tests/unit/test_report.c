@@ -285,6 +285,48 @@ static void test_ram_unavailable(void **state)
     free(got);
 }
 
+/* Where each title starts in text, or -1 when missing. */
+static long where(const char *text, const char *title)
+{
+    const char *p = strstr(text, title);
+    return p ? (long)(p - text) : -1;
+}
+
+/* gpu-tracker's own sections come after the Python package's, in one fixed
+ * order: peak RAM, the GPU's per-process SM utilization, GPU power.
+ * Scripts that read the text report section by section rely on it. */
+static void test_own_sections_in_order(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    u.peak_ram.unit = "bytes";
+    u.peak_ram.main = 1.0;
+    u.peak_ram.largest_descendant = 2.0;
+    u.gpu_process_utilization.available = 1;
+    u.gpu_process_utilization.main = (gt_percentages){10, 10, 5, 5};
+    u.gpu_power.available = 1;
+    u.gpu_power.unit = "watts";
+    u.gpu_power.max = 250;
+    u.gpu_power.mean = 100;
+    static const char *const text[] = {"\nCompute time:\n", "\nPeak RAM (kernel high-water mark):\n",
+                                       "\nGPU process utilization (SM):\n", "\nGPU power:\n"};
+    static const char *const json[] = {"\"compute_time\": {", "\"peak_ram\": {", "\"gpu_process_utilization\": {",
+                                       "\"gpu_power\": {"};
+    for (int f = 0; f < 2; f++) {
+        char *got = render(&u, f ? GT_FORMAT_JSON : GT_FORMAT_TEXT);
+        const char *const *titles = f ? json : text;
+        long prev = where(got, f ? "\"max_ram\": {" : "Max RAM:\n");
+        assert_true(prev >= 0);
+        for (int i = 0; i < 4; i++) {
+            long at = where(got, titles[i]);
+            if (at <= prev)
+                fail_msg("'%s' at %ld, not after the section before it (at %ld)", titles[i], at, prev);
+            prev = at;
+        }
+        free(got);
+    }
+}
+
 static void test_write_error(void **state)
 {
     (void)state;
@@ -303,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_text_rounding),          cmocka_unit_test(test_peak_section),
         cmocka_unit_test(test_ram_unavailable),
         cmocka_unit_test(test_write_error),      cmocka_unit_test(test_all_references),
+        cmocka_unit_test(test_own_sections_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

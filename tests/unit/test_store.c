@@ -316,6 +316,71 @@ static void test_sqlite_layout(void **state)
     unlink(path);
 }
 
+/* Another program holding the write lock while samples arrive: the rows
+ * wait in order, nothing is lost, and no append fails. */
+static void test_sqlite_outside_writer(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gt-test-store-XXXXXX.sqlite";
+    int fd = mkstemps(path, 7);
+    assert_true(fd >= 0);
+    close(fd);
+    gt_static_data sd = static_of(&cases[0]);
+    gt_store *st = NULL;
+    gt_error err;
+    assert_int_equal(gt_store_open(path, 1, &sd, &st, &err), GT_OK);
+    gt_sample smp = sample_of(&cases[0], 0);
+    smp.timestamp = 1;
+    assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
+    sqlite3 *other;
+    assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE; CREATE TABLE mine (x)", NULL, NULL, NULL), SQLITE_OK);
+    for (int i = 2; i <= 4; i++) { /* while the lock is held */
+        smp.timestamp = i;
+        assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
+    }
+    assert_int_equal(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    smp.timestamp = 5;
+    assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
+    /* A row still queued when the lock is released is written at close. */
+    assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE; INSERT INTO mine VALUES (1)", NULL, NULL, NULL), SQLITE_OK);
+    smp.timestamp = 6;
+    assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
+    assert_int_equal(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(gt_store_close(&st, &err), GT_OK);
+    char *v = query_text(other, "SELECT group_concat(timestamp, ' ') FROM (SELECT timestamp FROM data ORDER BY rowid)");
+    assert_string_equal(v, "1.0 2.0 3.0 4.0 5.0 6.0");
+    free(v);
+    sqlite3_close(other);
+    unlink(path);
+}
+
+/* Another program truncates the CSV file mid-run: the next row is refused
+ * with a message, rather than written after a hole of NUL bytes. */
+static void test_csv_truncated_by_another_program(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gt-test-store-XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    gt_static_data sd = static_of(&cases[0]);
+    gt_store *st = NULL;
+    gt_error err;
+    assert_int_equal(gt_store_open(path, 1, &sd, &st, &err), GT_OK);
+    gt_sample smp = sample_of(&cases[0], 0);
+    assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
+    assert_int_equal(truncate(path, 0), 0);
+    assert_int_equal(gt_store_append(st, &smp, &err), GT_ERR_IO);
+    assert_non_null(strstr(err.msg, "was truncated by another program while tracking"));
+    assert_int_equal(gt_store_close(&st, &err), GT_OK);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fgetc(f), EOF); /* no NUL bytes, no headless row */
+    fclose(f);
+    unlink(path);
+}
+
 /* An existing file (or a link in its place) is refused and left as it was;
  * overwrite replaces it; an unknown extension is refused. */
 static void test_existing_file(void **state)
@@ -355,6 +420,8 @@ int main(void)
         cmocka_unit_test(test_csv_matches_reference),
         cmocka_unit_test(test_csv_empty_cells),
         cmocka_unit_test(test_sqlite_layout),
+        cmocka_unit_test(test_sqlite_outside_writer),
+        cmocka_unit_test(test_csv_truncated_by_another_program),
         cmocka_unit_test(test_existing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

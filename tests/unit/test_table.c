@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "gpu_tracker.h"
 #include "unit/tmpdir.h"
 #include "store/table.h"
@@ -155,12 +157,80 @@ static void test_named_columns(void **state)
         fail_msg("%s", err.msg);
 }
 
+/* In SQLite, text or a blob in a numeric column is refused as the CSV
+ * reader refuses it, wherever it stands (SQLite itself would read it as 0,
+ * or as the number it starts with). */
+static void test_sqlite_text_in_numeric_column(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"'abc'", "'12abc'", "x'00'", "''"};
+    static const char *const why[] = {"holds 'abc'", "holds '12abc'", "holds a blob", NULL};
+    for (int first = 0; first < 3; first++) /* after a REAL, an INTEGER, or first of all */
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+            unlink("t.sqlite");
+            sqlite3 *db;
+            assert_int_equal(sqlite3_open("t.sqlite", &db), SQLITE_OK);
+            char sql[256];
+            snprintf(sql, sizeof sql, "CREATE TABLE data (process_id, code_block_name TEXT, position, timestamp);"
+                     "%s INSERT INTO data VALUES (7, 'b', 0, %s);",
+                     first == 0 ? "INSERT INTO data VALUES (7, 'b', 0, 1.5);"
+                     : first == 1 ? "INSERT INTO data VALUES (7, 'b', 0, 2);" : "", bad[i]);
+            assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+            sqlite3_close(db);
+            gt_table *t = NULL;
+            gt_error err;
+            static const char *const text[] = {"code_block_name", NULL};
+            gt_status st = gt_table_read("t.sqlite", GT_TABLE_MARKS, text, &t, &err);
+            if (!why[i]) { /* an empty text cell: missing, as an empty CSV cell */
+                assert_int_equal(st, GT_OK);
+                assert_true(isnan(gt_table_number(t, gt_table_find(t, "timestamp"), first < 2)));
+                gt_table_free(&t);
+                continue;
+            }
+            assert_int_equal(st, GT_ERR_FORMAT);
+            if (!strstr(err.msg, why[i]) || !strstr(err.msg, "'timestamp'"))
+                fail_msg("%s after %d: %s", bad[i], first, err.msg);
+        }
+}
+
+/* Inputs that never end are refused, not read into memory: a link to a
+ * device (/dev/zero has no line end, ever), or a file of one endless line. */
+static void test_endless_inputs(void **state)
+{
+    (void)state;
+    gt_table *t = NULL;
+    gt_error err;
+    unlink("z.csv");
+    unlink("z.sqlite");
+    assert_int_equal(symlink("/dev/zero", "z.csv"), 0);
+    assert_int_equal(symlink("/dev/zero", "z.sqlite"), 0);
+    assert_int_equal(gt_table_read("z.csv", GT_TABLE_MARKS, NULL, &t, &err), GT_ERR_IO);
+    assert_non_null(strstr(err.msg, "'z.csv': not a regular file"));
+    assert_int_equal(gt_table_read("z.sqlite", GT_TABLE_MARKS, NULL, &t, &err), GT_ERR_IO);
+    assert_non_null(strstr(err.msg, "'z.sqlite': not a regular file"));
+    FILE *f = fopen("long.csv", "w");
+    assert_non_null(f);
+    fputs("process_id,code_block_name,position,timestamp\n7,", f);
+    static char chunk[1 << 16];
+    memset(chunk, 'a', sizeof chunk);
+    for (int i = 0; i < 160; i++) /* 10 MiB in one field */
+        assert_int_equal(fwrite(chunk, 1, sizeof chunk, f), sizeof chunk);
+    fputs(",0,1.0\n", f);
+    fclose(f);
+    assert_int_equal(gt_table_read("long.csv", GT_TABLE_MARKS, NULL, &t, &err), GT_ERR_FORMAT);
+    assert_non_null(strstr(err.msg, "'long.csv', line 2: a record longer than 7 MiB"));
+    assert_null(t);
+    unlink("long.csv");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_matches_strtod),
         cmocka_unit_test(test_compact_columns_read_back),
         cmocka_unit_test(test_named_columns),
+        cmocka_unit_test(test_sqlite_text_in_numeric_column),
+        cmocka_unit_test(test_endless_inputs),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

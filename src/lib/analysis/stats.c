@@ -59,9 +59,11 @@ void gt_stats_compute(const double *a, size_t n, double *scratch, gt_stats *out)
         vals = scratch;
     }
     double mean = gt_pairwise_sum(vals, n) / (double)count;
+    /* Only a missing value counts as zero: an infinite one makes mean - x
+     * NaN, and the std NaN, as in pandas. */
     for (size_t i = 0; i < n; i++) {
         double d = mean - a[i];
-        scratch[i] = isnan(d) ? 0.0 : d * d;
+        scratch[i] = isnan(a[i]) ? 0.0 : d * d;
     }
     out->mean = mean;
     out->std = sqrt(gt_pairwise_sum(scratch, n) / (double)count);

@@ -1,7 +1,10 @@
-/* The metrics endpoint: a listening socket served by one thread, which
- * answers each scrape with the latest published timepoint.  Scrapes are
- * answered one at a time with "Connection: close"; a client that stalls is
- * dropped after a short timeout so it cannot hold up the next scrape. */
+/* The metrics endpoint: a listening socket served by one thread running a
+ * poll loop over up to MAX_CLIENTS connections at once.  Every connection is
+ * non-blocking and has one deadline for its whole exchange (request head in,
+ * response out), so a client that trickles bytes or never reads costs a slot
+ * for REQUEST_TIMEOUT_MS at most and never delays another scrape.  Stopping
+ * wakes the loop through an eventfd and drops whatever clients are left:
+ * shutdown never waits on a client. */
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -13,14 +16,35 @@
 #include <strings.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu_tracker.h"
 #include "metrics/exposition.h"
 #include "util/error.h"
 
+/* The largest request head read; a longer one is answered 431. */
 #define REQUEST_MAX 8192
-#define CLIENT_TIMEOUT_MS 2000
+/* A whole exchange must finish within this; Prometheus's own default
+ * scrape timeout is 10 s, and a scrape on a live link takes milliseconds. */
+#define REQUEST_TIMEOUT_MS 2000
+/* Connections served at once; more wait in the listen backlog. */
+#define MAX_CLIENTS 64
+/* With no descriptor left (EMFILE), accept is retried this often instead of
+ * spinning on a listening socket that stays readable. */
+#define ACCEPT_BACKOFF_MS 100
+
+enum client_state { C_FREE, C_READING, C_WRITING, C_DRAINING };
+
+typedef struct client {
+    int fd;
+    enum client_state state;
+    long long deadline; /* CLOCK_MONOTONIC milliseconds */
+    size_t in_len;
+    char in[REQUEST_MAX];
+    char *out; /* response, reused between requests on this slot */
+    size_t out_cap, out_len, out_off;
+} client;
 
 struct gt_metrics {
     int listen_fd, wake_fd;
@@ -30,8 +54,7 @@ struct gt_metrics {
     gt_timepoint latest;
     int have_latest;
     char address[128];
-    char *body; /* reused between scrapes: no allocation per scrape once grown */
-    size_t body_cap;
+    client clients[MAX_CLIENTS];
 };
 
 /* Splits "HOST:PORT", ":PORT", "PORT" or "[V6]:PORT" into host (default
@@ -80,7 +103,7 @@ static gt_status listen_on(gt_metrics *m, const char *address, gt_error *err)
         return gt_err(err, GT_ERR_INVALID, "invalid metrics address '%s': %s", address, gai_strerror(rc));
     int e = 0;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
         if (fd < 0) {
             e = errno;
             continue;
@@ -89,7 +112,7 @@ static gt_status listen_on(gt_metrics *m, const char *address, gt_error *err)
         /* SO_REUSEADDR lets a restarted tracker bind while old connections
          * linger in TIME_WAIT; it does not allow two listeners on a port. */
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 16) == 0) {
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 128) == 0) {
             m->listen_fd = fd;
             break;
         }
@@ -114,49 +137,11 @@ static gt_status listen_on(gt_metrics *m, const char *address, gt_error *err)
     return GT_OK;
 }
 
-static int send_all(int fd, const char *p, size_t n)
+static long long now_ms(void)
 {
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Reads the request head (up to the blank line) into req; 0 on success. */
-static int read_head(int fd, char *req, size_t cap)
-{
-    size_t len = 0;
-    while (len + 1 < cap) {
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, CLIENT_TIMEOUT_MS) <= 0)
-            return -1;
-        ssize_t r = recv(fd, req + len, cap - 1 - len, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        len += (size_t)r;
-        req[len] = '\0';
-        if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-            return 0;
-    }
-    return -1;
-}
-
-static void respond(int fd, const char *status, const char *type, const char *body, size_t n)
-{
-    char head[256];
-    int hn = snprintf(head, sizeof head,
-                      "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-                      status, type, n);
-    if (send_all(fd, head, (size_t)hn) == 0)
-        send_all(fd, body, n);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Whether the Accept header of the request head asks for OpenMetrics. */
@@ -175,23 +160,73 @@ static int wants_openmetrics(const char *req)
     return 0;
 }
 
-static void serve(gt_metrics *m, int fd)
+/* Makes room for n more bytes of response; -1 when out of memory. */
+static int out_reserve(client *c, size_t n)
 {
-    char req[REQUEST_MAX];
-    if (read_head(fd, req, sizeof req) != 0)
-        return;
-    const char *path = strchr(req, ' ');
-    int is_get = !strncmp(req, "GET ", 4), is_head = !strncmp(req, "HEAD ", 5);
-    if (!is_get && !is_head) {
-        static const char msg[] = "only GET is served\n";
-        respond(fd, "405 Method Not Allowed", "text/plain; charset=utf-8", msg, sizeof msg - 1);
+    if (c->out_len + n <= c->out_cap)
+        return 0;
+    size_t cap = c->out_cap ? c->out_cap : 4096;
+    while (cap < c->out_len + n)
+        cap *= 2;
+    char *p = realloc(c->out, cap);
+    if (!p)
+        return -1;
+    c->out = p;
+    c->out_cap = cap;
+    return 0;
+}
+
+/* Puts a whole response in c->out: the head, then the body made by
+ * gt_exposition_format (tp given) or the text msg. */
+static void respond(client *c, const char *status, const char *extra_head, const char *type,
+                    const gt_timepoint *tp, int have_tp, int om, int head_only, const char *msg)
+{
+    char head[384];
+    size_t n = msg ? strlen(msg) : gt_exposition_format(have_tp ? tp : NULL, om, NULL, 0);
+    int hn = snprintf(head, sizeof head,
+                      "HTTP/1.1 %s\r\n%sContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+                      status, extra_head, type, n);
+    c->out_len = c->out_off = 0;
+    if (out_reserve(c, (size_t)hn + n + 1) != 0) {
+        static const char oom[] = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n"
+                                  "Connection: close\r\n\r\n";
+        if (out_reserve(c, sizeof oom) != 0)
+            return; /* nothing to send: the connection is closed */
+        memcpy(c->out, oom, sizeof oom - 1);
+        c->out_len = sizeof oom - 1;
         return;
     }
-    path = path ? path + 1 : "";
-    size_t pl = strcspn(path, " ?");
+    memcpy(c->out, head, (size_t)hn);
+    c->out_len = (size_t)hn;
+    if (!head_only) {
+        if (msg)
+            memcpy(c->out + c->out_len, msg, n);
+        else
+            gt_exposition_format(have_tp ? tp : NULL, om, c->out + c->out_len, n + 1);
+        c->out_len += n;
+    }
+}
+
+/* Answers a complete request head held in c->in. */
+static void answer(gt_metrics *m, client *c, int too_long)
+{
+    static const char text[] = "text/plain; charset=utf-8";
+    const char *req = c->in;
+    if (too_long) {
+        respond(c, "431 Request Header Fields Too Large", "", text, NULL, 0, 0, 0,
+                "the request head is longer than 8191 bytes\n");
+        return;
+    }
+    int is_get = !strncmp(req, "GET ", 4), is_head = !strncmp(req, "HEAD ", 5);
+    if (!is_get && !is_head) {
+        respond(c, "405 Method Not Allowed", "Allow: GET, HEAD\r\n", text, NULL, 0, 0, 0,
+                "only GET and HEAD are served\n");
+        return;
+    }
+    const char *path = strchr(req, ' ') + 1;
+    size_t pl = strcspn(path, " ?\r\n");
     if (!((pl == 8 && !strncmp(path, "/metrics", 8)) || (pl == 1 && path[0] == '/'))) {
-        static const char msg[] = "not found: the metrics are at /metrics\n";
-        respond(fd, "404 Not Found", "text/plain; charset=utf-8", msg, sizeof msg - 1);
+        respond(c, "404 Not Found", "", text, NULL, 0, 0, is_head, "not found: the metrics are at /metrics\n");
         return;
     }
     int om = wants_openmetrics(req);
@@ -200,43 +235,157 @@ static void serve(gt_metrics *m, int fd)
     int have = m->have_latest;
     tp = m->latest;
     pthread_mutex_unlock(&m->mu);
-    size_t need = gt_exposition_format(have ? &tp : NULL, om, m->body, m->body_cap);
-    if (need >= m->body_cap) {
-        char *nb = realloc(m->body, need + 1);
-        if (!nb) {
-            static const char msg[] = "out of memory\n";
-            respond(fd, "500 Internal Server Error", "text/plain; charset=utf-8", msg, sizeof msg - 1);
+    respond(c, "200 OK", "", om ? GT_OPENMETRICS_CONTENT_TYPE : GT_PROMETHEUS_CONTENT_TYPE, &tp, have, om,
+            is_head, NULL);
+}
+
+static void client_close(client *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    c->state = C_FREE;
+}
+
+/* Reads what the client has sent; answers once the head is complete. */
+static void client_read(gt_metrics *m, client *c)
+{
+    for (;;) {
+        char sink[4096];
+        char *dst = c->state == C_DRAINING ? sink : c->in + c->in_len;
+        size_t room = c->state == C_DRAINING ? sizeof sink : REQUEST_MAX - 1 - c->in_len;
+        ssize_t r = recv(c->fd, dst, room, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (r <= 0) { /* the client closed (or reset) its side */
+            client_close(c);
             return;
         }
-        m->body = nb;
-        m->body_cap = need + 1;
-        gt_exposition_format(have ? &tp : NULL, om, m->body, m->body_cap);
+        if (c->state == C_DRAINING)
+            continue;
+        size_t from = c->in_len > 3 ? c->in_len - 3 : 0; /* a blank line split across reads */
+        c->in_len += (size_t)r;
+        c->in[c->in_len] = '\0';
+        int done = memmem(c->in + from, c->in_len - from, "\r\n\r\n", 4) ||
+                   memmem(c->in + from, c->in_len - from, "\n\n", 2);
+        if (done || c->in_len == REQUEST_MAX - 1) {
+            answer(m, c, !done);
+            if (c->out_len == 0) {
+                client_close(c);
+                return;
+            }
+            c->state = C_WRITING;
+            return;
+        }
     }
-    respond(fd, "200 OK", om ? GT_OPENMETRICS_CONTENT_TYPE : GT_PROMETHEUS_CONTENT_TYPE, m->body,
-            is_head ? 0 : need);
+}
+
+/* Sends what it can of the response.  Once all is sent the write side is
+ * shut and the rest of the request is read and dropped until the client
+ * closes: closing with unread input would reset the connection and could
+ * destroy the response before the client reads it (a 431 in particular). */
+static void client_write(client *c)
+{
+    while (c->out_off < c->out_len) {
+        ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (w <= 0) {
+            client_close(c);
+            return;
+        }
+        c->out_off += (size_t)w;
+    }
+    shutdown(c->fd, SHUT_WR);
+    c->state = C_DRAINING;
+}
+
+/* Takes every pending connection there is a slot for.  Returns the time
+ * until which accepting pauses: 0 normally, later when descriptors ran out. */
+static long long accept_all(gt_metrics *m, long long now)
+{
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        client *c = &m->clients[i];
+        if (c->state != C_FREE)
+            continue;
+        int fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                return now + ACCEPT_BACKOFF_MS;
+            return 0; /* EAGAIN (none left), or a client that gave up */
+        }
+        c->fd = fd;
+        c->state = C_READING;
+        c->deadline = now + REQUEST_TIMEOUT_MS;
+        c->in_len = 0;
+        c->in[0] = '\0';
+    }
+    return 0;
 }
 
 static void *server_thread(void *arg)
 {
     gt_metrics *m = arg;
+    struct pollfd p[2 + MAX_CLIENTS];
+    int slot[2 + MAX_CLIENTS];
+    long long accept_paused_until = 0;
     for (;;) {
-        struct pollfd p[2] = {{m->listen_fd, POLLIN, 0}, {m->wake_fd, POLLIN, 0}};
-        if (poll(p, 2, -1) < 0) {
-            if (errno == EINTR)
+        long long now = now_ms();
+        int n = 0, free_slots = 0;
+        long long next = -1; /* the earliest time the loop must wake up */
+        p[n++] = (struct pollfd){m->wake_fd, POLLIN, 0};
+        for (int i = 0; i < MAX_CLIENTS; i++) {
+            client *c = &m->clients[i];
+            if (c->state == C_FREE) {
+                free_slots++;
                 continue;
-            break;
+            }
+            if (now >= c->deadline) {
+                client_close(c);
+                free_slots++;
+                continue;
+            }
+            if (next < 0 || c->deadline < next)
+                next = c->deadline;
+            slot[n] = i;
+            p[n++] = (struct pollfd){c->fd, c->state == C_WRITING ? POLLOUT : POLLIN, 0};
         }
-        if (p[1].revents)
+        int listen_at = -1;
+        if (free_slots && now >= accept_paused_until) {
+            listen_at = n;
+            p[n++] = (struct pollfd){m->listen_fd, POLLIN, 0};
+        } else if (free_slots && (next < 0 || accept_paused_until < next)) {
+            next = accept_paused_until;
+        }
+        int timeout = next < 0 ? -1 : (int)(next > now ? next - now : 0);
+        int r = poll(p, (nfds_t)n, timeout);
+        if (r < 0 && errno != EINTR)
             break;
-        if (!(p[0].revents & POLLIN))
+        if (r <= 0)
             continue;
-        int fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0)
-            continue; /* a client that gave up, or fds exhausted: keep serving */
-        serve(m, fd);
-        shutdown(fd, SHUT_WR);
-        close(fd);
+        if (p[0].revents)
+            break;
+        now = now_ms();
+        for (int k = 1; k < n; k++) {
+            if (!p[k].revents || k == listen_at)
+                continue;
+            client *c = &m->clients[slot[k]];
+            if (c->state == C_WRITING)
+                client_write(c);
+            else
+                client_read(m, c);
+            if (c->state == C_WRITING) /* answered just now: try to send at once */
+                client_write(c);
+        }
+        if (listen_at >= 0 && p[listen_at].revents)
+            accept_paused_until = accept_all(m, now);
     }
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        client_close(&m->clients[i]);
     return NULL;
 }
 
@@ -252,6 +401,8 @@ gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error *err)
     if (!m)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
     m->listen_fd = m->wake_fd = -1;
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        m->clients[i].fd = -1;
     pthread_mutex_init(&m->mu, NULL);
     gt_status st = listen_on(m, address, err);
     if (st == GT_OK && (m->wake_fd = eventfd(0, EFD_CLOEXEC)) < 0)
@@ -301,7 +452,8 @@ void gt_metrics_free(gt_metrics **mp)
     if (m->wake_fd >= 0)
         close(m->wake_fd);
     pthread_mutex_destroy(&m->mu);
-    free(m->body);
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        free(m->clients[i].out);
     free(m);
     *mp = NULL;
 }

@@ -7,6 +7,7 @@
 #include "util/pyfloat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,10 +116,21 @@ static size_t format_header(const char *const *names, int n, char *buf, size_t s
 
 /* Writes all of buf, retrying after signals and short writes.  A row that
  * fails half-way (disk full, file-size limit) is cut off again, so the file
- * ends with the last complete row and stays readable. */
+ * ends with the last complete row and stays readable.
+ *
+ * The file is opened O_APPEND, and a file whose size is not what we wrote
+ * (another program truncated it, or wrote to it) gets no more rows: written
+ * at our own offset they would follow a hole of NUL bytes, and appended
+ * they would be rows without the header above them.  The check is one
+ * lseek per row, with no I/O. */
 static gt_status write_all(csv_store *s, const char *buf, size_t len, gt_error *err)
 {
     size_t total = len;
+    off_t end = lseek(s->fd, 0, SEEK_END);
+    if (end >= 0 && end != s->size)
+        return gt_err(err, GT_ERR_IO, "tracking file '%s' was %s by another program while tracking (%lld bytes "
+                      "where %lld were written): no more samples are written to it", s->path,
+                      end < s->size ? "truncated" : "written to", (long long)end, (long long)s->size);
     while (len) {
         ssize_t w = write(s->fd, buf, len);
         if (w < 0) {
@@ -175,6 +187,11 @@ gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cell
     s->fd = fd;
     s->ncols = ncols;
     fd = -1;
+    int fl = fcntl(s->fd, F_GETFL);
+    if (fl < 0 || fcntl(s->fd, F_SETFL, fl | O_APPEND) != 0) {
+        st = gt_err(err, GT_ERR_IO, "tracking file '%s': %s", path, strerror(errno));
+        goto fail;
+    }
     len += format_header(gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS, head, sizeof head);
     len += format_line(static_cells, GT_STORE_NSTATIC_COLUMNS, head + len, NULL);
     len += format_header(gt_store_columns, ncols, head + len, sizeof head - len);

@@ -2,7 +2,13 @@
  * package's column types.  WAL with synchronous=NORMAL makes each row's
  * autocommit a single append to the log, without an fsync, and a log left by
  * a killed tracker is replayed by the next reader.  One prepared INSERT is
- * reused for every row. */
+ * reused for every row.
+ *
+ * Another program may write to the file while we track (a user's sqlite3
+ * shell, a script adding a table).  A row that finds the file locked waits
+ * BUSY_WAIT_MS for the lock, then is queued in memory and written before the
+ * next row, oldest first; at close the queue waits BUSY_WAIT_CLOSE_MS.  So a
+ * lock held for a while delays rows but never drops one. */
 #include "store/backend.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -13,12 +19,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Short, because the sampling thread waits: a sample is late by this much
+ * at most before its row is queued instead. */
+#define BUSY_WAIT_MS 250
+#define BUSY_WAIT_CLOSE_MS 10000
+
 typedef struct sqlite_store {
     sqlite3 *db;
     sqlite3_stmt *insert;
     int ncols; /* timepoint columns of table data */
     char *path;
     int sys_errno; /* of the last failed step, taken before the reset */
+    char failed_msg[256]; /* SQLite's message for a failure undone by ROLLBACK */
+    gt_cell *pending; /* rows waiting for the lock, GT_STORE_NCOLUMNS cells each (ncols written) */
+    size_t n_pending, cap_pending;
 } sqlite_store;
 
 static gt_status db_err(const sqlite_store *s, const char *what, gt_error *err)
@@ -26,9 +40,14 @@ static gt_status db_err(const sqlite_store *s, const char *what, gt_error *err)
     /* SQLite's "disk I/O error" does not say which: add the system's reason
      * (EFBIG, ENOSPC, EROFS ...) when there is one. */
     int e = s->sys_errno ? s->sys_errno : s->db ? sqlite3_system_errno(s->db) : 0;
-    return gt_err(err, GT_ERR_IO, "cannot %s tracking file '%s': %s%s%s", what, s->path,
-                  s->db ? sqlite3_errmsg(s->db) : "out of memory", e ? ": " : "",
-                  e ? strerror(e) : "");
+    const char *msg = s->failed_msg[0] ? s->failed_msg : s->db ? sqlite3_errmsg(s->db) : "out of memory";
+    return gt_err(err, GT_ERR_IO, "cannot %s tracking file '%s': %s%s%s", what, s->path, msg,
+                  e ? ": " : "", e ? strerror(e) : "");
+}
+
+static int is_busy(int rc)
+{
+    return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
 }
 
 /* "CREATE TABLE name (\n\tcol TYPE, \n\t...\n)", spelled as in the Python
@@ -110,10 +129,59 @@ static int run_row(sqlite3_stmt *st, const gt_cell *c, int n, int *sys_errno)
     return rc;
 }
 
+/* Adds a row to the queue; -1 when out of memory.  Text cells point to
+ * static storage, so a copy of the cells is a copy of the row. */
+static int queue_row(sqlite_store *s, const gt_cell *cells)
+{
+    if (s->n_pending == s->cap_pending) {
+        size_t cap = s->cap_pending ? s->cap_pending * 2 : 16;
+        gt_cell *p = realloc(s->pending, cap * GT_STORE_NCOLUMNS * sizeof *p);
+        if (!p)
+            return -1;
+        s->pending = p;
+        s->cap_pending = cap;
+    }
+    memcpy(s->pending + s->n_pending * GT_STORE_NCOLUMNS, cells, GT_STORE_NCOLUMNS * sizeof *cells);
+    s->n_pending++;
+    return 0;
+}
+
+/* Writes the queued rows in one transaction, all or none; the queue is
+ * empty on SQLITE_OK and unchanged otherwise. */
+static int flush_pending(sqlite_store *s)
+{
+    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    for (size_t i = 0; i < s->n_pending && rc == SQLITE_OK; i++)
+        rc = run_row(s->insert, s->pending + i * GT_STORE_NCOLUMNS, s->ncols, &s->sys_errno);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(s->failed_msg, sizeof s->failed_msg, "%s", sqlite3_errmsg(s->db));
+        if (!sqlite3_get_autocommit(s->db))
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    s->n_pending = 0;
+    return SQLITE_OK;
+}
+
 static gt_status sqlite_append(void *impl, const gt_cell *cells, gt_error *err)
 {
     sqlite_store *s = impl;
-    if (run_row(s->insert, cells, s->ncols, &s->sys_errno) != SQLITE_OK)
+    s->failed_msg[0] = '\0';
+    int rc;
+    if (s->n_pending == 0) {
+        rc = run_row(s->insert, cells, s->ncols, &s->sys_errno);
+        if (is_busy(rc) && queue_row(s, cells) != 0)
+            return gt_err(err, GT_ERR_NOMEM, "tracking file '%s' is locked and there is no memory to "
+                          "hold the sample until it is free", s->path);
+    } else {
+        if (queue_row(s, cells) != 0)
+            return gt_err(err, GT_ERR_NOMEM, "tracking file '%s' is locked and there is no memory to "
+                          "hold the sample until it is free", s->path);
+        rc = flush_pending(s);
+    }
+    if (rc != SQLITE_OK && !is_busy(rc))
         return db_err(s, "write", err);
     return GT_OK;
 }
@@ -122,6 +190,17 @@ static gt_status sqlite_close(void *impl, gt_error *err)
 {
     sqlite_store *s = impl;
     gt_status st = GT_OK;
+    if (s->n_pending) {
+        sqlite3_busy_timeout(s->db, BUSY_WAIT_CLOSE_MS);
+        s->failed_msg[0] = '\0';
+        size_t n = s->n_pending;
+        if (flush_pending(s) != SQLITE_OK) {
+            char what[64];
+            snprintf(what, sizeof what, "write %zu sample%s to", n, n == 1 ? "" : "s");
+            st = db_err(s, what, err);
+        }
+    }
+    free(s->pending);
     sqlite3_finalize(s->insert);
     if (s->db) {
         /* Back to a rollback journal: this checkpoints the log into the main
@@ -130,7 +209,7 @@ static gt_status sqlite_close(void *impl, gt_error *err)
          * access to its folder.  If this fails the data is still complete
          * (a WAL database is a valid database), so it is not an error. */
         sqlite3_exec(s->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
-        if (sqlite3_close(s->db) != SQLITE_OK)
+        if (sqlite3_close(s->db) != SQLITE_OK && st == GT_OK)
             st = db_err(s, "close", err);
     }
     free(s->path);
@@ -161,6 +240,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, in
         st = db_err(s, "open", err);
         goto fail;
     }
+    sqlite3_busy_timeout(s->db, BUSY_WAIT_MS);
     if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; BEGIN",
                      NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;

@@ -8,9 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CHUNK (1 << 20)
+/* The longest record read.  Tracking and sub-tracking rows are well under
+ * a kilobyte; without a bound, a file with no line end (a link to
+ * /dev/zero, a corrupt file) would be read into memory whole.  Python's csv
+ * module stops at fields of 128 KiB. */
+#define MAX_RECORD (8 * CHUNK)
 
 typedef struct reader {
     const char *path;
@@ -143,6 +149,11 @@ static int next_record(reader *r, gt_status *st, gt_error *err)
         r->len -= r->pos;
         r->pos = 0;
         if (r->cap - r->len < CHUNK / 2) {
+            if (r->cap >= MAX_RECORD) {
+                *st = gt_err(err, GT_ERR_FORMAT, "'%s', line %ld: a record longer than %d MiB (not a tracking "
+                             "or sub-tracking file?)", r->path, r->line, (MAX_RECORD - CHUNK) >> 20);
+                return -1;
+            }
             char *p = realloc(r->buf, r->cap * 2);
             if (!p) {
                 *st = gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", r->path);
@@ -176,6 +187,16 @@ gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *
     r.fd = open(t->path, O_RDONLY | O_CLOEXEC);
     if (r.fd < 0)
         return gt_err(err, GT_ERR_IO, "cannot open '%s': %s", t->path, strerror(errno));
+    /* A device or a pipe may never end: only a file is read. */
+    struct stat sb;
+    if (fstat(r.fd, &sb) != 0) {
+        st = gt_err(err, GT_ERR_IO, "cannot read '%s': %s", t->path, strerror(errno));
+        goto done;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        st = gt_err(err, GT_ERR_IO, "cannot read '%s': not a regular file", t->path);
+        goto done;
+    }
     if (!(r.buf = malloc(CHUNK))) {
         st = gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", t->path);
         goto done;

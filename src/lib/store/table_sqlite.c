@@ -7,19 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Stores result column f of q into table column c. */
 static gt_status set_cell(gt_table *t, sqlite3_stmt *q, int f, int c, long where, gt_error *err)
 {
     gt_table_col *col = &t->cols[c];
-    if (!col->is_text && !col->integer) {
-        /* A column known to hold REALs: the type matters only to tell NULL
-         * (which reads as 0.0) from a number, which saves a call a cell. */
-        double v = sqlite3_column_double(q, f);
-        if (v != 0.0 || sqlite3_column_type(q, f) != SQLITE_NULL)
-            return gt_table_set_number(t, c, v, err);
-    }
-    switch (sqlite3_column_type(q, f)) {
+    int type = sqlite3_column_type(q, f);
+    /* A column known to hold REALs.  Only a number is read as one: SQLite
+     * would convert text ("abc" to 0, "12abc" to 12) and blobs too, where
+     * the CSV reader refuses them; they take the checks below. */
+    if (!col->is_text && !col->integer && (type == SQLITE_FLOAT || type == SQLITE_INTEGER))
+        return gt_table_set_number(t, c, sqlite3_column_double(q, f), err);
+    switch (type) {
     case SQLITE_NULL:
         return gt_table_set(t, c, "", 0, where, err);
     case SQLITE_INTEGER:
@@ -62,6 +62,10 @@ gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part, const char *cons
     /* Without URI parsing or creation: a missing file is an error, not a new
      * empty database. */
     t->where = "row";
+    /* A device or a pipe is no database (and a FIFO would block the open). */
+    struct stat sb;
+    if (stat(t->path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return gt_err(err, GT_ERR_IO, "cannot read '%s': not a regular file", t->path);
     /* NOMUTEX: the connection is this function's alone, and SQLite's
      * per-call locking would otherwise cost a third of the time. */
     if (sqlite3_open_v2(t->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
