@@ -328,7 +328,7 @@ static void test_sqlite_outside_writer(void **state)
     gt_static_data sd = static_of(&cases[0]);
     gt_store *st = NULL;
     gt_error err;
-    assert_int_equal(gt_store_open(path, 1, &sd, &st, &err), GT_OK);
+    assert_int_equal(gt_store_open(path, 1, &sd, 0, &st, &err), GT_OK);
     gt_sample smp = sample_of(&cases[0], 0);
     smp.timestamp = 1;
     assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
@@ -367,7 +367,7 @@ static void test_csv_truncated_by_another_program(void **state)
     gt_static_data sd = static_of(&cases[0]);
     gt_store *st = NULL;
     gt_error err;
-    assert_int_equal(gt_store_open(path, 1, &sd, &st, &err), GT_OK);
+    assert_int_equal(gt_store_open(path, 1, &sd, 1, &st, &err), GT_OK);
     gt_sample smp = sample_of(&cases[0], 0);
     assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
     assert_int_equal(truncate(path, 0), 0);
