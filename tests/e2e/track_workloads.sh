@@ -20,9 +20,10 @@ main=${main% }
 kids=$(cat /proc/$main/task/*/children | tr -s ' \n' ' ')
 [ "$(echo $kids | wc -w)" = 2 ] || fail "pool: workers of $main: '$kids'"
 # The private/shared split is refreshed by page walks within a CPU budget (1 %
-# of a core, refilled with wall time): 2 s of quiet give every process of the
-# pool a fresh walk, whatever the load (a walk's cost is CPU time).
-sleep 2
+# of a core, refilled with wall time): 5 s of quiet give every process of the
+# pool a fresh walk whatever the load, since a walk's cost is CPU time (an
+# ASan build's walks cost several times a plain build's).
+sleep 5
 t0=$(date +%s.%N)
 python3 "$DATA/union.py" $main $kids >union.txt
 t1=$(date +%s.%N)
