@@ -67,10 +67,12 @@ static void write_tracking(void)
 
 /* Two nodes whose rank has the same process ID 7 and starts block X at the
  * same instant; n1's call is (2, 4), n2's (2, 7).  Sorted by process ID and
- * time alone they would pair as (2, 2) and (4, 7), a silent mix.  A file
+ * time alone they would pair as (2, 2) and (4, 7), a silent mix.  n1's
+ * start at 5 is still open (a killed rank): it is the last mark of its
+ * process only when the process is (host, PID), and dropped as such.  A file
  * of the Python package's layout adds process 7 of no host: (8, 9). */
 static const char n1_csv[] = "process_id,code_block_name,position,timestamp,host\n"
-                             "7,X,0,2,n1\n7,X,1,4,n1\n";
+                             "7,X,0,2,n1\n7,X,1,4,n1\n7,X,0,5,n1\n";
 static const char n2_csv[] = "process_id,code_block_name,position,timestamp,host\n"
                              "7,X,0,2.0,n2\n7,X,1,7.0,n2\n";
 static const char old_csv[] = "process_id,code_block_name,position,timestamp\n"
@@ -149,7 +151,7 @@ static void test_combine_and_pair_csv(void **state)
         fail_msg("%s", err.msg);
     /* The inputs' numbers as written, the host-less rows with an empty host. */
     assert_string_equal(slurp("c.csv"), "process_id,code_block_name,position,timestamp,host\n"
-                                        "7,X,0,2,n1\n7,X,1,4,n1\n7,X,0,2.0,n2\n7,X,1,7.0,n2\n"
+                                        "7,X,0,2,n1\n7,X,1,4,n1\n7,X,0,5,n1\n7,X,0,2.0,n2\n7,X,1,7.0,n2\n"
                                         "7,X,0,8,\n7,X,1,9,\n");
     check_combined("c.csv");
     /* One host alone analyzes without naming it. */
@@ -169,7 +171,7 @@ static void test_combine_and_pair_sqlite(void **state)
     write_tracking();
     write_sqlite("n1.sqlite", "CREATE TABLE data (process_id BIGINT, code_block_name TEXT,"
                               " position BIGINT, timestamp FLOAT, host TEXT);"
-                              "INSERT INTO data VALUES (7, 'X', 0, 2, 'n1'), (7, 'X', 1, 4, 'n1')");
+                              "INSERT INTO data VALUES (7, 'X', 0, 2, 'n1'), (7, 'X', 1, 4, 'n1'), (7, 'X', 0, 5, 'n1')");
     write_sqlite("n2.sqlite", "CREATE TABLE data (process_id BIGINT, code_block_name TEXT,"
                               " position BIGINT, timestamp FLOAT, host TEXT);"
                               "INSERT INTO data VALUES (7, 'X', 1, 7, 'n2'), (7, 'X', 0, 2, 'n2')");
@@ -187,7 +189,7 @@ static void test_combine_and_pair_sqlite(void **state)
     assert_int_equal(sqlite3_prepare_v2(db, "SELECT group_concat(quote(host), ' ') FROM data", -1, &q, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-    assert_string_equal((const char *)sqlite3_column_text(q, 0), "'n1' 'n1' 'n2' 'n2' '' ''");
+    assert_string_equal((const char *)sqlite3_column_text(q, 0), "'n1' 'n1' 'n1' 'n2' 'n2' '' ''");
     sqlite3_finalize(q);
     sqlite3_close(db);
     check_combined("c.sqlite");
