@@ -50,6 +50,11 @@ for ext in csv sqlite; do
     "$GT_BIN" sub-track analyze --tf="t-node-a.$ext" --stf="all.$ext" 2>err.txt >/dev/null || rc=$?
     [ $rc = 2 ] || fail "$ext: analyze of two hosts' marks without --host: exit status $rc"
     grep -q "holds marks of several hosts ('node-a', 'node-b')" err.txt || fail "$ext: message: $(cat err.txt)"
+    # A plot draws one tracking file's timeline: two hosts' marks are refused there too.
+    rc=0
+    "$GT_BIN" plot --tf="t-node-a.$ext" --stf="all.$ext" -o p.svg 2>err.txt || rc=$?
+    [ $rc = 2 ] && grep -q "several hosts" err.txt || fail "$ext: plot of two hosts' marks: $rc $(cat err.txt)"
+    "$GT_BIN" plot --tf="t-node-a.$ext" --stf="m-node-a.$ext" -o p.svg || fail "$ext: plot of one host's marks"
     rc=0
     "$GT_BIN" sub-track analyze --tf="t-node-a.$ext" --stf="all.$ext" --host=node-c 2>err.txt >/dev/null || rc=$?
     [ $rc = 2 ] && grep -q "has no marks of host 'node-c'" err.txt || fail "$ext: unknown host: $rc $(cat err.txt)"
