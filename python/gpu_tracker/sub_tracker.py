@@ -328,7 +328,7 @@ class SubTrackingAnalyzer:
 
     def load_timestamp_pairs(self, code_block_name: str) -> list[tuple[float, float]]:
         """(start, stop) of every call of the code block, in the order of
-        process ID then time; ValueError for marks that do not pair."""
+        host (under Slurm), process ID, then time; ValueError for marks that do not pair."""
         calls = ctypes.POINTER(ctypes.c_double)()
         n = ctypes.c_size_t()
         err = _lib.Error()
