@@ -369,8 +369,17 @@ GT_API void gt_subtrack_scope_end(gt_subtrack_scope *scope);
  * ------------------------------------------------------------------------ */
 typedef struct gt_results gt_results;
 
+/* Statistics of tracking_file, overall and inside the calls of each code
+ * block of sub_tracking_file (NULL: none).  The marks must all be of one
+ * host (a file without a host column is of one); marks of several hosts
+ * are GT_ERR_INVALID, since a tracking file holds one node's samples. */
 GT_API gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file,
                             gt_results **out, gt_error *err);
+/* gt_analyze on the marks of one host only (host "" selects the marks
+ * without a host); host NULL is gt_analyze.  A host with no marks in the
+ * file is GT_ERR_INVALID. */
+GT_API gt_status gt_analyze_host(const char *tracking_file, const char *sub_tracking_file,
+                                 const char *host, gt_results **out, gt_error *err);
 /* Writes results as `sub-track analyze` prints them (text) or as JSON. */
 GT_API gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out);
 /* The same as a string released with gt_string_free() (see gt_usage_string). */
@@ -378,7 +387,7 @@ GT_API gt_status gt_results_string(const gt_results *r, gt_format fmt, char **ou
 GT_API void gt_results_free(gt_results **r);
 /* The calls of one code block of a sub-tracking file, as the analysis pairs
  * its marks: *calls (2 * *n doubles, start then stop of each call, in the
- * order of process ID then time) released with gt_calls_free().  A block
+ * order of host, process ID, then time; marks of every host) released with gt_calls_free().  A block
  * that is not in the file has no calls (*n 0).  GT_ERR_FORMAT for marks
  * that do not pair, GT_ERR_IO for a file that cannot be read. */
 GT_API gt_status gt_subtrack_calls(const char *sub_tracking_file, const char *code_block_name,

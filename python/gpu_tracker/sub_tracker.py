@@ -284,19 +284,27 @@ class SubTrackingAnalyzer:
     Either may be None for the methods that do not read it, as in the
     Python package (combine_sub_tracking_files needs no tracking file)."""
 
-    def __init__(self, tracking_file: str | None, sub_tracking_file: str):
+    def __init__(self, tracking_file: str | None, sub_tracking_file: str, *, host: str | None = None):
+        """host: analyze only the marks of this host (a sub-tracking file
+        combined from several nodes; the tracking file must be that host's).
+        None: the marks must all be of one host."""
         _check_extension(tracking_file)
         _check_extension(sub_tracking_file)
         self.tracking_file = tracking_file
         self.sub_tracking_file = sub_tracking_file
+        self.host = host
 
     def _analyze(self, sub_tracking_file):
         if self.tracking_file is None:
             raise ValueError('the tracking file is required to analyze the sub-tracking file')
         handle = ctypes.c_void_p()
         err = _lib.Error()
-        status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), _lib.encode(sub_tracking_file),
-                                            ctypes.byref(handle), ctypes.byref(err))
+        if self.host is None:
+            status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), _lib.encode(sub_tracking_file),
+                                                ctypes.byref(handle), ctypes.byref(err))
+        else:
+            status = _lib.require('gt_analyze_host')(_lib.encode(self.tracking_file), _lib.encode(sub_tracking_file),
+                                                     self.host.encode(), ctypes.byref(handle), ctypes.byref(err))
         _lib.check(status, err.message)
         return SubTrackingResults._from_json(*_take_report(handle, 'gt_results_string', 'gt_results_free'))
 
@@ -320,7 +328,7 @@ class SubTrackingAnalyzer:
 
     def load_timestamp_pairs(self, code_block_name: str) -> list[tuple[float, float]]:
         """(start, stop) of every call of the code block, in the order of
-        process ID then time; ValueError for marks that do not pair."""
+        host (under Slurm), process ID, then time; ValueError for marks that do not pair."""
         calls = ctypes.POINTER(ctypes.c_double)()
         n = ctypes.c_size_t()
         err = _lib.Error()

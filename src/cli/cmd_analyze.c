@@ -1,4 +1,4 @@
-/* gpu-tracker sub-track analyze --tf=FILE --stf=FILE [-o FILE] [-f text|json] */
+/* gpu-tracker sub-track analyze --tf=FILE --stf=FILE [--host=NAME] [-o FILE] [-f text|json] */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,13 +8,15 @@
 
 static const char usage_text[] =
     "Usage: gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> "
-    "[--output=<output>] [--format=<format>]\n"
+    "[--host=<name>] [--output=<output>] [--format=<format>]\n"
     "\n"
     "Summary statistics of the tracking file, overall and within the calls of every code block\n"
     "of the sub-tracking file (CSV or SQLite).\n"
     "\n"
     "    --tf=<tracking-file>     The tracking file (.csv or .sqlite) written with --tf.\n"
     "    --stf=<sub-track-file>   The sub-tracking file (.csv or .sqlite).\n"
+    "    --host=<name>            Only the marks of this host (a file of several nodes' marks);\n"
+    "                             --tf must be that host's tracking file.\n"
     "    -o --output=<output>     Write the results to this file instead of the screen.\n"
     "    -f --format=<format>     'text' (default) or 'json' (the input of 'sub-track compare').\n";
 
@@ -26,9 +28,10 @@ static int exit_status(gt_status st)
 
 int gt_cli_subtrack_analyze(int argc, char **argv)
 {
-    const char *tf = NULL, *stf = NULL, *output = NULL, *format = "text";
+    const char *tf = NULL, *stf = NULL, *host = NULL, *output = NULL, *format = "text";
     static const gt_cli_opt defs[] = {
         {"--tf", 0, 1}, {"--stf", 0, 1}, {"--output", 'o', 1}, {"--format", 'f', 1}, {"--help", 'h', 0},
+        {"--host", 0, 1},
     };
     for (int i = 1; i < argc; i++) {
         const gt_cli_opt *d;
@@ -45,6 +48,8 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
             output = v;
         else if (d == &defs[3])
             format = v;
+        else if (d == &defs[5])
+            host = v;
         else {
             fputs(usage_text, stdout);
             return 0;
@@ -67,7 +72,7 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
 
     gt_results *r = NULL;
     gt_error err;
-    gt_status st = gt_analyze(tf, stf, &r, &err);
+    gt_status st = gt_analyze_host(tf, stf, host, &r, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return exit_status(st);

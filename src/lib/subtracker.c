@@ -13,7 +13,13 @@
  * child gets its own connection, and writers of several processes wait for
  * the write lock up to 10 s, so no mark is lost to a busy database.  A mutex
  * serializes threads; the timestamp is taken under it, so within a process
- * the rows are in time order, which the analysis relies on to pair them. */
+ * the rows are in time order, which the analysis relies on to pair them.
+ *
+ * Under Slurm (SLURM_JOB_ID set) or with GT_SUBTRACK_HOST=1, each row also
+ * gets a trailing host column, the node's name: every node of a job has its
+ * own PIDs, so only (host, process ID) tells the ranks of several nodes
+ * apart once their files are combined.  Elsewhere the file has exactly the
+ * Python package's four columns. */
 #include "gpu_tracker.h"
 #include "store/csvfield.h"
 #include "store/store.h"
@@ -32,6 +38,7 @@
 #include <unistd.h>
 
 static const char header[] = "process_id,code_block_name,position,timestamp\n";
+static const char header_host[] = "process_id,code_block_name,position,timestamp,host\n";
 
 struct gt_subtracker {
     pthread_mutex_t lock;
@@ -43,10 +50,33 @@ struct gt_subtracker {
     dev_t dev;          /* the file as created, to notice its removal */
     ino_t ino;
     gt_status failed;   /* the first failure; every later mark returns it */
+    char *host;         /* the node's name, or NULL: no host column */
     char *buf;          /* the row (CSV) or the name (SQLite) being written */
     size_t cap;
     gt_error err;
 };
+
+/* The host name to write with each mark, or NULL when the file keeps the
+ * Python package's columns: under Slurm, or when GT_SUBTRACK_HOST is set to
+ * anything but "" or "0".  Slurm's name for the node, else the kernel's. */
+static gt_status host_name(char **out, gt_error *err)
+{
+    const char *ask = getenv("GT_SUBTRACK_HOST"), *job = getenv("SLURM_JOB_ID");
+    char buf[256];
+    *out = NULL;
+    if (!(job && *job) && !(ask && *ask && strcmp(ask, "0") != 0))
+        return GT_OK;
+    const char *name = getenv("SLURMD_NODENAME");
+    if (!name || !*name) {
+        if (gethostname(buf, sizeof buf) != 0)
+            return gt_err(err, GT_ERR_SYS, "sub-tracking file: cannot get the host name: %s", strerror(errno));
+        buf[sizeof buf - 1] = '\0';
+        name = buf;
+    }
+    if (!(*out = strdup(name)))
+        return gt_err(err, GT_ERR_NOMEM, "sub-tracking file: out of memory");
+    return GT_OK;
+}
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -91,6 +121,9 @@ static gt_status check_file(gt_subtracker *s)
     return GT_OK;
 }
 
+static const char insert_sql[] = "INSERT INTO data VALUES (?, ?, ?, ?)";
+static const char insert_host_sql[] = "INSERT INTO data VALUES (?, ?, ?, ?, ?)";
+
 /* Connections inherited across fork: SQLite forbids using or closing them
  * in the child, so they stay here, reachable rather than leaked, until the
  * process exits (a child rarely inherits more than one). */
@@ -118,7 +151,7 @@ static gt_status connect_sqlite(gt_subtracker *s, gt_error *err)
     if (sqlite3_open_v2(s->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
         sqlite3_busy_timeout(db, 10000) != SQLITE_OK ||
         sqlite3_exec(db, "PRAGMA synchronous=OFF", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v3(db, "INSERT INTO data VALUES (?, ?, ?, ?)", -1, SQLITE_PREPARE_PERSISTENT,
+        sqlite3_prepare_v3(db, s->host ? insert_host_sql : insert_sql, -1, SQLITE_PREPARE_PERSISTENT,
                            &insert, NULL) != SQLITE_OK) {
         gt_status st = gt_err(err, GT_ERR_IO, "cannot open sub-tracking file '%s': %s", s->path,
                               db ? sqlite3_errmsg(db) : "out of memory");
@@ -142,7 +175,8 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
     if ((st = check_file(s)) != GT_OK)
         return st;
     size_t len = strlen(a) + (b ? strlen(b) + 1 : 0);
-    if (reserve(s, GT_CSV_FIELD_MAX(len) + 3 * GT_PYFLOAT_BUFSZ) != 0)
+    size_t host_len = s->host ? GT_CSV_FIELD_MAX(strlen(s->host)) + 1 : 0;
+    if (reserve(s, GT_CSV_FIELD_MAX(len) + 3 * GT_PYFLOAT_BUFSZ + host_len) != 0)
         return fail(s, gt_err(&s->err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory",
                               s->path));
     clock_gettime(CLOCK_REALTIME, &now);
@@ -157,6 +191,8 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
         sqlite3_bind_text(s->insert, 2, s->buf, -1, SQLITE_STATIC);
         sqlite3_bind_int(s->insert, 3, position);
         sqlite3_bind_double(s->insert, 4, ts);
+        if (s->host)
+            sqlite3_bind_text(s->insert, 5, s->host, -1, SQLITE_STATIC);
         /* A write that finds another process's commit newer than the
          * snapshot it started from fails with SQLITE_BUSY at once, without
          * the busy handler: retry, within the same 10 s. */
@@ -177,6 +213,10 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
     n += gt_csv_field(s->buf + n, a, b);
     n += (size_t)snprintf(s->buf + n, s->cap - n, ",%d,", position);
     n += gt_pyfloat_repr(ts, s->buf + n, GT_PYFLOAT_BUFSZ);
+    if (s->host) {
+        s->buf[n++] = ',';
+        n += gt_csv_field(s->buf + n, s->host, NULL);
+    }
     s->buf[n++] = '\n';
     const char *p = s->buf;
     while (n) {
@@ -221,12 +261,16 @@ static gt_status open_sqlite(gt_subtracker *s, gt_error *err)
         "PRAGMA synchronous=OFF;"
         "CREATE TABLE data (process_id BIGINT, code_block_name TEXT, position BIGINT,"
         " timestamp FLOAT)";
+    static const char create_host[] =
+        "PRAGMA synchronous=OFF;"
+        "CREATE TABLE data (process_id BIGINT, code_block_name TEXT, position BIGINT,"
+        " timestamp FLOAT, host TEXT)";
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
             SQLITE_OK ||
         sqlite3_busy_timeout(s->db, 10000) != SQLITE_OK ||
-        sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v3(s->db, "INSERT INTO data VALUES (?, ?, ?, ?)", -1,
-                           SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) != SQLITE_OK)
+        sqlite3_exec(s->db, s->host ? create_host : create, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(s->db, s->host ? insert_host_sql : insert_sql, -1, SQLITE_PREPARE_PERSISTENT,
+                           &s->insert, NULL) != SQLITE_OK)
         return gt_err(err, GT_ERR_IO, "cannot create sub-tracking file '%s': %s", s->path,
                       s->db ? sqlite3_errmsg(s->db) : "out of memory");
     return GT_OK;
@@ -258,6 +302,8 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
     s->fd = -1;
     pthread_mutex_init(&s->lock, NULL);
     int fd = -1;
+    if ((st = host_name(&s->host, err)) != GT_OK)
+        goto fail;
     if ((st = gt_store_create_file(path, overwrite, "sub-tracking file",
                                    "set overwrite to replace it", &fd, err)) != GT_OK)
         goto fail;
@@ -270,8 +316,8 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
     s->ino = sb.st_ino;
     if (csv) {
         s->fd = fd;
-        if (fcntl(fd, F_SETFL, O_APPEND) != 0 ||
-            write(fd, header, sizeof header - 1) != (ssize_t)(sizeof header - 1)) {
+        const char *h = s->host ? header_host : header;
+        if (fcntl(fd, F_SETFL, O_APPEND) != 0 || write(fd, h, strlen(h)) != (ssize_t)strlen(h)) {
             st = gt_err(err, GT_ERR_IO, "cannot write sub-tracking file '%s': %s", path,
                         strerror(errno));
             goto fail_created;
@@ -319,6 +365,7 @@ void gt_subtracker_free(gt_subtracker **sp)
     sqlite3_close(s->db);
     pthread_mutex_destroy(&s->lock);
     free(s->buf);
+    free(s->host);
     free(s->path);
     free(s);
     *sp = NULL;

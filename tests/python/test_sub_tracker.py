@@ -339,3 +339,28 @@ def test_nul_in_a_name_or_path_is_refused(ext):
     with pytest.raises(ValueError, match='embedded null byte'):
         gput.Tracker(tracking_file=f'samples\0x.{ext}')
     assert not os.listdir('.')  # nothing created under a cut name
+
+
+def test_marks_of_two_hosts_analyze_per_host(monkeypatch):
+    """Under Slurm (here asked for with GT_SUBTRACK_HOST) the marks carry the
+    node's name; a file combined from two nodes analyzes one host at a time."""
+    monkeypatch.setenv('GT_SUBTRACK_HOST', '1')
+    for host, calls in (('n1', 1), ('n2', 2)):
+        monkeypatch.setenv('SLURMD_NODENAME', host)
+        for _ in range(calls):
+            with gput.SubTracker('X', sub_tracking_file=f'{host}.csv', overwrite=True):
+                pass
+    assert rows('n1.csv')[0] == ['process_id', 'code_block_name', 'position', 'timestamp', 'host']
+    assert {r[4] for r in rows('n2.csv')[1:]} == {'n2'}
+    gput.SubTrackingAnalyzer(None, 'both.csv').combine_sub_tracking_files(['n1.csv', 'n2.csv'])
+    tracking = os.path.join(SUB, 'tracking.csv')
+    for host, calls in (('n1', 1), ('n2', 2)):
+        block = gput.SubTrackingAnalyzer(tracking, 'both.csv', host=host).sub_tracking_results().code_block_results[0]
+        assert (block.name, block.num_calls) == ('X', calls)
+    with pytest.raises(ValueError, match="several hosts \\('n1', 'n2'\\)"):
+        gput.SubTrackingAnalyzer(tracking, 'both.csv').sub_tracking_results()
+    monkeypatch.delenv('GT_SUBTRACK_HOST')
+    monkeypatch.delenv('SLURM_JOB_ID', raising=False)
+    with gput.SubTracker('X', sub_tracking_file='plain.csv'):
+        pass
+    assert rows('plain.csv')[0] == ['process_id', 'code_block_name', 'position', 'timestamp']

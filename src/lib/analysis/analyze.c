@@ -21,9 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const mark_columns[] = {"process_id", "code_block_name", "position",
-                                           "timestamp", NULL};
-static const char *const mark_text[] = {"code_block_name", NULL};
 static const char *const timepoint_required[] = {"timestamp", NULL};
 
 typedef gt_call pair;
@@ -329,7 +326,7 @@ static gt_status load_static(const gt_table *t, gt_results *r, gt_error *err)
     return GT_OK;
 }
 
-static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *mk,
+static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *mk, const char *host,
                          gt_results *r, gt_error *err)
 {
     gt_status st;
@@ -355,7 +352,8 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
     r->nmeasures = ncols - 1 - r->nenergy; /* energy columns come last */
     r->measures = calloc((size_t)(ncols ? ncols : 1), sizeof *r->measures);
     r->overall = calloc((size_t)(ncols ? ncols : 1), sizeof *r->overall);
-    if (mk && (st = gt_marks_load(mk, &marks, &nmarks, err)) != GT_OK)
+    if (mk && ((st = gt_marks_load(mk, &marks, &nmarks, err)) != GT_OK ||
+               (st = gt_marks_select_host(gt_table_path(mk), marks, &nmarks, host, err)) != GT_OK))
         goto done;
     /* Room for a block's timepoints or its compute times. */
     size_t nwork = n > nmarks ? n : nmarks;
@@ -442,6 +440,12 @@ done:
 gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file, gt_results **out,
                      gt_error *err)
 {
+    return gt_analyze_host(tracking_file, sub_tracking_file, NULL, out, err);
+}
+
+gt_status gt_analyze_host(const char *tracking_file, const char *sub_tracking_file, const char *host,
+                          gt_results **out, gt_error *err)
+{
     gt_status st;
     gt_table *st_tab = NULL, *tp = NULL, *mk = NULL;
     gt_results *r = NULL;
@@ -452,8 +456,8 @@ gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file, g
     if (!tracking_file)
         return gt_err(err, GT_ERR_INVALID, "analysis needs a tracking file");
     /* The sub-tracking file first: it is small, and its errors say most. */
-    if ((sub_tracking_file && (st = gt_table_read_columns(sub_tracking_file, GT_TABLE_MARKS, mark_columns,
-                                                          mark_text, &mk, err)) != GT_OK) ||
+    if ((sub_tracking_file && (st = gt_table_read_columns(sub_tracking_file, GT_TABLE_MARKS, gt_mark_columns,
+                                                          gt_mark_text_columns, &mk, err)) != GT_OK) ||
         (st = gt_table_read(tracking_file, GT_TABLE_STATIC, GT_TABLE_ALL_TEXT, &st_tab, err)) !=
             GT_OK ||
         (st = gt_table_read(tracking_file, GT_TABLE_TIMEPOINTS, NULL, &tp, err)) != GT_OK)
@@ -462,7 +466,7 @@ gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file, g
         st = nomem(err);
         goto done;
     }
-    if ((st = analyze(st_tab, tp, mk, r, err)) != GT_OK)
+    if ((st = analyze(st_tab, tp, mk, host, r, err)) != GT_OK)
         goto done;
     *out = r;
     r = NULL;

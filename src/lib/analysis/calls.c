@@ -4,13 +4,20 @@
 #include "util/pyfloat.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *const gt_mark_columns[] = {"process_id", "code_block_name", "position", "timestamp", "?host",
+                                       NULL};
+const char *const gt_mark_text_columns[] = {"code_block_name", "host", NULL};
 
 static int cmp_mark(const void *a, const void *b)
 {
     const gt_mark *x = a, *y = b;
     int c = strcmp(x->name, y->name);
+    if (!c)
+        c = strcmp(x->host, y->host);
     if (c)
         return c;
     if (x->pid != y->pid)
@@ -25,7 +32,7 @@ gt_status gt_marks_load(const gt_table *t, gt_mark **out, size_t *nout, gt_error
     size_t n = gt_table_nrows(t);
     int cname = gt_table_find(t, "code_block_name");
     int cpid = gt_table_find(t, "process_id"), cpos = gt_table_find(t, "position");
-    int cts = gt_table_find(t, "timestamp");
+    int cts = gt_table_find(t, "timestamp"), chost = gt_table_find(t, "host");
     if (cname < 0 || cpid < 0 || cpos < 0 || cts < 0)
         return gt_err(err, GT_ERR_FORMAT,
                       "sub-tracking file '%s' is invalid: it needs the columns process_id, "
@@ -49,7 +56,8 @@ gt_status gt_marks_load(const gt_table *t, gt_mark **out, size_t *nout, gt_error
             return gt_err(err, GT_ERR_FORMAT, "sub-tracking file '%s' is invalid: row %zu: %s",
                           gt_table_path(t), i + 1, problem);
         }
-        m[i] = (gt_mark){gt_table_text(t, cname, i), (long long)pid, (int)pos, ts};
+        const char *host = chost >= 0 ? gt_table_text(t, chost, i) : NULL;
+        m[i] = (gt_mark){gt_table_text(t, cname, i), host ? host : "", (long long)pid, (int)pos, ts};
     }
     qsort(m, n, sizeof *m, cmp_mark);
     *out = m;
@@ -57,15 +65,53 @@ gt_status gt_marks_load(const gt_table *t, gt_mark **out, size_t *nout, gt_error
     return GT_OK;
 }
 
+gt_status gt_marks_select_host(const char *path, gt_mark *m, size_t *n, const char *host, gt_error *err)
+{
+    size_t k = 0;
+    if (!host) {
+        for (size_t i = 1; i < *n; i++)
+            if (strcmp(m[i].host, m[0].host) != 0)
+                return gt_err(err, GT_ERR_INVALID,
+                              "sub-tracking file '%s' holds marks of several hosts ('%s', '%s'): "
+                              "analyze one host's marks with that host's tracking file "
+                              "(--host=NAME)",
+                              path, m[0].host, m[i].host);
+        return GT_OK;
+    }
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(m[i].host, host))
+            m[k++] = m[i];
+    if (k == 0)
+        return gt_err(err, GT_ERR_INVALID, "sub-tracking file '%s' has no marks of host '%s'%s%s%s", path,
+                      host, *n ? " (it has marks of '" : "", *n ? m[0].host : "", *n ? "')" : "");
+    *n = k;
+    return GT_OK;
+}
+
+/* "process ID 12" or, for a file with hosts, "process ID 12 on host 'n1'". */
+static const char *who(const gt_mark *m, char *buf, size_t size)
+{
+    if (m->host[0])
+        snprintf(buf, size, "process ID %lld on host '%.200s'", m->pid, m->host);
+    else
+        snprintf(buf, size, "process ID %lld", m->pid);
+    return buf;
+}
+
+static int same_process(const gt_mark *x, const gt_mark *y)
+{
+    return x->pid == y->pid && !strcmp(x->host, y->host);
+}
+
 gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *calls, size_t *ncalls,
                         double *open, size_t *nopen, gt_error *err)
 {
-    char a[GT_PYFLOAT_BUFSZ], b[GT_PYFLOAT_BUFSZ];
+    char a[GT_PYFLOAT_BUFSZ], b[GT_PYFLOAT_BUFSZ], p[256], q[256];
     size_t nc = 0, no = 0;
     const gt_mark *held = NULL; /* the first mark of the pair being formed */
     for (size_t i = 0; i < n; i++) {
-        int last_of_pid = i + 1 == n || m[i + 1].pid != m[i].pid;
-        if (last_of_pid && m[i].position == 0) {
+        int last_of_process = i + 1 == n || !same_process(&m[i + 1], &m[i]);
+        if (last_of_process && m[i].position == 0) {
             if (open)
                 open[no++] = m[i].ts;
             continue;
@@ -74,13 +120,18 @@ gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *c
             held = &m[i];
             continue;
         }
-        if (held->pid != m[i].pid) {
+        if (!same_process(held, &m[i])) {
             gt_pyfloat_repr(held->ts, a, sizeof a);
             gt_pyfloat_repr(m[i].ts, b, sizeof b);
+            if (!held->host[0] && !m[i].host[0])
+                return gt_err(err, GT_ERR_FORMAT,
+                              "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
+                              "(%s, %s) with differing process IDs: %lld and %lld",
+                              path, m[i].name, a, b, held->pid, m[i].pid);
             return gt_err(err, GT_ERR_FORMAT,
                           "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
-                          "(%s, %s) with differing process IDs: %lld and %lld",
-                          path, m[i].name, a, b, held->pid, m[i].pid);
+                          "(%s, %s) of two processes: %s and %s",
+                          path, m[i].name, a, b, who(held, p, sizeof p), who(&m[i], q, sizeof q));
         }
         /* Sorted by time, a stop then a start is a call whose start is
          * after its stop.  Two starts or two stops (a recursive block's
@@ -90,8 +141,8 @@ gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *c
             gt_pyfloat_repr(m[i].ts, b, sizeof b);
             return gt_err(err, GT_ERR_FORMAT,
                           "sub-tracking file '%s' is invalid: code block '%s': timestamp pair "
-                          "(%s, %s) of process ID %lld with a start time greater than the stop time",
-                          path, m[i].name, a, b, m[i].pid);
+                          "(%s, %s) of %s with a start time greater than the stop time",
+                          path, m[i].name, a, b, who(&m[i], p, sizeof p));
         }
         calls[nc++] = (gt_call){held->ts, m[i].ts};
         held = NULL;
@@ -100,8 +151,8 @@ gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *c
         gt_pyfloat_repr(held->ts, a, sizeof a);
         return gt_err(err, GT_ERR_FORMAT,
                       "sub-tracking file '%s' is invalid: code block '%s': the %s at %s of "
-                      "process ID %lld has no partner",
-                      path, held->name, held->position ? "stop" : "start", a, held->pid);
+                      "%s has no partner",
+                      path, held->name, held->position ? "stop" : "start", a, who(held, p, sizeof p));
     }
     *ncalls = nc;
     if (nopen)
@@ -111,8 +162,6 @@ gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *c
 
 gt_status gt_subtrack_calls(const char *path, const char *name, double **out, size_t *nout, gt_error *err)
 {
-    static const char *const need[] = {"process_id", "code_block_name", "position", "timestamp", NULL};
-    static const char *const text[] = {"code_block_name", NULL};
     if (!path || !name || !out || !nout)
         return gt_err(err, GT_ERR_INVALID,
                       "sub-tracking calls: a file, a code block name and room for the calls are needed");
@@ -122,7 +171,7 @@ gt_status gt_subtrack_calls(const char *path, const char *name, double **out, si
     gt_mark *m = NULL;
     gt_call *calls = NULL;
     size_t n = 0, nc = 0;
-    gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, need, text, &t, err);
+    gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, gt_mark_columns, gt_mark_text_columns, &t, err);
     if (st == GT_OK)
         st = gt_marks_load(t, &m, &n, err);
     if (st != GT_OK)

@@ -11,6 +11,7 @@
 
 typedef struct gt_mark {
     const char *name; /* the table's text: valid while the table is */
+    const char *host; /* "" when the file has no host column or cell */
     long long pid;
     int position;     /* 0 start, 1 stop */
     double ts;
@@ -20,20 +21,35 @@ typedef struct gt_call {
     double start, stop;
 } gt_call;
 
+/* The columns of a sub-tracking file, for gt_table_read_columns: host is
+ * optional (the Python package's files have none). */
+extern const char *const gt_mark_columns[];
+extern const char *const gt_mark_text_columns[];
+
 /* Reads the marks of a sub-tracking table (columns process_id,
- * code_block_name, position, timestamp) into *out (caller frees), sorted by
- * code block name, then as the Python package sorts a block's marks: by
- * process ID, timestamp, position.  GT_ERR_FORMAT naming the row for a
- * process ID, position or timestamp that is not one; GT_ERR_NOMEM. */
+ * code_block_name, position, timestamp and optionally host) into *out
+ * (caller frees), sorted by code block name, then host, then as the Python
+ * package sorts a block's marks: by process ID, timestamp, position.  A
+ * process is a host and a process ID, since every node of a cluster has
+ * its own PIDs; without a host column every host is "" and the order is the
+ * package's.  GT_ERR_FORMAT naming the row for a process ID, position or
+ * timestamp that is not one; GT_ERR_NOMEM. */
 gt_status gt_marks_load(const gt_table *t, gt_mark **out, size_t *n, gt_error *err);
+
+/* Keeps in m[0..*n) the marks of one host, in their order.  host NULL: the
+ * marks must all be of one host (any), else GT_ERR_INVALID naming two of
+ * them, since pairing several hosts' marks against one node's tracking
+ * file would mix nodes silently.  A host that no mark has is GT_ERR_INVALID
+ * too.  path names the file in messages. */
+gt_status gt_marks_select_host(const char *path, gt_mark *m, size_t *n, const char *host, gt_error *err);
 
 /* Pairs the sorted marks m[0..n) of one code block: the last mark of a
  * process is dropped when it is a start (a call still open when the file
  * was read), then the marks are taken two by two in that order (so a
  * recursive block's nested marks pair by time, as in the package).
  * calls needs room for n / 2; open (NULL: not wanted) for one timestamp per
- * process, receiving the dropped starts.  GT_ERR_FORMAT, naming path and
- * the block, for a pair of two processes, a stop paired with a later start,
+ * process, receiving the dropped starts.  A process is a (host, process
+ * ID).  GT_ERR_FORMAT, naming path and the block, for a pair of two processes, a stop paired with a later start,
  * or a mark left without a partner. */
 gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *calls, size_t *ncalls,
                         double *open, size_t *nopen, gt_error *err);

@@ -1,6 +1,9 @@
 /* gt_subtrack_combine: the rows of several sub-tracking files, in the order
  * given, into one new file of the same format.  The output is written only
- * after every input was read and checked, and removed again on failure. */
+ * after every input was read and checked, and removed again on failure.
+ * The host column (files written on a cluster's nodes) is carried when any
+ * input has it, empty for the rows of inputs without it; when none has it
+ * the output has the Python package's four columns only. */
 #include "gpu_tracker.h"
 #include "store/csvfield.h"
 #include "store/store.h"
@@ -15,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const columns[] = {"process_id", "code_block_name", "position", "timestamp",
+static const char *const columns[] = {"process_id", "code_block_name", "position", "timestamp", "?host",
                                       NULL};
-static const char *const text_columns[] = {"code_block_name", NULL};
-enum { PID, NAME, POS, TS, NCOLS };
+static const char *const text_columns[] = {"code_block_name", "host", NULL};
+enum { PID, NAME, POS, TS, HOST, NCOLS };
 
 static const char *extension(const char *path)
 {
@@ -32,8 +35,27 @@ static const char *extension(const char *path)
 
 typedef struct input {
     gt_table *t;
-    int col[NCOLS];
+    int col[NCOLS]; /* col[HOST] -1: no host column */
 } input;
+
+static const char *host_of(const input *in, size_t r)
+{
+    return in->col[HOST] >= 0 ? gt_table_text(in->t, in->col[HOST], r) : "";
+}
+
+/* Room for a CSV field of len characters in *field. */
+static int reserve(char **field, size_t *cap, size_t len)
+{
+    size_t need = GT_CSV_FIELD_MAX(len);
+    if (need <= *cap)
+        return 0;
+    char *p = realloc(*field, need);
+    if (!p)
+        return -1;
+    *field = p;
+    *cap = need;
+    return 0;
+}
 
 /* A number as the file had it: integers without ".0", floats as repr,
  * missing values empty. */
@@ -48,7 +70,7 @@ static void put_number(FILE *f, double x, int integer)
         fputs(b, f);
 }
 
-static gt_status write_csv(int fd, const char *out, const input *in, size_t n, gt_error *err)
+static gt_status write_csv(int fd, const char *out, const input *in, size_t n, int hosts, gt_error *err)
 {
     FILE *f = fdopen(fd, "w");
     char *field = NULL;
@@ -57,7 +79,9 @@ static gt_status write_csv(int fd, const char *out, const input *in, size_t n, g
         close(fd);
         return gt_err(err, GT_ERR_IO, "cannot write sub-tracking file '%s'", out);
     }
-    fputs("process_id,code_block_name,position,timestamp\n", f);
+    fputs(hosts ? "process_id,code_block_name,position,timestamp,host\n"
+                : "process_id,code_block_name,position,timestamp\n",
+          f);
     for (size_t k = 0; k < n; k++) {
         const gt_table *t = in[k].t;
         int pid_int = gt_table_is_integer(t, in[k].col[PID]);
@@ -65,16 +89,11 @@ static gt_status write_csv(int fd, const char *out, const input *in, size_t n, g
         int ts_int = gt_table_is_integer(t, in[k].col[TS]);
         for (size_t r = 0; r < gt_table_nrows(t); r++) {
             const char *name = gt_table_text(t, in[k].col[NAME], r);
-            size_t need = GT_CSV_FIELD_MAX(strlen(name));
-            if (need > cap) {
-                char *p = realloc(field, need);
-                if (!p) {
-                    free(field);
-                    fclose(f);
-                    return gt_err(err, GT_ERR_NOMEM, "combine: out of memory");
-                }
-                field = p;
-                cap = need;
+            const char *host = host_of(&in[k], r);
+            if (reserve(&field, &cap, strlen(name)) != 0 || reserve(&field, &cap, strlen(host)) != 0) {
+                free(field);
+                fclose(f);
+                return gt_err(err, GT_ERR_NOMEM, "combine: out of memory");
             }
             gt_csv_field(field, name, NULL);
             put_number(f, gt_table_number(t, in[k].col[PID], r), pid_int);
@@ -84,6 +103,11 @@ static gt_status write_csv(int fd, const char *out, const input *in, size_t n, g
             put_number(f, gt_table_number(t, in[k].col[POS], r), pos_int);
             fputc(',', f);
             put_number(f, gt_table_number(t, in[k].col[TS], r), ts_int);
+            if (hosts) {
+                gt_csv_field(field, host, NULL);
+                fputc(',', f);
+                fputs(field, f);
+            }
             fputc('\n', f);
         }
     }
@@ -104,7 +128,7 @@ static void bind_number(sqlite3_stmt *q, int i, double x, int integer)
         sqlite3_bind_double(q, i, x);
 }
 
-static gt_status write_sqlite(const char *out, const input *in, size_t n, gt_error *err)
+static gt_status write_sqlite(const char *out, const input *in, size_t n, int hosts, gt_error *err)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *q = NULL;
@@ -112,11 +136,13 @@ static gt_status write_sqlite(const char *out, const input *in, size_t n, gt_err
     if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
             SQLITE_OK ||
         sqlite3_exec(db,
-                     "BEGIN; CREATE TABLE data (process_id BIGINT, code_block_name TEXT,"
-                     " position BIGINT, timestamp FLOAT)",
+                     hosts ? "BEGIN; CREATE TABLE data (process_id BIGINT, code_block_name TEXT,"
+                             " position BIGINT, timestamp FLOAT, host TEXT)"
+                           : "BEGIN; CREATE TABLE data (process_id BIGINT, code_block_name TEXT,"
+                             " position BIGINT, timestamp FLOAT)",
                      NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "INSERT INTO data VALUES (?, ?, ?, ?)", -1, &q, NULL) !=
-            SQLITE_OK)
+        sqlite3_prepare_v2(db, hosts ? "INSERT INTO data VALUES (?, ?, ?, ?, ?)" : "INSERT INTO data VALUES (?, ?, ?, ?)",
+                           -1, &q, NULL) != SQLITE_OK)
         goto db_fail;
     for (size_t k = 0; k < n; k++) {
         const gt_table *t = in[k].t;
@@ -128,6 +154,8 @@ static gt_status write_sqlite(const char *out, const input *in, size_t n, gt_err
                         gt_table_is_integer(t, in[k].col[POS]));
             bind_number(q, 4, gt_table_number(t, in[k].col[TS], r),
                         gt_table_is_integer(t, in[k].col[TS]));
+            if (hosts)
+                sqlite3_bind_text(q, 5, host_of(&in[k], r), -1, SQLITE_STATIC);
             int rc = sqlite3_step(q);
             sqlite3_reset(q);
             if (rc != SQLITE_DONE)
@@ -152,7 +180,7 @@ gt_status gt_subtrack_combine(const char *out_file, const char *const *inputs, s
 {
     gt_status st = GT_OK;
     input *in = NULL;
-    int fd = -1;
+    int fd = -1, hosts = 0;
 
     if (!out_file)
         return gt_err(err, GT_ERR_INVALID, "combine: no sub-tracking file to create");
@@ -181,16 +209,17 @@ gt_status gt_subtrack_combine(const char *out_file, const char *const *inputs, s
                                         &in[k].t, err)) != GT_OK)
             goto done;
         for (int c = 0; c < NCOLS; c++)
-            in[k].col[c] = gt_table_find(in[k].t, columns[c]);
+            in[k].col[c] = gt_table_find(in[k].t, columns[c] + (columns[c][0] == '?'));
+        hosts |= in[k].col[HOST] >= 0;
     }
     if ((st = gt_store_create_file(out_file, 0, "sub-tracking file", "it is never replaced", &fd,
                                    err)) != GT_OK)
         goto done;
     if (!strcmp(ext, ".csv")) {
-        st = write_csv(fd, out_file, in, n_inputs, err);
+        st = write_csv(fd, out_file, in, n_inputs, hosts, err);
     } else {
         close(fd); /* SQLite opens it by name */
-        st = write_sqlite(out_file, in, n_inputs, err);
+        st = write_sqlite(out_file, in, n_inputs, hosts, err);
     }
     fd = -1;
     if (st != GT_OK)

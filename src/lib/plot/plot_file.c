@@ -85,15 +85,19 @@ static gt_status check_range(const char *path, const char *column, const double 
 static gt_status load_spans(const char *path, double end_ts, gt_table **tab, gt_plot_span **out, size_t *nout,
                             gt_error *err)
 {
-    static const char *const text[] = {"code_block_name", NULL};
-    static const char *const need[] = {"process_id", "code_block_name", "position", "timestamp", NULL};
-    gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, need, text, tab, err);
+    gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, gt_mark_columns, gt_mark_text_columns, tab, err);
     if (st != GT_OK)
         return st;
     gt_mark *m = NULL;
     size_t n = 0;
     if ((st = gt_marks_load(*tab, &m, &n, err)) != GT_OK)
         return st;
+    /* One tracking file is one node's timeline: marks of several hosts on
+     * it would mix nodes, so they are refused as analyze refuses them. */
+    if ((st = gt_marks_select_host(path, m, &n, NULL, err)) != GT_OK) {
+        free(m);
+        return st;
+    }
     gt_plot_span *sp = malloc((n ? n : 1) * sizeof *sp);
     gt_call *calls = malloc((n ? n : 1) * sizeof *calls);
     double *open = malloc((n ? n : 1) * sizeof *open);

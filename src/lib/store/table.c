@@ -37,12 +37,17 @@ gt_status gt_table_init(gt_table *t, const char *const *names, int n, const char
         return gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", t->path);
     for (int f = 0; f < n; f++)
         t->map[f] = columns ? -1 : f;
-    for (int i = 0; i < want; i++) {
-        const char *name = columns ? columns[i] : names[i];
+    for (int k = 0; k < want; k++) {
+        const char *name = columns ? columns[k] : names[k];
+        int i = t->ncols;
         if (columns) {
+            int optional = name[0] == '?';
+            name += optional;
             int f = 0;
             while (f < n && (strcmp(names[f], name) != 0 || t->map[f] >= 0))
                 f++;
+            if (f == n && optional)
+                continue;
             if (f == n)
                 return gt_err(err, GT_ERR_FORMAT, "'%s' has no column '%s'", t->path, name);
             t->map[f] = i;

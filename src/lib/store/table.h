@@ -41,7 +41,10 @@ gt_status gt_table_read(const char *path, gt_table_part part, const char *const 
 
 /* Reads only the named columns (NULL-terminated), in that order; the file
  * may have others, which are skipped unparsed.  A missing one is
- * GT_ERR_FORMAT ("'PATH' has no column 'NAME'").  columns NULL: all. */
+ * GT_ERR_FORMAT ("'PATH' has no column 'NAME'"), except a name written with
+ * a leading '?' ("?host"): that column is optional, read when the file has
+ * it and otherwise left out of the table (gt_table_find gives -1).
+ * columns NULL: all. */
 gt_status gt_table_read_columns(const char *path, gt_table_part part, const char *const *columns,
                                 const char *const *text_columns, gt_table **out, gt_error *err);
 
