@@ -21,6 +21,8 @@ PKGS="$PKGS tmux curl prometheus chromium"
 PKGS="$PKGS slurm-wlm munge iproute2 libslurm-dev"
 # Real multi-threaded programs whose CPU figures the tests check.
 PKGS="$PKGS python3-numpy libopenblas0-pthread xz-utils"
+# `make install` is checked with pkg-config; the man page is rendered with groff.
+PKGS="$PKGS pkg-config groff-base man-db"
 fi
 missing=""
 for p in $PKGS; do

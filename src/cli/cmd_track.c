@@ -363,7 +363,7 @@ static int parse_args(int argc, char **argv, settings *s)
             }
             if (!strcmp(d->longname, "--version")) {
                 if (pass == 1) {
-                    puts("gpu-tracker " GT_VERSION);
+                    printf("gpu-tracker %s\n", gt_version());
                     return -1;
                 }
                 continue;
