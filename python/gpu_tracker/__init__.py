@@ -19,8 +19,7 @@ from .energy import Energy, EnergyGroup, EnergyDomain
 from .run_extras import PythonHeap, IncrementalPeaks
 from .torch_memory import TorchCUDAMemory
 from .model_complexity import model_complexity, ModelComplexity
-
-__version__ = '0.1.0'
+from ._version import __version__
 
 __all__ = ['Tracker', 'ResourceUsage', 'MaxRAM', 'MaxGPURAM', 'RSSValues', 'CPUUtilization', 'GPUUtilization',
            'Percentages', 'ComputeTime', 'PeakRAM', 'SubTracker', 'sub_track', 'SubTrackingAnalyzer',
