@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gpu-tracker build.  `make` builds everything; `make demo` and `make test`
 # are the two commands of README's quick start.  SAN=1 builds with
 # AddressSanitizer + UndefinedBehaviorSanitizer into build-san/.

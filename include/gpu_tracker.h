@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpu-tracker: measure the RAM, GPU RAM, CPU, GPU and wall time that a process
  * tree really used.  This is the one public header of libgputracker.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The wheel carries libgputracker.so, a native library for one platform, so
 it is tagged py3-none-<platform> rather than py3-none-any: any Python 3 (the
 library is loaded with ctypes, not built against Python's ABI), this

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages gpu-tracker builds with (no argument) or builds
 # and tests with ("test"), if missing.  The only place the project installs
 # anything; everything comes from Debian.

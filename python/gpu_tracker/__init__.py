@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """gpu-tracker for Python: the Python gpu-tracker package's API over the C
 library libgputracker, which does all the measuring, the files and the
 analysis.

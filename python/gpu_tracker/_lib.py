@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The C library, loaded with ctypes: where it is found, the prototypes of the
 functions the package calls, and gt_status values turned into exceptions.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker [options] -e "cmd" | -- cmd args... | --attach=PID
  *
  * Runs the command as a child (no shell), tracks it and every descendant

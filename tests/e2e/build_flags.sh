@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The Makefile's flags: a user's CFLAGS/LDFLAGS replace only optimisation and
 # debugging, never what the code needs; -Werror only in the test passes.
 # Read from `make -n` (commands printed, nothing built).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `make install` into a staging folder (DESTDIR) from the build under test:
 # the versioned shared library and its links, the static library, the
 # header, gputracker.pc and the man page; a program built against the staged

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # docs/gpu-tracker.1 documents every option that `gpu-tracker --help` and each
 # subcommand's --help print (so the two cannot drift apart), carries the
 # version of --version, and renders without a warning.

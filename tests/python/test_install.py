@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The package builds a platform wheel and installs offline with pip into a
 virtual environment, then works from anywhere, with the library copied in by
 `make python`."""
