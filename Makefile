@@ -1,34 +1,56 @@
+# SPDX-License-Identifier: MIT
 # gpu-tracker build.  `make` builds everything; `make demo` and `make test`
 # are the two commands of README's quick start.  SAN=1 builds with
 # AddressSanitizer + UndefinedBehaviorSanitizer into build-san/.
+#
+# CFLAGS, CPPFLAGS and LDFLAGS are the user's (`make CFLAGS=-O0`): they hold
+# optimisation and debugging choices only.  The flags the code needs are in
+# GT_CFLAGS and GT_LDFLAGS, given on every command whatever CFLAGS says.
+# Warnings are errors in the test passes (make test, test-fast, check-*,
+# fuzz: WERROR=-Werror) and only warnings in a user's build.
 
 CC      ?= cc
 SAN     ?=
 BUILD   ?= $(if $(SAN),build-san,build)
-PREFIX  ?= /usr/local
+WERROR  ?=
 
-WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+WARN    := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wformat=2 -Wcast-qual -Wvla
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -fvisibility=hidden \
-           -Iinclude -Isrc/lib -MMD -MP
+GT_CFLAGS  := -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -fvisibility=hidden \
+              -Iinclude -Isrc/lib -MMD -MP
+GT_LDFLAGS :=
 LDLIBS  := -lsqlite3 -lcjson -ldl -lpthread -lm
+# Flags after the user's, so that they win (the sanitizers' -O1).
+GT_LATE :=
 ifneq ($(SAN),)
-CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-           -fno-omit-frame-pointer
-LDFLAGS += -fsanitize=address,undefined
+GT_LATE    += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+              -fno-omit-frame-pointer
+GT_LDFLAGS += -fsanitize=address,undefined
 endif
 # FUZZ=1 (with SAN=1 CC=clang, see `make fuzz`): coverage for libFuzzer.
 ifneq ($(FUZZ),)
-CFLAGS  += -fsanitize=fuzzer-no-link
+GT_LATE    += -fsanitize=fuzzer-no-link
 endif
+ALL_CFLAGS  = $(GT_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(GT_LATE)
+ALL_LDFLAGS = $(GT_LDFLAGS) $(LDFLAGS)
 
 LIB_SRC  := $(shell find src/lib -name '*.c' | sort)
 CLI_SRC  := $(wildcard src/cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+# The version is GT_VERSION_MAJOR/MINOR/PATCH in include/gpu_tracker.h.  The
+# shared library is libgputracker.so.MAJOR.MINOR.PATCH with the soname
+# libgputracker.so.MAJOR, and links libgputracker.so.MAJOR and
+# libgputracker.so to it, in the build folder as where it is installed.
+version_part = $(shell sed -n 's/^\#define GT_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' include/gpu_tracker.h)
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION  := $(VERSION_MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+SONAME   := libgputracker.so.$(VERSION_MAJOR)
 STATIC   := $(BUILD)/libgputracker.a
 SHARED   := $(BUILD)/libgputracker.so
+SHARED_REAL := $(BUILD)/libgputracker.so.$(VERSION)
+PC       := $(BUILD)/gputracker.pc
 BIN      := $(BUILD)/gpu-tracker
 
 TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -48,34 +70,40 @@ CLI_LIB   := $(BUILD)/libgtcli.a
 # into, so sanitizer builds leave it out.
 SPANK    := $(if $(SAN),,$(if $(wildcard /usr/include/slurm/spank.h),$(BUILD)/gpu_tracker_spank.so))
 
-.PHONY: all deps test-deps demo test test-fast check-san check-valgrind fuzz fuzz-run install clean python
+.PHONY: all deps test-deps demo test test-fast test-build check-san check-valgrind fuzz fuzz-run install uninstall clean python FORCE
 all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES) $(SPANK)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED): $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -Wl,-soname,libgputracker.so.0 -o $@ $^ $(LDLIBS)
+$(SHARED_REAL): $(LIB_OBJ)
+	$(CC) -shared $(ALL_LDFLAGS) -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/$(SONAME): $(SHARED_REAL)
+	ln -sf $(notdir $<) $@
+
+$(SHARED): $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 $(BIN): $(CLI_OBJ) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
 
 # Slurm loads the plugin by its symbols plugin_name, slurm_spank_*: visible.
 $(BUILD)/gpu_tracker_spank.so: src/slurm/spank.c $(STATIC)
-	$(CC) $(CFLAGS) -fvisibility=default -shared $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -fvisibility=default -shared $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
 
 $(BUILD)/examples/%: examples/%.c $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Itests $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS) -lcmocka
 
 # Workloads are ground-truth programs for end-to-end tests; built without
 # sanitizers so their memory figures are what the tests expect.
@@ -86,7 +114,7 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 # Workloads that mark sub-tracked code blocks link the library.
 $(BUILD)/workloads/subtrack_%: tests/workloads/subtrack_%.c $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Iinclude $(LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Iinclude $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
 
 # Fake vendor libraries, loaded through the same dlopen path as the real ones.
 $(BUILD)/fakes/%.so: tests/fakes/%.c
@@ -103,11 +131,11 @@ $(CLI_LIB): $(filter-out %/main.o,$(CLI_OBJ))
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(CLI_LIB) $(STATIC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(CLI_LIB) $(STATIC) $(LDLIBS)
 
 $(BUILD)/fuzzer/%: tests/fuzz/%.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
 
 deps:
 	@scripts/setup-deps.sh
@@ -120,21 +148,26 @@ demo: deps
 	@$(MAKE) --no-print-directory all $(WORKLOADS)
 	$(BIN) --st=0.05 --ru=megabytes --tu=seconds -- $(BUILD)/workloads/demo
 
-test-fast: all $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS)
+# The test passes build with WERROR=-Werror: a warning fails them.
+test-fast:
+	@$(MAKE) --no-print-directory WERROR=-Werror test-build
 	@BUILD=$(BUILD) tests/run.sh
+
+test-build: all $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS)
 
 # The sanitizer pass builds with clang, so one run checks clang's warnings too.
 check-san:
 	@$(MAKE) --no-print-directory SAN=1 CC=clang test-fast
 
 # End-to-end tests with gpu-tracker under valgrind (a subset: see the script).
-check-valgrind: all $(WORKLOADS) $(FAKES)
+check-valgrind:
+	@$(MAKE) --no-print-directory WERROR=-Werror all $(WORKLOADS) $(FAKES)
 	@BUILD=$(BUILD) tests/valgrind.sh
 
 # libFuzzer under ASan+UBSan: each target for FUZZ_TIME seconds, from its
 # seed corpus (tests/fuzz/corpus) and kept crashing inputs (tests/fuzz/regress).
 fuzz:
-	@$(MAKE) --no-print-directory SAN=1 FUZZ=1 CC=clang BUILD=build-fuzz fuzz-run
+	@$(MAKE) --no-print-directory SAN=1 FUZZ=1 CC=clang BUILD=build-fuzz WERROR=-Werror fuzz-run
 
 fuzz-run: $(FUZZERS)
 	@tests/fuzz/run.sh $(BUILD) $(FUZZ_TIME) $(FUZZERS)
@@ -147,12 +180,49 @@ test: test-deps
 	@$(MAKE) --no-print-directory check-san
 	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=3
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(STATIC) $(SHARED) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 include/gpu_tracker.h $(DESTDIR)$(PREFIX)/include/
-	$(if $(SPANK),install -m 644 $(SPANK) $(DESTDIR)$(PREFIX)/lib/)
+# Installation directories (DESTDIR prefixes them all, for staging).
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# Under PREFIX, gputracker.pc names directories relative to ${prefix}.
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+# pkg-config's description of the library; rewritten when the install
+# directories change.
+$(PC): include/gpu_tracker.h FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(call pc_dir,$(LIBDIR))' \
+	    'includedir=$(call pc_dir,$(INCLUDEDIR))' '' 'Name: gputracker' \
+	    'Description: measures the RAM, GPU RAM, CPU, GPU and time a process tree used' \
+	    'Version: $(VERSION)' 'Libs: -L$${libdir} -lgputracker' \
+	    'Libs.private: $(LDLIBS)' 'Cflags: -I$${includedir}' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+FORCE:
+
+# What install puts in place, under DESTDIR; uninstall removes exactly these.
+INSTALLED := $(BINDIR)/gpu-tracker $(LIBDIR)/libgputracker.a $(LIBDIR)/libgputracker.so.$(VERSION) \
+             $(LIBDIR)/$(SONAME) $(LIBDIR)/libgputracker.so $(INCLUDEDIR)/gpu_tracker.h \
+             $(PKGCONFIGDIR)/gputracker.pc $(MANDIR)/man1/gpu-tracker.1 \
+             $(if $(SPANK),$(LIBDIR)/gpu_tracker_spank.so)
+
+install: all $(PC)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf libgputracker.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libgputracker.so
+	install -m 644 include/gpu_tracker.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 docs/gpu-tracker.1 $(DESTDIR)$(MANDIR)/man1/
+	$(if $(SPANK),install -m 755 $(SPANK) $(DESTDIR)$(LIBDIR)/)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 # The Python package with the library inside it, for
 # `pip install --no-build-isolation ./python`.

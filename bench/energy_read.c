@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cost of one energy reading: every RAPL counter re-read through its open
  * fd (one pread each) and folded into the totals, as each sample does.
  * Prints the domains found and the mean wall and CPU time per reading.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen_subtrack tracking DIR TIMEPOINTS: writes DIR/tracking.{csv,sqlite}
  * with TIMEPOINTS rows in the tracking-file layout (a sample every 0.1 s,
  * values shaped like real ones and written as the tracker writes them).

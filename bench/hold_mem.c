@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hold_mem MiB SECONDS: writes MiB of private memory, then spins for SECONDS
  * (so a tracker sees it active and re-reads its memory every sample), and
  * prints its own CPU seconds on stderr.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* marks DIR N: the cost of one sub-tracking mark, writing N marks (start and
  * stop in turn) to a CSV and to an SQLite file in DIR, from one thread and
  * from 4 threads at once; prints nanoseconds of wall time per mark. */

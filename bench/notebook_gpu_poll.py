@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the IPython extension's GPU polling and memory settling cost a
 notebook; run by bench/notebook-gpu-poll against the fake NVML (one GPU
 holding this process's memory).  Prints one figure per line."""

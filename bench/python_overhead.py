@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Measures what the Python package costs the program it tracks; run by
 bench/python-overhead, which makes the package importable.  Prints one
 figure per line."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs a command and prints its CPU seconds (user+system, including the
  * children it reaped), max RSS in kB and the Unix time just before it was
  * launched, as "cpu_s maxrss_kb launch_s" on stderr.  A tiny stand-in for

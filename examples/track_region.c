@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tracks a region of this program's own code with libgputracker and prints
  * the report: the C counterpart of Python's `with Tracker() as t: ...`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpu-tracker: measure the RAM, GPU RAM, CPU, GPU and wall time that a process
  * tree really used.  This is the one public header of libgputracker.
@@ -22,13 +23,28 @@
 extern "C" {
 #endif
 
-#define GT_VERSION "0.1.0"
+/* The version, in this one place (the Makefile reads it from here for the
+ * shared library's file name and gputracker.pc).  The soname changes with
+ * GT_VERSION_MAJOR only. */
+#define GT_VERSION_MAJOR 0
+#define GT_VERSION_MINOR 1
+#define GT_VERSION_PATCH 0
+#define GT_VERSION_STR_(x) #x
+#define GT_VERSION_STR(x) GT_VERSION_STR_(x)
+/* "MAJOR.MINOR.PATCH" of this header; gt_version() gives the library's. */
+#define GT_VERSION GT_VERSION_STR(GT_VERSION_MAJOR) "." GT_VERSION_STR(GT_VERSION_MINOR) "." \
+    GT_VERSION_STR(GT_VERSION_PATCH)
 
 #if defined(__GNUC__)
 #define GT_API __attribute__((visibility("default")))
 #else
 #define GT_API
 #endif
+
+/* The version of the library that is running, "MAJOR.MINOR.PATCH" (a static
+ * string): GT_VERSION of the header it was built with, which may differ from
+ * the header a program was compiled with. */
+GT_API const char *gt_version(void);
 
 typedef enum gt_status {
     GT_OK = 0,

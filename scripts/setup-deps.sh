@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages gpu-tracker builds with (no argument) or builds
 # and tests with ("test"), if missing.  The only place the project installs
 # anything; everything comes from Debian.
@@ -21,6 +22,8 @@ PKGS="$PKGS tmux curl prometheus chromium"
 PKGS="$PKGS slurm-wlm munge iproute2 libslurm-dev"
 # Real multi-threaded programs whose CPU figures the tests check.
 PKGS="$PKGS python3-numpy libopenblas0-pthread xz-utils"
+# `make install` is checked with pkg-config; the man page is rendered with groff.
+PKGS="$PKGS pkg-config groff-base man-db"
 fi
 missing=""
 for p in $PKGS; do

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs every unit test program and end-to-end script once and prints one
 # closing line "N passed, N failed, N skipped".  BUILD names the build folder
 # to test.  A test that cannot run here (no privileges, a missing tool) exits

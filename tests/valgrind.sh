@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs end-to-end tests with gpu-tracker under valgrind's memcheck: any
 # invalid read or write, use of uninitialised memory, or definitely or
 # indirectly lost block fails.  The tracked commands themselves run

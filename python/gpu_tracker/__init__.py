@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """gpu-tracker for Python: the Python gpu-tracker package's API over the C
 library libgputracker, which does all the measuring, the files and the
 analysis.
@@ -19,8 +20,7 @@ from .energy import Energy, EnergyGroup, EnergyDomain
 from .run_extras import PythonHeap, IncrementalPeaks
 from .torch_memory import TorchCUDAMemory
 from .model_complexity import model_complexity, ModelComplexity
-
-__version__ = '0.1.0'
+from ._version import __version__
 
 __all__ = ['Tracker', 'ResourceUsage', 'MaxRAM', 'MaxGPURAM', 'RSSValues', 'CPUUtilization', 'GPUUtilization',
            'Percentages', 'ComputeTime', 'PeakRAM', 'SubTracker', 'sub_track', 'SubTrackingAnalyzer',

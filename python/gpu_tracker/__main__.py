@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python gpu-tracker package's command line, over the C library:
 `python3 -m gpu_tracker` (and the `gpu-tracker` script a pip install of this
 package makes).  The same commands and options as the Python package, pickle

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The C library, loaded with ctypes: where it is found, the prototypes of the
 functions the package calls, and gt_status values turned into exceptions.
 
@@ -101,6 +102,28 @@ def _load():
 
 
 lib, library_path = _load()
+
+
+def _check_version():
+    """The library must be the version this package is built for: the
+    layout of gt_options above and the functions below are that version's."""
+    from ._version import __version__
+    fn = getattr(lib, 'gt_version', None)
+    if fn is None:
+        found = 'a version without gt_version()'
+    else:
+        fn.restype = ctypes.c_char_p
+        fn.argtypes = []
+        found = (fn() or b'').decode('utf-8', 'replace')
+        if found == __version__:
+            return
+    raise ImportError(
+        f'gpu_tracker: the C library {library_path} is {found}, but this gpu_tracker package '
+        f'{__version__} needs libgputracker {__version__}; rebuild it with `make` (and `make python`), '
+        'or set GPU_TRACKER_LIB to a library of that version')
+
+
+_check_version()
 
 _P = ctypes.c_void_p
 _PP = ctypes.POINTER(ctypes.c_void_p)

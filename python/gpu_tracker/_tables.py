@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tables of results: pandas objects where pandas is installed (as the Python
 package returns), plain dicts otherwise.  pandas is imported on first use
 only, so importing gpu_tracker stays cheap."""

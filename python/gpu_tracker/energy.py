@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Energy section of the report as data classes:
 ``tracker.resource_usage.energy``.  The C library measures it (RAPL domains
 for the CPU, the GPUs' energy counters or integrated power draw); this module

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Model complexity of a PyTorch module: its parameters, and the
 multiply-accumulates (MACs) of one forward pass on a zero input of a given
 size, counted by forward hooks on the layers that run.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Per-cell tracking in IPython and Jupyter: ``%load_ext gpu_tracker``.
 
 After every cell one line says how long the cell took and, for RAM and GPU

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python heap's peak above its level at a start point, from tracemalloc:
 what Python itself allocated (lists, bytes, objects), which the resident-set
 figures cannot tell apart from memory that libraries such as NumPy or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The figures a Tracker adds in Python to the C library's report: the
 Python heap's peak, the peaks above the level at the start (incremental),
 PyTorch's allocator view of GPU memory, the model's complexity and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Sub-tracking (SubTracker, sub_track), its analysis (SubTrackingAnalyzer)
 and the comparison of sessions (TrackingComparison), with the Python
 package's names and arguments.  Files, statistics and reports are the C

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """PyTorch's own view of GPU memory, read only where the program has already
 loaded torch and initialized CUDA: gpu-tracker never imports torch itself
 (importing it takes seconds and hundreds of MB) and never creates a CUDA

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tracker and the ResourceUsage data classes, with the Python package's
 names, arguments, defaults and errors.  The measuring is done by the C
 library on a background thread of this process (the Python package starts a

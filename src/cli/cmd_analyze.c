@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker sub-track analyze --tf=FILE --stf=FILE [--host=NAME] [-o FILE] [-f text|json] */
 #include <stdio.h>
 #include <string.h>

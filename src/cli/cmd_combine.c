@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker sub-track combine --stf=OUT -p FILE... | -p DIR */
 #include <stdio.h>
 #include <stdlib.h>

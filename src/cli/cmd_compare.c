@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker sub-track compare: compares tracking sessions from the JSON
  * results files of `sub-track analyze -f json`. */
 #include <cjson/cJSON.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker merge DIR|FILE... [-f text|json] [-o FILE] [--align=SECONDS] */
 #include <errno.h>
 #include <math.h>

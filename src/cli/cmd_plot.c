@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker plot --tf=FILE [--stf=FILE] -o FILE.html|FILE.svg */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker sub-track combine|analyze|compare: dispatches to the command's
  * own file. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker [options] -e "cmd" | -- cmd args... | --attach=PID
  *
  * Runs the command as a child (no shell), tracks it and every descendant
@@ -363,7 +364,7 @@ static int parse_args(int argc, char **argv, settings *s)
             }
             if (!strcmp(d->longname, "--version")) {
                 if (pass == 1) {
-                    puts("gpu-tracker " GT_VERSION);
+                    printf("gpu-tracker %s\n", gt_version());
                     return -1;
                 }
                 continue;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Subcommands of the gpu-tracker CLI.  Each takes the arguments after its
  * name and returns the process exit status. */
 #ifndef GT_CLI_COMMANDS_H

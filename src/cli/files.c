@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Directory listing for commands that take a directory of inputs. */
 #include "files.h"
 

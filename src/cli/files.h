@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File listing shared by the commands that take a directory of inputs. */
 #ifndef GT_CLI_FILES_H
 #define GT_CLI_FILES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Slurm-style file-name patterns for --tf and --output. */
 #include "jobname.h"
 

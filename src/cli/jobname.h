@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File names for one job's many trackers: `srun gpu-tracker --tf=...` starts
  * one gpu-tracker per task, and each needs a file of its own. */
 #ifndef GT_CLI_JOBNAME_H

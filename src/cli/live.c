@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Live status line; see live.h.  The terminal is driven the way apt draws
  * its progress bar: a scrolling region that excludes the last row, and each
  * redraw saves the cursor, writes the last row and restores the cursor in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live status line: elapsed time, current and peak RAM, GPU RAM, CPU
  * and GPU utilization, redrawn about once a second on the bottom row of the
  * terminal while a command runs.  The row is kept out of the terminal's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker: dispatches to the subcommand; every command is a thin layer
  * over libgputracker. */
 #include <fcntl.h>

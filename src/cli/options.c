@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Option scanning and messages shared by the subcommands. */
 #include "options.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pieces every subcommand's option handling shares: one-line usage errors,
  * warnings on stderr, and the option scanner (--name=value, --name value,
  * -xvalue, -x value). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A report file (-o) written under a temporary name beside it and renamed
  * into place once complete: a run that fails before its report, or a check
  * that refuses to run, leaves the old file as it was, and a reader never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sub-tracking marks: one row (process ID, code block name, 0 = start or
  * 1 = stop, Unix timestamp) per mark, appended to a file kept open.
  *

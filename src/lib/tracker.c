@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tracker lifecycle: options, the sampling thread, the running aggregate and
  * the tracking file.  All samples are taken on one background thread, so the
  * sampler can leave that thread out when a process tracks itself. */

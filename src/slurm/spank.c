@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-tracker's SPANK plugin: `srun --gpu-tracker[=DIR]` tracks each task of
  * the step from slurmstepd, on every node, with libgputracker, and writes
  * DIR/<job>.<step>/<node>.<task>.csv (the tracking file) and .json (the

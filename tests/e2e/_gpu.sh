@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for the GPU tests: the fake vendor libraries (tests/fakes) loaded
 # through the real dlopen path, and a three-level process tree whose PIDs the
 # fakes read from files.  Sourced after _lib.sh.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for end-to-end tests of the real gpu-tracker binary.
 # Sourced by tests/e2e/*.sh; tests/run.sh exports GT_BIN, GT_BUILD, GT_REF.
 set -eu

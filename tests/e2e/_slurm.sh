@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A real Slurm for end-to-end tests, sourced after _lib.sh: munged,
 # slurmctld and two slurmd acting as nodes n1 and n2, each in its own
 # network, UTS and PID namespace (so host names differ and PIDs repeat

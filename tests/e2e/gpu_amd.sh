@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # AMD through the fake ROCm SMI: the same figures as for NVIDIA, with
 # processes listed system-wide; detection order NVIDIA then AMD with the
 # Python package's warnings; ROCm SMI error codes degrade once.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # GPU RAM attributed by the real PIDs of the main process and its
 # descendants, on two devices; an unrelated process counts in the system
 # figure only.  Exact bytes, then the units of --gru.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Detection as the Python package does it, with its warnings: NVIDIA first,
 # then AMD; a library that loads but reaches no GPU "cannot connect"; no
 # library at all leaves the GPU fields at zero.

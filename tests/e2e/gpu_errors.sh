@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Each NVML error code degrades only its figure, is warned about once (not
 # every sample), and never stops tracking; a GPU lost mid-run is left out
 # from then on.  Then a driver from before the versioned functions.

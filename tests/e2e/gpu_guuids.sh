@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # --guuids selects the devices whose utilization is summed (n_expected_gpus
 # divides it); GPU RAM stays system-wide as in the Python package.  A UUID
 # that names no device is an error listing the valid ones.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # File-name patterns from the Slurm environment (--tf, -o) and the merge
 # command over the files they give, without a Slurm cluster: each task's
 # environment is set by hand as Slurm sets it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # --metrics with GPUs (the fake NVML): GPU memory, utilization, SM percent of
 # the tracked processes, and each GPU's power and energy labelled with its
 # UUID, scraped while the job runs.

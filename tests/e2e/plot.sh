@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gpu-tracker plot: a real run's tracking file with a sub-tracking file
 # drawn as HTML and SVG, rendered in headless Chromium, which must load both
 # without errors and draw every series with a visible line.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The SPANK plugin on a real Slurm (tests/e2e/_slurm.sh): `srun
 # --gpu-tracker=DIR` on 2 nodes, 4 tasks, tracks every task from slurmstepd
 # into DIR/<job>.<step>/; the files hold the tasks' figures, not

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sub-track analyze on the Python package's reference files: results.txt
 # byte for byte and results.json's layout with its numbers to 1e-9 relative,
 # from the CSV and the SQLite pair alike; invalid files refused.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sub-track combine: per-process files of the reference session, combined,
 # give the reference analysis; rows kept exactly; refusals with clear messages.
 . "$(dirname "$0")/_lib.sh"

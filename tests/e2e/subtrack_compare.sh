@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sub-track compare: the Python package's outputs for the reference sessions,
 # the line-number warning, sessions without code blocks, --cconfig, and a
 # one-line message with exit 2 for every bad input.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Per-code-block energy in sub-track analyze, from gpu-tracker's cumulative
 # energy columns: each call's joules between its start and stop
 # (interpolated at both ends), summed and averaged over the calls.

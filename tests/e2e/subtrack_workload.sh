@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # End to end: a C program marks code blocks with libgputracker while
 # gpu-tracker --tf tracks it; the analysis finds each block's calls and the
 # memory that only one of them held.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # --attach follows a running process until it exits.
 . "$(dirname "$0")/_lib.sh"
 MIB=30

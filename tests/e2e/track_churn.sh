@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Processes that appear and vanish between two readings: a shell starting
 # hundreds of short-lived commands, sampled every millisecond.  No crash, no
 # warning beyond the GPU one, no negative or torn figure in any sample.

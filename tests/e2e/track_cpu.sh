@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # T threads burning CPU: the main process's CPU percent is near 100*T.
 . "$(dirname "$0")/_lib.sh"
 T=2

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CPU percents at short intervals: spinning threads whose CPU time the kernel
 # updates only at its scheduler tick.  The max must stay within what the
 # threads and the cores can run; the CPU seconds the tracking file adds up

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Energy from a fixture RAPL tree (GT_SYSFS_ROOT): counters that the tracked
 # command advances by known amounts, one of them through its wrap, give
 # exactly those joules in the report and the tracking file; counters only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # GPU energy through the fake NVML library: the energy counter's difference
 # where NVML has the counter, power integrated over the samples (and
 # labelled so) where it answers NOT_SUPPORTED; the tracked processes' part

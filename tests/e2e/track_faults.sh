@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Faults while tracking.  In each case the command runs to its own end, the
 # message names what went wrong, every sample taken before the fault is in
 # the tracking file (complete rows only), and the exit status tells: the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tracking files: layouts, never overwritten without --overwrite, nothing
 # run when the file exists.
 . "$(dirname "$0")/_lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A child that touches exactly N MiB: private RSS within a few percent of N,
 # and the kernel's peak at least N.
 . "$(dirname "$0")/_lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Option errors: one line naming the problem and the valid values, exit 2,
 # nothing run.  --tconfig applies and the command line overrides it.
 . "$(dirname "$0")/_lib.sh"

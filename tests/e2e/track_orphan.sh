@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A grandchild orphaned by its parent stays in the tracked tree.
 . "$(dirname "$0")/_lib.sh"
 MIB=50

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The report file (-o): nothing under its name is written or truncated
 # before every check has passed and the report is complete; it cannot be
 # the tracking file; its descriptor never reaches the command, even when

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Peak RAM: main's own high-water mark, the largest descendant's exact at its
 # exit, each checked against the VmHWM that the process itself (or a child
 # reading its /proc/PID/status) reports in the same run; and, without

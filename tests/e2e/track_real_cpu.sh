@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CPU figures of real multi-threaded programs from Debian packages: numpy
 # matrix products on a 2-thread OpenBLAS, and xz -T2 compressing generated
 # text.  Each workload reports its own CPU time (getrusage, self and reaped

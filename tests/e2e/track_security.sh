@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Security: -e runs no shell; a symbolic link planted where a tracking file
 # goes is never followed; odd file names are data, not SQL; files get the
 # user's umask.

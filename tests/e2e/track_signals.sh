@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # SIGINT/SIGTERM to gpu-tracker reach the command; the report is printed
 # and the tracking file is complete.
 . "$(dirname "$0")/_lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A 5 ms peak between idle stretches: sampling every 0.1 s usually misses it,
 # the reported kernel high-water mark never does.
 . "$(dirname "$0")/_lib.sh"

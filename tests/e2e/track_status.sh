@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Exit statuses: the command's own, 128+N for a signal, 127 when it cannot
 # be started; a command that exits at once still gets a full report.
 . "$(dirname "$0")/_lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # K children each touching M MiB: descendants' memory and thread counts.
 . "$(dirname "$0")/_lib.sh"
 K=4 MIB=20

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What the tracker cannot see is said, never passed off as zero: a low
 # open-files limit, a process the user may not read, the tracker itself
 # under an attached ancestor, descendants left running by the command.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Real programs from Debian packages, with the truth measured independently
 # in the same run: a multiprocessing.Pool (combined RSS against the union of
 # the physical pages its processes map, read from pagemap while they hold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A fake libnvidia-ml for the tests: gpu-tracker loads it through the same
  * dlopen path as the real library (GT_NVML_LIBRARY names it).  It serves
  * what the JSON scenario file named by FAKE_NVML_SCENARIO describes:

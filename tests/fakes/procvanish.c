@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LD_PRELOAD shim: per-process /proc files that vanish between open and
  * read.  One read in N (pseudo-random) of a file opened under a process's folder (a name
  * with a '/', such as "123/stat", or "status", "smaps", "smaps_rollup"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A fake librocm_smi64 for the tests: gpu-tracker loads it through the same
  * dlopen path as the real library (GT_ROCM_SMI_LIBRARY names it).  It serves
  * what the JSON scenario file named by FAKE_RSMI_SCENARIO describes:

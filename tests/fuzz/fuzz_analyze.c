@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: `sub-track analyze` over a CSV tracking file and a CSV
  * sub-tracking file, the input split at the first NUL byte into the two.
  * Accepted files must give results that both writers write, the JSON one

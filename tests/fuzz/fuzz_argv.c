@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: splitting an -e command line into words (no shell).  A
  * successful split never yields more words or longer words than the line
  * allows, and a line without quotes or backslashes splits exactly at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: the --cconfig JSON file of `sub-track compare`.  The CLI's
  * own reader runs on the input as a file (only the reader: no results file
  * is opened); whatever it accepts names sessions with non-empty names and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: command-line options and their values.  The input is split
  * at NUL bytes into arguments and given to the CLI's argument parser only
  * (nothing is run; --tconfig, which would read a file named by the input,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: what reaches the metrics endpoint from outside.  First byte
  * even: the rest is an HTTP request sent to a connection of the server's
  * poll loop over a socket pair, which must answer with an HTTP status line

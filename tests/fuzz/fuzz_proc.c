@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: every /proc parser, and the sysfs number parser of the RAPL
  * energy counters.  The first byte picks the parser, the rest is the file's
  * text.  Beyond "no crash, no overread" (ASan/UBSan), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: the JSON results files that `sub-track compare` reads.  The
  * first byte picks the statistic; the rest is split at NUL bytes into up to
  * three results files, compared as sessions A, B, C.  An accepted set must

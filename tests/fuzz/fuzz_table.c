@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: reading tracking and sub-tracking files, CSV and SQLite.
  * The first byte picks the part (static data, timepoints, marks), the format
  * and whether every column is kept as text.  For CSV the rest is the file;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: the --tconfig JSON file.  The CLI's own parser runs on the
  * input as a file; whatever it accepts must be options the tracker takes
  * (the same checks as gt_tracker_new), and nothing is ever run: only the

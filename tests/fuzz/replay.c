@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays fuzz inputs without libFuzzer: every file named on the command line
  * (or found in a folder named there) is passed once to the target, in a
  * buffer of exactly its size so an overread is caught under ASan or

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs each libFuzzer target for a bounded time: run.sh BUILD SECONDS FUZZER...
 # New inputs go to BUILD/corpus/NAME (the repo's seeds are only read); a
 # crashing input is saved as BUILD/crashes/NAME-crash-* and the run fails.

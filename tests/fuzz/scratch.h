@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A private folder under /tmp for fuzz targets whose readers pick the format
  * from a file name's extension: created on first use, removed at exit. */
 #ifndef GT_FUZZ_SCRATCH_H

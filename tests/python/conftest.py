@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers of the Python package tests (run under Debian's python3
 with python3-pytest; see tests/python/run.sh)."""
 import math

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs a command (an interpreter and its arguments) with the Python package of
 # this checkout importable and bound to $GT_BUILD's library.  A sanitizer
 # build's library needs its runtime preloaded into the uninstrumented

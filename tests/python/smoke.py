@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The package under any Python 3.9+ interpreter, without pytest or any
 third-party module: the Tracker, its report and its errors.  Exits non-zero
 on the first failed check."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`python3 -m gpu_tracker`: the Python package's command line over the C
 library, with the seed document's workflow: analyze to pickles, then compare
 the pickles."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """TrackingComparison through the Python API: the Python package's reference
 comparisons reproduced (text exactly, JSON to 12 digits), warnings to
 logging, errors, and the results with and without pandas."""

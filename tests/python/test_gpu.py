@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """GPU figures through the Python package and the IPython extension, served
 by the fake NVML library of tests/fakes (loaded through the library's real
 dlopen path), whose scenario names the processes' GPU memory exactly."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Model complexity of PyTorch models (Debian's python3-torch, CPU), against
 parameter and MAC counts worked out by hand in the comments."""
 import json

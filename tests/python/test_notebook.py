@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The IPython extension, run for real: a notebook executed headless by
 nbclient in an ipykernel kernel (Debian's python3-nbclient and
 python3-ipykernel), with a cell that allocates about 200 MB."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The IPython extension's options for ipygpulogger's users, in a real
 kernel through nbclient: the peak above the end of the cell, gc_collect,
 empty_cache (torch played by a stand-in module), compact=off, the 7-tuple,

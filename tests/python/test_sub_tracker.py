@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Sub-tracking, analysis and comparison through the Python API: a function
 sub-tracked over several calls and analyzed, the reference files of the
 Python package (exact results), combining per-process files, comparing two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tracker and ResourceUsage: real workloads whose truth the test knows,
 the Python package's layouts (checked against its reference outputs) and its
 errors."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What a Tracker adds for ResourceTracker's users: the Python heap's peak
 (tracemalloc), peaks above the level at start, the report to a logger,
 energy as data classes in a chosen unit, and PyTorch's allocator view of GPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Statistics and the sweep: pandas' numbers, calls that overlap or hold no
  * timepoint, several processes and code blocks, ties at the boundaries, an
  * open start at the end of a log, missing values, unsorted timestamps. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -e splitting: shell word rules without a shell. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Comparison of sessions: the Python package's outputs for the reference
  * results, code-block matching, ordering, formatting and every error. */
 #include <setjmp.h>

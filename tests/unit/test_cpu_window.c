@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPU window and flow: which earlier sample a rate is measured from,
  * and how an interval's credit is bounded with the rest carried, so that
  * credits plus carry always equal what the kernel reported. */

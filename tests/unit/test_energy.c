@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Energy: RAPL discovery and reading on a fixture sysfs tree written here,
  * wraparound, attribution by CPU-time share, units, and the report section. */
 #include <setjmp.h>

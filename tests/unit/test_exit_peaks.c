@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Attribution of exit records to the tracked tree: records of the machine's
  * other processes are left out, a child's record that arrives before its
  * parent's is kept until the parent is known, main's own figure is apart. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Series of the metrics endpoint carry the Slurm job, step and node they
  * come from when the tracker runs as a Slurm task, and nothing extra
  * otherwise. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GPU layer (gpu/gpu.h) over the fake NVML and ROCm SMI: what an energy
  * report reads per device (index, UUID, power, energy counter and their
  * valid flags), attribution by PID sets, and warnings once per figure.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Merging tracking files of one job: peaks of sums at one time (not sums of
  * peaks), unit conversion, CPU seconds, energy, held values between
  * samples, and the errors. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The metrics endpoint: the exposition text of a known timepoint, address
  * parsing, a port already in use, a scrape over a real socket, and the
  * server under hostile clients: stalled connections, oversized heads, other

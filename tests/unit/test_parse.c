@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* /proc parsers: exact values from captured and hand-made files
  * (tests/fixtures/proc/README.md), error returns, and survival of every
  * prefix of every fixture.  Buffers are allocated at their exact length so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Plots: min/max downsampling keeps every bucket's extremes, and the
  * renderer draws every series, the spans and the notes, escaped. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gt_plot_write: a tracking file and a sub-tracking file on disk to a page,
  * with the marks paired leniently and the output written whole or not at
  * all. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports equal the Python package's output byte for byte. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sampler's arithmetic on a /proc tree written by the test: memory sums
  * with shared mappings counted once per path, thread counts, high-water
  * marks, and CPU percents across a descendant that exits between samples

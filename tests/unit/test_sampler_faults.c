@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sampler over a fake /proc tree (the injectable proc root): a PID reused
  * by a new process between two samples, files that vanish between a
  * process's stat and its memory files, a listed child whose folder is gone,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report's statistics are those of the samples: every max and mean of
  * gt_usage is recomputed from the tracking file of the same run (which holds
  * each sample's exact doubles, as repr() round-trips) and must be equal to

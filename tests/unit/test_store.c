@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tracking files: the rows the Python package wrote for the same figures
  * (the CSV files of tracker-output/, four unit combinations), its SQLite schema, empty
  * cells for unavailable figures, and an existing file left alone. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sub-tracking marks written at once by several threads and several
  * processes lose none and tear none: one file shared by the threads of a
  * process, one file shared by forked processes (each with threads), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sub-tracking mark writer: file creation rules, CSV quoting and SQLite
  * parameters that round-trip any name, scoped marks, threads, removal. */
 #include <setjmp.h>

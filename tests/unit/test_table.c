@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Table readers: numbers parse to the same double as strtod (Python's
  * float()), compact column storage reads back exactly, CSV quoting and line
  * numbers, named columns. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports as strings (src/lib/text): byte for byte what the *_write
  * functions print, and the string released by gt_string_free. */
 #include <setjmp.h>

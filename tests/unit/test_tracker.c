@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The library API: option validation, lifecycle errors, and tracking a
  * region of this very process (which must not count the sampling thread). */
 #include <setjmp.h>

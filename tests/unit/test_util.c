@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Number formatting and unit conversion, digit for digit as Python and the
  * Python package produce them (expected strings are Python's own output). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A cmocka group fixture for tests that write files: the group runs in a
  * fresh directory under /tmp, removed afterwards. */
 #ifndef GT_TEST_TMPDIR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* burn THREADS MS: THREADS threads each use MS milliseconds of CPU time
  * (their own thread CPU clock, not wall time, so a loaded machine only makes
  * it take longer), then exit.  The main thread only waits. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* churn SECONDS MAX_PROCS [bomb [RELEASE_FILE]]: creates and reaps short-lived processes
  * for SECONDS or until MAX_PROCS have been created, whichever comes first,
  * then prints "created N refused M" (M: forks the system refused).

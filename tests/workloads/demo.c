@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The workload of `make demo` (about 2 s): the main process grows to 64 MiB
  * in steps, runs 2 CPU threads for 0.5 s, then forks 2 children that each
  * hold 32 MiB for 1 s.  One line per phase on stderr. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grow_exit MiB IDLE_MS HOLD_MS FILE: idles, then grows by MiB, holds it for
  * HOLD_MS and exits right after writing its own VmHWM (kB, from
  * /proc/self/status) to FILE: a peak in the last moments of a process,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* idle_tree N SECONDS: N child processes that sleep SECONDS while the parent
  * waits; what the overhead benchmark tracks. */
 #include "wl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* orphan SECONDS MiB: a child forks a grandchild and exits at once, so the
  * grandchild is orphaned (re-parented away from this process); it touches
  * MiB and lives SECONDS.  This process waits SECONDS + 0.2 and exits. */

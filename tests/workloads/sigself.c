@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sigself SIGNAL: dies of signal number SIGNAL (9: a tracker must report
  * status 137), with its default action restored and no core file.  A
  * signal whose default action is to ignore or stop is refused. */

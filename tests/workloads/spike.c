@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spike MiB HOLD_MS IDLE_MS: idles, holds MiB for HOLD_MS, frees it, idles
  * again.  A short peak that sampling usually misses but the kernel's
  * high-water mark (VmHWM) keeps. */

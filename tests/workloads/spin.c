@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spin THREADS MS [LOG]: THREADS threads spin for MS milliseconds of wall
  * time without a system call (the monotonic clock is read through the
  * vDSO), so the kernel updates their CPU time only at its scheduler tick,

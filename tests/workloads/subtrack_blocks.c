@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* subtrack_blocks MARKS_FILE MiB: marks named code blocks whose truth is
  * known while a tracker samples it: "idle" (3 calls of 0.3 s, no extra
  * memory), "hold" (the whole function: MiB of written memory held 0.6 s),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* thread_fork K MiB SECONDS: K threads started one after another, each of
  * which forks a child that touches MiB and sleeps SECONDS, waits for it and
  * exits before the next thread starts.  A child forked by a thread other

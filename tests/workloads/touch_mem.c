@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* touch_mem MiB SECONDS: holds exactly MiB of private, written memory for
  * SECONDS, so a tracker's private RSS and peak can be checked against it. */
 #include "wl.h"

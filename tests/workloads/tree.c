@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tree K SECONDS [MiB]: K child processes that each (touch MiB and) sleep
  * SECONDS; the parent waits for them.  Exits 1 if a child failed. */
 #include "wl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the ground-truth workloads (each .c file here is
  * a separate program that includes this).  Failures print one line on
  * stderr and exit: 2 for a bad argument, 1 for a failed system call. */

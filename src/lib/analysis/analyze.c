@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gt_analyze: summary statistics of a tracking file, overall and inside the
  * calls of every code block of a sub-tracking file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pairing of sub-tracking marks into calls (see calls.h). */
 #include "analysis/calls.h"
 #include "util/error.h"

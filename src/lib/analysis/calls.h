@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The calls of code blocks: a sub-tracking file's start and stop marks
  * paired as the Python package pairs them.  The one pairing that analysis,
  * plots and gt_subtrack_calls() share. */

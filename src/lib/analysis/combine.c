@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gt_subtrack_combine: the rows of several sub-tracking files, in the order
  * given, into one new file of the same format.  The output is written only
  * after every input was read and checked, and removed again on failure.

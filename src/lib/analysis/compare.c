@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Comparison of tracking sessions from the JSON results files that
  * `sub-track analyze -f json` writes: reads them, matches their code blocks
  * and gathers one statistic of every measurement, overall and per code

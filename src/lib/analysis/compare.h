@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The comparison of tracking sessions, shared by the code that builds it
  * (compare.c: reading results files, matching code blocks) and the code that
  * writes it (compare_write.c: text and JSON). */

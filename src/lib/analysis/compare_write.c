@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes a comparison as the Python package prints its ComparisonResults
  * (text: every comparison a one-row pandas table) or its to_json() as
  * json.dumps writes it (one line, ASCII only). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gt_merge_files: the job report of several tracking files.
  *
  * Each file is read, reduced and released before the next, so memory holds

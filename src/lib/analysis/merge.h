@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The job report of `gpu-tracker merge`: tracking files of one job (one per
  * node, or one per task) read one at a time, each reduced to its own figures
  * and added into a shared time grid, so the job's peaks are peaks of sums at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gt_merge_write: the job report as text for people or JSON for scripts
  * (cJSON does the escaping of file names; unavailable figures are null). */
 #include <cjson/cJSON.h>

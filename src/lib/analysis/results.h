@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sub-tracking analysis result behind the opaque gt_results: built by
  * analyze.c, written by results_write.c. */
 #ifndef GT_ANALYSIS_RESULTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gt_results_write: the analysis as the Python package prints it (its
  * SubTrackingResults text, made of pandas tables) or as JSON (its to_json(),
  * serialized as json.dumps does, missing values as null). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "analysis/stats.h"
 
 #include <math.h>

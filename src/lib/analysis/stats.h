@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Summary statistics exactly as the Python package computes them with pandas
  * (numpy's pairwise summation, population standard deviation, missing values
  * skipped), so analysis results agree with it to the last bit. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "energy/energy.h"
 
 #include <math.h>

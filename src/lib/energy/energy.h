@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Energy of a tracking run.  Every counter is read once per sample and
  * folded into per-domain totals (counter differences, never sampled power
  * added up, except for a GPU without an energy counter, where power is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "energy/rapl.h"
 
 #include <dirent.h>

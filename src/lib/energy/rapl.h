@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU energy counters of the kernel's powercap RAPL interface
  * (<sysfs>/class/powercap/intel-rapl:*, the same zones on AMD processors):
  * package, core, uncore, DRAM and psys domains, whichever exist.  Each

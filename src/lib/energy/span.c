@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "energy/span.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Energy of a stretch of a run from a tracking file's cumulative energy
  * columns (joules since the first sample, one value per timepoint): the
  * difference of the cumulative values at its two ends, each interpolated

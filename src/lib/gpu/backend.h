@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The table each GPU vendor backend fills (nvml.c, rocm_smi.c); gpu.c keeps
  * a const array of them and is the only caller.
  *

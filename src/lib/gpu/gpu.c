@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Vendor detection, --guuids selection, and per-sample dispatch to the
  * selected backend (backend.h).  Figures a backend cannot read are warned
  * about once per device and figure, and left out of the sums. */

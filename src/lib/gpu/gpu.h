@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the sampler sees of GPUs: one handle over whichever vendor backend
  * was selected (backend.h holds the vendor table).  A handle is used by one
  * thread at a time (the sampling thread, once tracking runs). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NVIDIA backend: libnvidia-ml (NVML) loaded with dlopen at run time, so
  * gpu-tracker builds and runs without the driver or CUDA.  The types and
  * functions below are the few this file uses, declared from NVIDIA's public

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* AMD backend: the ROCm SMI library (librocm_smi64) loaded with dlopen at run
  * time.  The types and functions below are the few this file uses, declared
  * from AMD's public rocm_smi.h reference.  ROCm SMI lists compute processes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Metric families of one timepoint.  Names follow Prometheus conventions:
  * base units in the name (_bytes, _seconds, _percent), counters end in
  * _total, and the process set (main, descendants, combined, system) is the

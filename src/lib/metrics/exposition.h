@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Prometheus text exposition format (version 0.0.4) and OpenMetrics 1.0
  * text of one timepoint: pure formatting, no I/O, so it is tested alone. */
 #ifndef GT_METRICS_EXPOSITION_H

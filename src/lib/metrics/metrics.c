@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The metrics endpoint: a listening socket served by one thread running a
  * poll loop over up to MAX_CLIENTS connections at once.  Every connection is
  * non-blocking and has one deadline for its whole exchange (request head in,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Min/max downsampling; see downsample.h. */
 #include <math.h>
 #include <string.h>

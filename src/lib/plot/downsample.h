@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Min/max downsampling of a time series for drawing: each of `buckets`
  * equal slices of the time axis keeps its smallest and its largest value,
  * in time order, so a line drawn through the result passes through every

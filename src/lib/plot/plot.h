@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Timeline charts of a tracking session, drawn from series in memory: one
  * chart per quantity (RAM, GPU RAM, CPU, GPU), code blocks as labelled spans
  * on the time axis.  Output is a self-contained HTML page (inline SVG and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gt_plot_write: a tracking file (and optionally its sub-tracking file) read
  * through store/table.h into the charts of plot.h, written to a temporary
  * file beside the output and renamed into place when complete. */

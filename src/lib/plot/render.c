@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Draws gt_plot_data as SVG; see plot.h.  Every series is downsampled to
  * two points per horizontal pixel (min and max), so a file of any length
  * draws in constant size and no peak is lost. */

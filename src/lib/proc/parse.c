@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsers for /proc text.  The buffers come straight from read(2): they are
  * not NUL-terminated, so every scan is bounded by an end pointer.  A file
  * read in full always ends with '\n', so a line-oriented file whose last

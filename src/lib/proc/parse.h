@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pure parsers for Linux /proc text: a buffer in, a struct out, no I/O.
  * Each returns 0 on success and -1 when the text is malformed (never a
  * silent zero); the readers in procfs.c feed them. */

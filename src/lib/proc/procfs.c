@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "proc/procfs.h"
 
 #include <errno.h>

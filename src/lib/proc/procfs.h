@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cheap /proc access for the sampler: one directory fd per process, every
  * file read relative to it with one open/read/close into a buffer reused
  * across samples (no FILE*, no path building, no allocation once warm). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "proc/taskstats.h"
 
 #include <errno.h>

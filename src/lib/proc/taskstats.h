@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exit records from the kernel's taskstats interface (generic netlink): for
  * every task that exits on this machine, its PID, thread group, parent and
  * the high-water mark of its memory at exit, which no sampling can miss.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tracking report, as the Python package prints a Tracker (text) and
  * its to_json() (JSON laid out as its command line prints it, json.dumps
  * with indent=1), followed by gpu-tracker's own sections.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sampler/cpu_window.h"
 
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The span over which a sample's CPU percent is measured.
  *
  * The kernel's CPU counters are exact in total but late in time: the

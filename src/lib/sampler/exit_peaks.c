@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sampler/exit_peaks.h"
 
 #include <stdlib.h>

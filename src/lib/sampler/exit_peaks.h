@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact peaks of processes that exit: the kernel's exit records (taskstats)
  * of the tracked tree, told apart from the rest of the machine's exits by
  * following parent links to a process the sampler has seen.  A record whose

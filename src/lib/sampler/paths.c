@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sampler/paths.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Interns mapping paths to small integer ids so the per-path shared memory
  * of many processes can be combined with array lookups instead of string
  * compares on every sample. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One timepoint, in base units (bytes, percent of one core), as the sampler
  * produces it and the stores and the aggregate consume it.  Converting to the
  * user's units happens only when writing (store/, report/). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sampler/sampler.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sampler reads one timepoint of a process tree and the system: RAM
  * (private/shared, deduplicated per mapping path like the Python package),
  * CPU time deltas, thread counts, kernel high-water marks, and GPU figures

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The two tracking-file formats behind gt_store: each backend gets a file
  * that store.c has just created safely (empty, no symlink followed) and owns
  * it from then on. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CSV tracking files: the static header and row, the timepoint header, then
  * one line per sample, each written with a single write(2) from a buffer in
  * the handle, so no row ever waits in a user-space buffer. */

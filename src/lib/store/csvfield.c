@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "store/csvfield.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CSV fields written as Python's csv module writes them (QUOTE_MINIMAL), so
  * the Python package and pandas read back exactly what was written. */
 #ifndef GT_STORE_CSVFIELD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "store/row.h"
 #include "store/store.h"
 #include "util/error.h"

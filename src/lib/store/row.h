@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One tracking-file row as typed cells, in file order: the single place where
  * a sample's base units become the user's units, shared by the CSV and
  * SQLite writers so both files always hold the same figures. */

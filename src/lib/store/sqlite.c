@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SQLite tracking files: tables static_data and data with the Python
  * package's column types.  WAL with synchronous=NORMAL makes each row's
  * autocommit a single append to the log, without an fsync, and a log left by

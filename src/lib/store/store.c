@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "store/store.h"
 #include "store/backend.h"
 #include "util/error.h"

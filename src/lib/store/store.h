@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tracking files: every sample written as it is taken, in the Python
  * package's layouts (CSV: static header+row, then timepoint header+rows;
  * SQLite: tables static_data and data).  The format follows the extension. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "store/table_impl.h"
 #include "util/error.h"
 

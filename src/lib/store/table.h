@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading tracking files and sub-tracking files (CSV or SQLite, chosen by
  * the extension) into columns, for the analysis and for any command that
  * needs a file's numbers (plots, exports).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CSV tables: read in chunks (never the whole file at once), records split
  * in place in the buffer, so memory is the columns plus one chunk. */
 #include "store/table_impl.h"

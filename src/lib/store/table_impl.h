@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the table readers: the column store both formats fill. */
 #ifndef GT_STORE_TABLE_IMPL_H
 #define GT_STORE_TABLE_IMPL_H

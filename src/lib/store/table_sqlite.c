@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SQLite tables: SELECT * of the part's table, read-only. */
 #include "store/table_impl.h"
 #include "util/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports as malloc'd strings, for bindings (Python's ctypes) that cannot
  * hand the library a FILE *.  Each wraps the matching *_write function, so
  * the text is byte for byte what the CLI prints. */

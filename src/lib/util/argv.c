@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "util/argv.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Splits a command line the way a POSIX shell splits words, without a
  * shell: quotes and backslashes are honoured, nothing is expanded ($VAR,
  * `cmd` and $(cmd) stay literal text), so -e never runs a shell. */

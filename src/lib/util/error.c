@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "util/error.h"
 
 #include <stdarg.h>

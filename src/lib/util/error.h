@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error values with a message.  Internal code fills a gt_error and returns a
  * gt_status; nothing below the CLI prints or exits. */
 #ifndef GT_UTIL_ERROR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Re-layout of compact JSON (see json_indent.h). */
 #include "util/json_indent.h"
 

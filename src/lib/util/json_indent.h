@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON laid out as Python's json.dumps(obj, indent=n) lays it out, from the
  * compact text the writers produce: what the Python package's command line
  * prints, and what users diff. */

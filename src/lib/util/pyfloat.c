@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "util/pyfloat.h"
 
 #include <math.h>

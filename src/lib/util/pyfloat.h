@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Python-compatible float formatting, in one place: the text and JSON
  * reports, CSV files and analysis tables must print numbers exactly as the
  * Python package (float.__repr__, round()) does so users can diff outputs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "gpu_tracker.h"
 #include "util/units.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit conversion as the Python package does it: decimal multiples of bytes
  * (1 kilobyte = 1000 bytes) and seconds/minutes/hours/days. */
 #ifndef GT_UTIL_UNITS_H

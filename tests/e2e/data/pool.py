@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pool.py DIR: a multiprocessing.Pool of two workers that each make 30 or
 # 50 MiB resident, say so with DIR/ready.PID, and hold it until DIR/release
 # exists; the parent holds 20 MiB of its own, shared with them after fork.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # union.py PID...: bytes of the physical pages that the given processes map,
 # each page counted once however many of them map it (from
 # /proc/PID/pagemap; root sees the frame numbers).  The truth that combined
