@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sub-tracking on two nodes: the workload marks code blocks under
 # GT_SUBTRACK_HOST=1 on "node-a" and "node-b"; the two files combine, and
 # analyzing the combined file for one host with that host's tracking file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sub-tracking files of several nodes: the host column the writer adds under
  * Slurm (or when asked), combine carrying it, pairing keyed on (host,
  * process ID) when two nodes' PIDs and timestamps collide, and analyze
