@@ -262,8 +262,17 @@ static void test_timepoint_callback(void **state)
 static void test_other_process(void **state)
 {
     (void)state;
+    /* The grandchild says when its memory is touched and holds it until
+     * released, so the figures do not depend on how fast a loaded machine
+     * forks and faults. */
+    int ready[2], release[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(release), 0);
     pid_t pid = fork();
     if (pid == 0) {
+        close(ready[0]);
+        close(release[1]);
+        char c;
         if (fork() == 0) {
             size_t n = 16u << 20;
             /* volatile: the compiler may not elide memory nobody reads. */
@@ -271,27 +280,37 @@ static void test_other_process(void **state)
             volatile char *p = buf;
             for (size_t i = 0; p && i < n; i += 4096)
                 p[i] = 1;
-            sleep_ms(400);
+            if (write(ready[1], "r", 1) != 1 || read(release[0], &c, 1) < 0)
+                _exit(1);
             free(buf);
             _exit(0);
         }
-        sleep_ms(500);
+        close(ready[1]);
+        if (read(release[0], &c, 1) < 0)
+            _exit(1);
+        wait(NULL);
         _exit(0);
     }
+    close(ready[1]);
+    close(release[0]);
     gt_options o = quiet();
     o.process_id = pid;
     o.ram_unit = GT_BYTES;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
     assert_int_equal(gt_tracker_start(t), GT_OK);
-    sleep_ms(300);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    sleep_ms(300); /* samples while the memory is held */
     assert_int_equal(gt_tracker_stop(t), GT_OK);
+    close(release[1]); /* both processes end */
     gt_usage u;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     assert_int_equal(u.cpu_utilization.descendants_n_threads, 1);
     assert_true(u.max_ram.descendants.private_rss >= (double)(16u << 20));
     gt_tracker_free(&t);
     waitpid(pid, NULL, 0);
+    close(ready[0]);
 }
 
 static void test_missing_process(void **state)
