@@ -197,6 +197,8 @@ typedef struct gt_usage {
         const char *unit;
         double system_capacity, system, main, descendants, combined;
     } max_gpu_ram;
+    /* Every percent is -1 (unavailable) when no sample had a CPU figure:
+     * a single sample closes no interval. */
     struct {
         int system_core_count, n_expected_cores;
         gt_percentages system, main, descendants, combined;

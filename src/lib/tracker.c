@@ -46,7 +46,7 @@ typedef struct aggregate {
     double max_power, sum_power;
     unsigned long n_power;
     double cpu_seconds[3]; /* main, descendants, combined */
-    double last_timestamp;
+    double first_timestamp, last_timestamp;
 } aggregate;
 
 struct gt_tracker {
@@ -240,9 +240,12 @@ static void fold(aggregate *a, const gt_sample *s)
         a->denied_pid = s->mem_denied_pid;
     a->sum_gpu += s->gpu_sum_percent;
     a->n++;
+    if (a->n == 1)
+        a->first_timestamp = s->timestamp;
     if (s->cpu_valid && a->n > 1) {
-        /* The percents are CPU time over the interval's wall time. */
-        double dt = s->timestamp - a->last_timestamp;
+        /* The percents are CPU time over the interval's wall time, or over
+         * the time since the first sample for the first figure. */
+        double dt = s->timestamp - (s->cpu_since_first ? a->first_timestamp : a->last_timestamp);
         if (dt > 0) {
             a->cpu_seconds[0] += s->cpu_main_sum / 100.0 * dt;
             a->cpu_seconds[1] += s->cpu_descendants_sum / 100.0 * dt;
@@ -367,12 +370,13 @@ static void warn_unseen(gt_tracker *t, const gt_sample *s)
     }
 }
 
-/* Takes one sample and records it; called on the sampling thread only. */
-static void take(gt_tracker *t)
+/* Takes one sample and records it (last: the run's final one); called on
+ * the sampling thread only. */
+static void take(gt_tracker *t, int last)
 {
     gt_sample s;
     gt_error e;
-    gt_status st = gt_sampler_take(t->sampler, &s, &e);
+    gt_status st = last ? gt_sampler_take_last(t->sampler, &s, &e) : gt_sampler_take(t->sampler, &s, &e);
     gt_energy_reading er;
     if (st == GT_OK)
         gt_energy_read(t->energy, t->gpu, &er);
@@ -435,7 +439,7 @@ static void *sampling_thread(void *arg)
     pthread_mutex_unlock(&t->mu);
     if (!go)
         return NULL; /* freed without being started */
-    take(t);
+    take(t, 0);
     pthread_mutex_lock(&t->mu);
     t->first_done = 1;
     pthread_cond_broadcast(&t->cv);
@@ -453,14 +457,14 @@ static void *sampling_thread(void *arg)
         if (t->stop_requested)
             break;
         pthread_mutex_unlock(&t->mu);
-        take(t);
+        take(t, 0);
         pthread_mutex_lock(&t->mu);
     }
     int gone = t->status == GT_ERR_NOPROC;
     pthread_mutex_unlock(&t->mu);
     /* The last sample, so a run shorter than one interval is still covered. */
     if (!gone)
-        take(t);
+        take(t, 1);
     return NULL;
 }
 
@@ -563,6 +567,17 @@ static void pct(gt_percentages *p, double max, double sum, unsigned long n, int 
     p->mean_hardware_percent = n ? sum / d / (double)n : 0.0;
 }
 
+/* CPU percents with no figure at all (a single sample closes no interval)
+ * are unavailable, never 0: every field -1. */
+static void cpu_pct(gt_percentages *p, double max, double sum, unsigned long n, int div)
+{
+    if (!n) {
+        *p = (gt_percentages){-1.0, -1.0, -1.0, -1.0};
+        return;
+    }
+    pct(p, max, sum, n, div);
+}
+
 static void rss(gt_rss_values *v, const gt_rss *max, const gt_rss *at_max, gt_ram_unit u)
 {
     v->private_rss = gt_ram_in_unit((double)max->private_rss, u);
@@ -599,10 +614,10 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
 
     u->cpu_utilization.system_core_count = sd->system_core_count;
     u->cpu_utilization.n_expected_cores = sd->n_expected_cores;
-    pct(&u->cpu_utilization.system, a.max_cpu[0], a.sum_cpu[0], a.n_cpu, sd->system_core_count);
-    pct(&u->cpu_utilization.main, a.max_cpu[1], a.sum_cpu[1], a.n_cpu, sd->n_expected_cores);
-    pct(&u->cpu_utilization.descendants, a.max_cpu[2], a.sum_cpu[2], a.n_cpu, sd->n_expected_cores);
-    pct(&u->cpu_utilization.combined, a.max_cpu[3], a.sum_cpu[3], a.n_cpu, sd->n_expected_cores);
+    cpu_pct(&u->cpu_utilization.system, a.max_cpu[0], a.sum_cpu[0], a.n_cpu, sd->system_core_count);
+    cpu_pct(&u->cpu_utilization.main, a.max_cpu[1], a.sum_cpu[1], a.n_cpu, sd->n_expected_cores);
+    cpu_pct(&u->cpu_utilization.descendants, a.max_cpu[2], a.sum_cpu[2], a.n_cpu, sd->n_expected_cores);
+    cpu_pct(&u->cpu_utilization.combined, a.max_cpu[3], a.sum_cpu[3], a.n_cpu, sd->n_expected_cores);
     u->cpu_utilization.main_n_threads = a.max_threads_main;
     u->cpu_utilization.descendants_n_threads = a.max_threads_desc;
     u->cpu_utilization.combined_n_threads = a.max_threads_comb;

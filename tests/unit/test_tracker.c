@@ -182,8 +182,50 @@ static void test_self_region(void **state)
     assert_true(u.compute_time.time >= 0.1 && u.compute_time.time < 5);
     assert_true(u.n_samples >= 3);
     assert_true(u.peak_ram.main >= (double)n);
+    /* Touching 64 MiB takes CPU time, all within a run shorter than the
+     * CPU window: the figure covers the whole run and is never 0. */
+    assert_true(u.cpu_utilization.main.max_sum_percent > 0);
+    assert_true(u.cpu_utilization.main.mean_sum_percent > 0);
     assert_string_equal(u.max_ram.unit, "bytes");
     assert_string_equal(u.compute_time.unit, "seconds");
+    gt_tracker_free(&t);
+}
+
+/* A single sample closes no interval: the CPU percents are unavailable
+ * (-1, "unavailable" in text, null in JSON), never 0; the last sample at
+ * stop gives them. */
+static void test_one_sample_cpu_unavailable(void **state)
+{
+    (void)state;
+    gt_options o = quiet();
+    o.sleep_time = 3600; /* no sample between the first and the last */
+    gt_tracker *t;
+    assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_start(t), GT_OK);
+    gt_usage u;
+    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(u.n_samples, 1);
+    const gt_percentages *p[] = {&u.cpu_utilization.system, &u.cpu_utilization.main,
+                                 &u.cpu_utilization.descendants, &u.cpu_utilization.combined};
+    for (int i = 0; i < 4; i++) {
+        assert_true(p[i]->max_sum_percent < 0 && p[i]->max_hardware_percent < 0);
+        assert_true(p[i]->mean_sum_percent < 0 && p[i]->mean_hardware_percent < 0);
+    }
+    char *text, *json;
+    assert_int_equal(gt_usage_string(&u, GT_FORMAT_TEXT, &text), GT_OK);
+    assert_int_equal(gt_usage_string(&u, GT_FORMAT_JSON, &json), GT_OK);
+    assert_non_null(strstr(text, "   Main:\n      Max sum percent: unavailable\n"
+                                 "      Max hardware percent: unavailable\n"
+                                 "      Mean sum percent: unavailable\n"
+                                 "      Mean hardware percent: unavailable\n"));
+    assert_non_null(strstr(json, "\"main\": {\n   \"max_sum_percent\": null,"));
+    gt_string_free(&text);
+    gt_string_free(&json);
+    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(u.n_samples, 2);
+    assert_true(u.cpu_utilization.main.max_sum_percent >= 0);
+    assert_true(u.cpu_utilization.system.mean_sum_percent >= 0);
     gt_tracker_free(&t);
 }
 
@@ -336,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_unit_names),      cmocka_unit_test(test_lifecycle_errors),
         cmocka_unit_test(test_self_region),     cmocka_unit_test(test_other_process),
         cmocka_unit_test(test_missing_process), cmocka_unit_test(test_timepoint_callback),
+        cmocka_unit_test(test_one_sample_cpu_unavailable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,6 +161,13 @@ static size_t drop_omitted(item *dst, const item *src, size_t n)
 /* A value that may be unavailable (< 0: "unavailable", JSON null). */
 #define FLT_OPT(l, k, v) {K_FLOAT, l, k, "", v, 0}
 
+/* CPU percents are unavailable (< 0) when no interval was closed. */
+#define CPU_PERCENTS(label, key, p)                                                   \
+    SECTION(label, key), FLT_OPT("Max sum percent", "max_sum_percent", (p).max_sum_percent), \
+        FLT_OPT("Max hardware percent", "max_hardware_percent", (p).max_hardware_percent), \
+        FLT_OPT("Mean sum percent", "mean_sum_percent", (p).mean_sum_percent),          \
+        FLT_OPT("Mean hardware percent", "mean_hardware_percent", (p).mean_hardware_percent), END
+
 #define RSS(label, key, r)                                                          \
     SECTION(label, key), FLT_OPT("Total RSS", "total_rss", (r).total_rss),         \
         FLT_OPT("Private RSS", "private_rss", (r).private_rss),                    \
@@ -252,10 +259,10 @@ gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
         SECTION("CPU utilization", "cpu_utilization"),
         INT("System core count", "system_core_count", u->cpu_utilization.system_core_count),
         INT("Number of expected cores", "n_expected_cores", u->cpu_utilization.n_expected_cores),
-        PERCENTS("System", "system", u->cpu_utilization.system),
-        PERCENTS("Main", "main", u->cpu_utilization.main),
-        PERCENTS("Descendants", "descendants", u->cpu_utilization.descendants),
-        PERCENTS("Combined", "combined", u->cpu_utilization.combined),
+        CPU_PERCENTS("System", "system", u->cpu_utilization.system),
+        CPU_PERCENTS("Main", "main", u->cpu_utilization.main),
+        CPU_PERCENTS("Descendants", "descendants", u->cpu_utilization.descendants),
+        CPU_PERCENTS("Combined", "combined", u->cpu_utilization.combined),
         INT("Main number of threads", "main_n_threads", u->cpu_utilization.main_n_threads),
         INT("Descendants number of threads", "descendants_n_threads",
             u->cpu_utilization.descendants_n_threads),

@@ -21,6 +21,10 @@ typedef struct gt_sample {
     /* CPU percent of one core over the interval that ends at this sample;
      * cpu_valid is 0 for the first sample, which closes no interval. */
     int cpu_valid;
+    /* 1: the CPU percents are over the time since the first sample, not
+     * over the last interval: the first sample with CPU figures covers the
+     * samples before it, which had none (see cpu_percents in sampler.c). */
+    int cpu_since_first;
     double cpu_system_sum, cpu_main_sum, cpu_descendants_sum, cpu_combined_sum;
     /* gpu-tracker's own GPU figures (not in tracking files): SM percent of
      * the tracked processes and total power of the selected GPUs; each

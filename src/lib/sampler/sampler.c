@@ -97,6 +97,9 @@ struct gt_sampler {
     gt_cpu_flow flow_main, flow_desc;
     double churn_t;            /* when processes last came or went */
     gt_cpu_window window;
+    int cpu_seen;  /* some sample so far had CPU figures */
+    double first_mono; /* read_mono of the first sample */
+    int closing;   /* the sample being taken is the run's last */
     double prev_boot_ticks;
     struct timespec self_thread_cpu; /* read with the main process's clock */
     double prev_self_thread_cpu;
@@ -111,6 +114,7 @@ struct gt_sampler {
     proc_entry root_files;
     gt_cpu_times cores_prev[MAX_CORES];
     gt_cpu_times cores_cur[MAX_CORES];
+    gt_cpu_times cores_first[MAX_CORES]; /* at the first sample: a whole run's baseline */
     int ncores;
     uint64_t ram_capacity;
     uint64_t desc_hwm_max;
@@ -990,24 +994,57 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     double span = from ? now->t - from->t : 0;
     double wall = now->t - s->prev_read_mono;
     /* Until the window spans its length, the rate is tick noise: such a
-     * sample has no CPU figures, and its time belongs to no interval. */
-    if (wall <= 0 || (span < s->window.span && s->window.n < GT_CPU_WINDOW_POINTS))
+     * sample has no CPU figures, except the run's last, whose rate over the
+     * whole run is the best there is (otherwise a short run reads 0 %). */
+    int ready = span >= s->window.span || s->window.n >= GT_CPU_WINDOW_POINTS;
+    if (wall <= 0 || !from || (!ready && !(s->closing && span > 0)))
         return;
+    /* The first sample with figures covers all the time since the first
+     * sample, so the CPU time seen before the window filled belongs to an
+     * interval too: its rate is the whole run's (CPU clocks are exact up to
+     * one tick per thread over it), and the sum of the intervals' CPU
+     * seconds is the kernel's total. */
+    int since_first = !s->cpu_seen;
+    double dm = s->int_main, dd = s->int_desc;
+    gt_cpu_point first = {s->first_mono, 0, 0, 0, 0}; /* cum_main and cum_desc start there */
+    if (since_first) {
+        from = &first;
+        span = wall = now->t - first.t;
+        dm = now->main;
+        dd = now->desc;
+    }
     double cores = ncores > 0 ? ncores : 1;
     double mt = now->main_threads > from->main_threads ? now->main_threads : from->main_threads;
     double dt = now->desc_threads > from->desc_threads ? now->desc_threads : from->desc_threads;
+    for (unsigned i = 0; since_first && i < s->window.n; i++) { /* threads at any sample kept */
+        const gt_cpu_point *q = &s->window.p[(s->window.head + i) % GT_CPU_WINDOW_POINTS];
+        if (q->main_threads > mt)
+            mt = q->main_threads;
+        if (q->desc_threads > dt)
+            dt = q->desc_threads;
+    }
     if (s->churn_t > from->t)
         dt = cores;
     double rm = clamp((now->main - from->main) / span + GT_CPU_SLACK, mt < cores ? mt : cores);
     double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, dt < cores ? dt : cores);
     if (rm + rd > cores) /* the descendants' bound was the looser */
         rd = cores - rm;
-    double m = gt_cpu_flow_credit(&s->flow_main, s->int_main, wall, rm);
-    double d = gt_cpu_flow_credit(&s->flow_desc, s->int_desc, wall, rd);
+    double m = gt_cpu_flow_credit(&s->flow_main, dm, wall, rm);
+    double d = gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd);
     out->cpu_valid = 1;
+    out->cpu_since_first = since_first;
+    s->cpu_seen = 1;
     out->cpu_main_sum = m / wall * 100;
     out->cpu_descendants_sum = d / wall * 100;
     out->cpu_combined_sum = out->cpu_main_sum + out->cpu_descendants_sum;
+}
+
+gt_status gt_sampler_take_last(gt_sampler *s, gt_sample *out, gt_error *err)
+{
+    s->closing = 1;
+    gt_status st = gt_sampler_take(s, out, err);
+    s->closing = 0;
+    return st;
 }
 
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
@@ -1132,18 +1169,22 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         cpu_interval(s, thread_cpu, rccpu);
     gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc,
                        out->main_n_threads, out->descendants_n_threads};
+    if (!s->have_prev)
+        s->first_mono = s->read_mono;
     cpu_percents(s, out, &pt, ncores);
     if (s->have_prev) {
         double sys = 0;
+        const gt_cpu_times *base = out->cpu_since_first ? s->cores_first : s->cores_prev;
         int nc = ncores < s->ncores ? ncores : s->ncores;
         for (int c = 0; c < nc; c++) {
-            uint64_t dt = s->cores_cur[c].total - s->cores_prev[c].total;
-            uint64_t db = s->cores_cur[c].busy - s->cores_prev[c].busy;
-            if (s->cores_cur[c].total > s->cores_prev[c].total &&
-                s->cores_cur[c].busy >= s->cores_prev[c].busy)
+            uint64_t dt = s->cores_cur[c].total - base[c].total;
+            uint64_t db = s->cores_cur[c].busy - base[c].busy;
+            if (s->cores_cur[c].total > base[c].total && s->cores_cur[c].busy >= base[c].busy)
                 sys += (double)db / (double)dt * 100.0;
         }
         out->cpu_system_sum = sys;
+    } else {
+        memcpy(s->cores_first, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
     }
     memcpy(s->cores_prev, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
     s->ncores = ncores;

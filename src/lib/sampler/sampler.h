@@ -39,6 +39,10 @@ int gt_sampler_core_count(const gt_sampler *s);         /* cores in /proc/stat *
  * (GT_ERR_NOPROC) only when the main process is gone at the first sample;
  * later a vanished process simply stops contributing. */
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err);
+/* Takes the run's last sample, as gt_sampler_take.  When no sample so far
+ * had CPU figures (a run shorter than the CPU window), this one has them,
+ * measured over the whole run since the first sample (cpu_since_first). */
+gt_status gt_sampler_take_last(gt_sampler *s, gt_sample *out, gt_error *err);
 
 /* Whether the main process was present at the last sample. */
 int gt_sampler_main_alive(const gt_sampler *s);
