@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A command shorter than the CPU window (0.25 s) at --st=0.01: its CPU
 # figures are true, never 0.  The first sample with a CPU figure covers all
 # the time since the first sample (for a short run: the last sample, over the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CPU figures of a small PyTorch training loop on the CPU (Debian's
 # python3-torch, 2 intra-op threads) at --st=0.01: the max never exceeds what
 # the machine's cores can run, and the CPU seconds summed over the tracking
