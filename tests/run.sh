@@ -4,7 +4,9 @@
 # closing line "N passed, N failed, N skipped".  BUILD names the build folder
 # to test.  A test that cannot run here (no privileges, a missing tool) exits
 # with status 77 after printing "skipped: <reason>": it is counted apart,
-# never as passed.
+# never as passed.  Each line gives the test's duration; a test still running
+# after GT_TEST_TIMEOUT seconds (default 900) is stopped and fails, so a hang
+# cannot eat the whole run.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -12,17 +14,18 @@ export GT_BUILD="$PWD/$BUILD" GT_BIN="$PWD/$BUILD/gpu-tracker" GT_REF="$PWD/test
 pass=0 fail=0 skip=0 failed=()
 GT_SKIP=77
 run() { # name, command...
-    local name=$1 log
+    local name=$1 log t0=$SECONDS
     shift
     log=$(mktemp)
-    "$@" >"$log" 2>&1
-    local rc=$?
+    timeout -k 10 "${GT_TEST_TIMEOUT:-900}" "$@" >"$log" 2>&1
+    local rc=$? took="($((SECONDS - t0)) s)"
     if [ $rc = 0 ]; then
-        pass=$((pass + 1)); echo "ok   $name"
+        pass=$((pass + 1)); echo "ok   $name $took"
     elif [ $rc = $GT_SKIP ] && grep -q '^skipped: ' "$log"; then
-        skip=$((skip + 1)); echo "skip $name: $(grep '^skipped: ' "$log" | tail -n 1 | cut -c10-)"
+        skip=$((skip + 1)); echo "skip $name $took: $(grep '^skipped: ' "$log" | tail -n 1 | cut -c10-)"
     else
-        fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name"; sed 's/^/     | /' "$log" | tail -n 40
+        [ $rc = 124 ] || [ $rc = 137 ] && echo "timed out after ${GT_TEST_TIMEOUT:-900} s" >>"$log"
+        fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name $took"; sed 's/^/     | /' "$log" | tail -n 40
     fi
     rm -f "$log"
 }
