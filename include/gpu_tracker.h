@@ -281,6 +281,17 @@ typedef struct gt_usage {
      * setuid program) are < 0 in max_ram; ram_unavailable says why ("" when
      * all were read). */
     char ram_unavailable[160];
+    /* DRAM energy attributed by memory share, beside the CPU-time share of
+     * energy.domains[].attributed_energy: each sample interval's energy of
+     * a DRAM domain times the tracked processes' total RSS over the used
+     * system RAM at the interval's end (AIPowerMeter's method), summed, in
+     * energy.unit.  Parallel to energy.domains; < 0 for a domain that is
+     * not DRAM or was not read.  method names it; NULL when energy was not
+     * measured. */
+    struct {
+        const char *method;
+        double attributed_energy[GT_ENERGY_MAX_DOMAINS];
+    } dram_memory_share;
 } gt_usage;
 
 typedef struct gt_tracker gt_tracker;

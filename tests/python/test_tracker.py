@@ -315,10 +315,11 @@ def test_tracking_file_and_overwrite(rapl_tree):
         time.sleep(0.2)
     rows = list(csv.reader(open('samples.csv')))
     assert rows[0][:3] == ['ram_unit', 'gpu_ram_unit', 'time_unit'] and rows[1][0] == 'megabytes'
-    # gpu-tracker's energy columns follow the Python package's, which end with timestamp.
+    # gpu-tracker's energy columns, then its power columns (one per RAPL domain kind present),
+    # follow the Python package's, which end with timestamp.
     assert rows[2][0] == 'main_ram' and 'timestamp' in rows[2]
     assert rows[2][rows[2].index('timestamp') + 1:] == ['cpu_energy_joules', 'dram_energy_joules',
-                                                        'gpu_energy_joules']
+                                                        'gpu_energy_joules', 'package_power_watts']
     assert len(rows) - 3 >= 2  # first sample at start, last at stop
     with pytest.raises(FileExistsError, match='samples.csv'):
         gput.Tracker(tracking_file='samples.csv')

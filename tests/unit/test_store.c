@@ -124,7 +124,7 @@ static void write_file(const char *path, const ref_case *c, int overwrite, int w
     gt_static_data sd = static_of(c);
     gt_store *st;
     gt_error err;
-    assert_int_equal(gt_store_open(path, overwrite, &sd, with_energy, &st, &err), GT_OK);
+    assert_int_equal(gt_store_open(path, overwrite, &sd, with_energy, NULL, 0, &st, &err), GT_OK);
     for (int row = 0; row < 3; row++) {
         gt_sample s = sample_of(c, row);
         assert_int_equal(gt_store_append(st, &s, &err), GT_OK);
@@ -207,7 +207,7 @@ static void test_csv_empty_cells(void **state)
     gt_static_data sd = static_of(&cases[0]);
     gt_store *st;
     gt_error err;
-    assert_int_equal(gt_store_open(path, 1, &sd, 1, &st, &err), GT_OK);
+    assert_int_equal(gt_store_open(path, 1, &sd, 1, NULL, 0, &st, &err), GT_OK);
     gt_sample s = sample_of(&cases[0], 0);
     s.cpu_valid = 0;
     s.gpu_sum_percent = NAN;
@@ -329,7 +329,7 @@ static void test_sqlite_outside_writer(void **state)
     gt_static_data sd = static_of(&cases[0]);
     gt_store *st = NULL;
     gt_error err;
-    assert_int_equal(gt_store_open(path, 1, &sd, 0, &st, &err), GT_OK);
+    assert_int_equal(gt_store_open(path, 1, &sd, 0, NULL, 0, &st, &err), GT_OK);
     gt_sample smp = sample_of(&cases[0], 0);
     smp.timestamp = 1;
     assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
@@ -368,7 +368,7 @@ static void test_csv_truncated_by_another_program(void **state)
     gt_static_data sd = static_of(&cases[0]);
     gt_store *st = NULL;
     gt_error err;
-    assert_int_equal(gt_store_open(path, 1, &sd, 1, &st, &err), GT_OK);
+    assert_int_equal(gt_store_open(path, 1, &sd, 1, NULL, 0, &st, &err), GT_OK);
     gt_sample smp = sample_of(&cases[0], 0);
     assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
     assert_int_equal(truncate(path, 0), 0);
@@ -398,7 +398,7 @@ static void test_existing_file(void **state)
         gt_static_data sd = static_of(&cases[0]);
         gt_store *st = NULL;
         gt_error err;
-        assert_int_equal(gt_store_open(path, 0, &sd, 1, &st, &err), GT_ERR_EXISTS);
+        assert_int_equal(gt_store_open(path, 0, &sd, 1, NULL, 0, &st, &err), GT_ERR_EXISTS);
         assert_null(st);
         assert_non_null(strstr(err.msg, "--overwrite"));
         char *got[2];
@@ -411,7 +411,7 @@ static void test_existing_file(void **state)
     gt_static_data sd = static_of(&cases[0]);
     gt_store *st = NULL;
     gt_error err;
-    assert_int_equal(gt_store_open("/tmp/gt-test-store.txt", 1, &sd, 1, &st, &err), GT_ERR_INVALID);
+    assert_int_equal(gt_store_open("/tmp/gt-test-store.txt", 1, &sd, 1, NULL, 0, &st, &err), GT_ERR_INVALID);
     assert_non_null(strstr(err.msg, "'.csv' or '.sqlite'"));
 }
 

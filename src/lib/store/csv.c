@@ -13,16 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
-/* GT_STORE_NCOLUMNS cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
-#define LINE_MAX_BYTES (GT_STORE_NCOLUMNS * (GT_PYFLOAT_BUFSZ + 1) + 2)
+/* GT_STORE_MAX_COLUMNS cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
+#define LINE_MAX_BYTES (GT_STORE_MAX_COLUMNS * (GT_PYFLOAT_BUFSZ + 1) + 2)
 
 /* The last text of each timepoint column: most cells repeat from one row to
  * the next (an idle process's memory, zero GPU figures), and reusing the text
  * of an identical double saves the costly shortest-repr search. */
 typedef struct float_memo {
-    double v[GT_STORE_NCOLUMNS];
-    char text[GT_STORE_NCOLUMNS][GT_PYFLOAT_BUFSZ];
-    unsigned char len[GT_STORE_NCOLUMNS]; /* 0: nothing kept */
+    double v[GT_STORE_MAX_COLUMNS];
+    char text[GT_STORE_MAX_COLUMNS][GT_PYFLOAT_BUFSZ];
+    unsigned char len[GT_STORE_MAX_COLUMNS]; /* 0: nothing kept */
 } float_memo;
 
 typedef struct csv_store {
@@ -171,13 +171,14 @@ static gt_status csv_close(void *impl, gt_error *err)
 
 const gt_store_backend gt_store_csv_backend = {csv_append, csv_close};
 
-gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells, int ncols,
-                            void **impl, gt_error *err)
+gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
+                            const char *const *names, int ncols, void **impl, gt_error *err)
 {
     gt_status st;
     csv_store *s = NULL;
-    /* Both headers (~700 bytes) and the static row fit easily. */
-    char head[2048];
+    /* Both headers (~700 bytes, ~1300 with every power column) and the
+     * static row fit easily. */
+    char head[4096];
     size_t len = 0;
 
     *impl = NULL;
@@ -195,7 +196,7 @@ gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cell
     }
     len += format_header(gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS, head, sizeof head);
     len += format_line(static_cells, GT_STORE_NSTATIC_COLUMNS, head + len, NULL);
-    len += format_header(gt_store_columns, ncols, head + len, sizeof head - len);
+    len += format_header(names, ncols, head + len, sizeof head - len);
     if ((st = write_all(s, head, len, err)) != GT_OK)
         goto fail;
     *impl = s;

@@ -32,7 +32,7 @@ typedef struct sqlite_store {
     char *path;
     int sys_errno; /* of the last failed step, taken before the reset */
     char failed_msg[256]; /* SQLite's message for a failure undone by ROLLBACK */
-    gt_cell *pending; /* rows waiting for the lock, GT_STORE_NCOLUMNS cells each (ncols written) */
+    gt_cell *pending; /* rows waiting for the lock, GT_STORE_MAX_COLUMNS cells each (ncols written) */
     size_t n_pending, cap_pending;
 } sqlite_store;
 
@@ -136,13 +136,13 @@ static int queue_row(sqlite_store *s, const gt_cell *cells)
 {
     if (s->n_pending == s->cap_pending) {
         size_t cap = s->cap_pending ? s->cap_pending * 2 : 16;
-        gt_cell *p = realloc(s->pending, cap * GT_STORE_NCOLUMNS * sizeof *p);
+        gt_cell *p = realloc(s->pending, cap * GT_STORE_MAX_COLUMNS * sizeof *p);
         if (!p)
             return -1;
         s->pending = p;
         s->cap_pending = cap;
     }
-    memcpy(s->pending + s->n_pending * GT_STORE_NCOLUMNS, cells, GT_STORE_NCOLUMNS * sizeof *cells);
+    memcpy(s->pending + s->n_pending * GT_STORE_MAX_COLUMNS, cells, GT_STORE_MAX_COLUMNS * sizeof *cells);
     s->n_pending++;
     return 0;
 }
@@ -153,7 +153,7 @@ static int flush_pending(sqlite_store *s)
 {
     int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     for (size_t i = 0; i < s->n_pending && rc == SQLITE_OK; i++)
-        rc = run_row(s->insert, s->pending + i * GT_STORE_NCOLUMNS, s->ncols, &s->sys_errno);
+        rc = run_row(s->insert, s->pending + i * GT_STORE_MAX_COLUMNS, s->ncols, &s->sys_errno);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
@@ -220,8 +220,8 @@ static gt_status sqlite_close(void *impl, gt_error *err)
 
 const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close};
 
-gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, int ncols, void **impl,
-                               gt_error *err)
+gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, const char *const *names,
+                               const char *const *types, int ncols, void **impl, gt_error *err)
 {
     gt_status st = GT_OK;
     sqlite_store *s = NULL;
@@ -252,7 +252,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, in
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = create_sql("data", gt_store_columns, gt_store_column_types, ncols)))
+    if (!(sql = create_sql("data", names, types, ncols)))
         goto nomem;
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
@@ -264,7 +264,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, in
         run_row(static_insert, static_cells, GT_STORE_NSTATIC_COLUMNS, &s->sys_errno) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = insert_sql("data", gt_store_columns, ncols)))
+    if (!(sql = insert_sql("data", names, ncols)))
         goto nomem;
     /* PERSISTENT: the statement lives as long as the file. */
     if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) !=

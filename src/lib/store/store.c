@@ -15,7 +15,10 @@ struct gt_store {
     const gt_store_backend *backend;
     void *impl;
     gt_static_data sd;
-    gt_cell cells[GT_STORE_NCOLUMNS];
+    gt_cell cells[GT_STORE_MAX_COLUMNS];
+    /* The file's power columns, after the energy columns. */
+    int npower;
+    gt_power_column power[GT_POWER_SLOTS];
     char *path;
     /* The created file, held open so that a file deleted while tracking can
      * be re-created from its contents at close. */
@@ -69,8 +72,9 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
 }
 
 gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
-                        gt_store **out, gt_error *err)
+                        const gt_power_column *power, int npower, gt_store **out, gt_error *err)
 {
+    const char *names[GT_STORE_MAX_COLUMNS], *types[GT_STORE_MAX_COLUMNS];
     gt_store *s = NULL;
     int fd = -1;
     gt_status st;
@@ -86,6 +90,11 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
                       path);
     if ((st = gt_store_static_check(sd, err)) != GT_OK)
         return st;
+    if (!with_energy || npower < 0)
+        npower = 0;
+    if (npower > GT_POWER_SLOTS)
+        return gt_err(err, GT_ERR_INVALID, "tracking file: %d power columns, at most %d", npower,
+                      GT_POWER_SLOTS);
     if (!(s = calloc(1, sizeof *s))) {
         st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
         goto done;
@@ -101,10 +110,20 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         goto done;
     gt_store_static_fill(sd, static_cells);
     int ncols = with_energy ? GT_STORE_NCOLUMNS : GT_STORE_NBASE_COLUMNS;
+    for (int c = 0; c < ncols; c++) {
+        names[c] = gt_store_columns[c];
+        types[c] = gt_store_column_types[c];
+    }
+    s->npower = npower;
+    for (int k = 0; k < npower; k++, ncols++) {
+        s->power[k] = power[k];
+        names[ncols] = s->power[k].name;
+        types[ncols] = "FLOAT";
+    }
     if (csv) {
         s->backend = &gt_store_csv_backend;
         s->watch_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        st = gt_store_csv_open(fd, path, static_cells, ncols, &s->impl, err);
+        st = gt_store_csv_open(fd, path, static_cells, names, ncols, &s->impl, err);
         fd = -1; /* owned by the backend, closed by it on failure */
     } else {
         /* SQLite opens the file by name itself.  The fd stays open until
@@ -113,7 +132,7 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         s->watch_fd = fd;
         fd = -1;
         s->backend = &gt_store_sqlite_backend;
-        st = gt_store_sqlite_open(path, static_cells, ncols, &s->impl, err);
+        st = gt_store_sqlite_open(path, static_cells, names, types, ncols, &s->impl, err);
     }
     if (st != GT_OK) {
         /* The file is ours and holds no sample: leaving it would only make
@@ -147,6 +166,7 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err)
 {
     /* cells live in the handle: nothing is allocated per sample. */
     gt_store_row_fill(&s->sd, smp, s->cells);
+    gt_store_row_fill_power(smp, s->power, s->npower, s->cells + GT_STORE_NCOLUMNS);
     return s->backend->append(s->impl, s->cells, err);
 }
 

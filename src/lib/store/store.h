@@ -12,11 +12,12 @@ typedef struct gt_store gt_store;
 /* Creates path (".csv" or ".sqlite", else GT_ERR_INVALID).  An existing file
  * is GT_ERR_EXISTS unless overwrite; a planted symlink is never followed
  * without overwrite.  Writes the static data immediately.  with_energy: the
- * energy columns follow the Python package's (energy is measured); without,
+ * energy columns follow the Python package's (energy is measured), then the
+ * npower power columns power[] (at most GT_POWER_SLOTS; copied); without,
  * the file has the package's columns alone, so its readers see no empty
  * columns. */
 gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
-                        gt_store **out, gt_error *err);
+                        const gt_power_column *power, int npower, gt_store **out, gt_error *err);
 /* Appends one timepoint; the row is on disk (written, not fsynced) when this
  * returns, so a killed tracker leaves every earlier sample readable. */
 gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err);
@@ -35,7 +36,8 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
                                const char *hint, int *fd_out, gt_error *err);
 
 /* Timepoint column names in file order (21 measurements, "timestamp", then
- * the energy columns, which a file has only with_energy). */
+ * the energy columns, which a file has only with_energy; its power columns
+ * follow, named by the gt_power_column list). */
 extern const char *const gt_store_columns[];
 extern const int gt_store_ncolumns;
 /* Static-data column names in file order. */
