@@ -40,6 +40,13 @@ END {
 awk -F, 'NR == 4 { t0 = $22 } NR > 4 && $27 != "0.0" { p = $27 } END { t = $22 - t0; exit !(p > 0 && 2000 / p <= t + 1) }' t.csv ||
     fail "gpu-0 power over the jump: $(cut -d, -f22,27 t.csv | tail -n +4 | tr '\n' ' ')"
 
+# The plot: a chart per GPU, the integrated device's legend at exactly 150 W.
+"$GT_BIN" plot --tf=t.csv -o p.html
+for dom in package gpu_0 gpu_1; do
+    grep -q "<g class=\"chart\" data-chart=\"Power: $dom\">" p.html || fail "no $dom power chart"
+done
+grep -q '>gpu_1 (max 150 W)<' p.html || fail "gpu_1 legend: $(grep -o '>gpu_1 (max[^<]*<' p.html)"
+
 # --guuids: only the selected device's column.
 track --guuids=GPU-22222222-bbbb --tf=u.sqlite
 [ "$(sqlite3 u.sqlite 'select count(*) from pragma_table_info("data") where name like "gpu_%_power_watts"')" = 1 ] ||
