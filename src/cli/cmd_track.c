@@ -29,7 +29,7 @@
 #include "gpu_tracker.h"
 #include "live.h"
 #include "outfile.h"
-#include "util/argv.h"
+#include "argv.h"
 
 static const char usage_text[] =
     "Tracks the computational resource usage (RAM, GPU RAM, CPU utilization, GPU utilization,\n"
