@@ -2,11 +2,10 @@
 /* gpu-tracker [options] -e "cmd" | -- cmd args... | --attach=PID
  *
  * Runs the command as a child (no shell), tracks it and every descendant
- * until it exits, prints the report, and exits with the command's status. */
+ * until it exits, prints the report, and exits with the command's status.
+ * The options are in track_options.c. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,379 +20,14 @@
 
 #include <dirent.h>
 
-#include <cjson/cJSON.h>
-
 #include "commands.h"
 #include "jobname.h"
 #include "options.h"
 #include "gpu_tracker.h"
 #include "live.h"
 #include "outfile.h"
+#include "track_options.h"
 #include "argv.h"
-
-static const char usage_text[] =
-    "Tracks the computational resource usage (RAM, GPU RAM, CPU utilization, GPU utilization,\n"
-    "and compute time) of a process corresponding to a given shell command.\n"
-    "\n"
-    "Usage:\n"
-    "    gpu-tracker -h | --help\n"
-    "    gpu-tracker -v | --version\n"
-    "    gpu-tracker --execute=<command> [options]\n"
-    "    gpu-tracker [options] -- <command> [<argument>...]\n"
-    "    gpu-tracker --attach=<pid> [options]\n"
-    "    gpu-tracker sub-track combine --stf=<sub-track-file> [-p <file-path>]...\n"
-    "    gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> [--output=<output>] [--format=<format>]\n"
-    "    gpu-tracker sub-track compare [--output=<output>] [--format=<format>] [--cconfig=<config-file>] [-m <name>=<file-path>...] [--stat=<statistic>]\n"
-    "    gpu-tracker plot --tf=<tracking-file> [--stf=<sub-track-file>] --output=<file.html|file.svg>\n"
-    "    gpu-tracker merge <directory>|<tracking-file>... [--format=<format>] [--output=<output>] [--align=<seconds>]\n"
-    "\n"
-    "Options:\n"
-    "    -h --help               Show this help message and exit.\n"
-    "    -v --version            Show the version and exit.\n"
-    "    -e --execute=<command>  The command to run with its arguments, in quotes, e.g. \"ls -l -a\". Split like a\n"
-    "                            shell splits words (quotes, backslashes), but no shell runs: nothing is expanded.\n"
-    "    --                      Everything after it is the command and its arguments, unsplit.\n"
-    "    --attach=<pid>          Track a running process and its descendants until it exits or Ctrl-C.\n"
-    "    -o --output=<output>    File to write the report to. If not set, prints to the screen.\n"
-    "    -f --format=<format>    'text' or 'json'. Defaults to 'text'.\n"
-    "    --tconfig=<config-file> JSON file with the Tracker's keyword arguments (sleep_time, ram_unit, gpu_ram_unit,\n"
-    "                            time_unit, n_expected_cores, gpu_uuids, disable_logs, gpu_brand, tracking_file,\n"
-    "                            overwrite, energy_unit). Command-line options override it.\n"
-    "    --st=<sleep-time>       Seconds between samples (0.001 to 86400). Defaults to 1.0.\n"
-    "    --ru=<ram-unit>         One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
-    "    --gru=<gpu-ram-unit>    One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
-    "    --tu=<time-unit>        One of 'seconds', 'minutes', 'hours', or 'days'. Defaults to hours.\n"
-    "    --nec=<num-cores>       The number of cores expected to be used. Defaults to all cores of the system.\n"
-    "    --guuids=<gpu-uuids>    Comma-separated UUIDs of the GPUs to track utilization of. Defaults to all GPUs.\n"
-    "    --disable-logs          Suppress warnings.\n"
-    "    --gb=<gpu-brand>        'nvidia' or 'amd'. Defaults to the brand detected, checking NVIDIA first.\n"
-    "    --tf=<tracking-file>    Store every sample in this file: CSV (.csv) or SQLite (.sqlite).\n"
-    "                            Here and in --output, %j %s %N %t %h are Slurm's job, step, node,\n"
-    "                            task rank and the host name (%% for a '%').\n"
-    "    --overwrite             Overwrite the tracking file if it already exists.\n"
-    "    --eu=<energy-unit>      Unit of the Energy section: 'joules', 'kilojoules', 'watt-hours', or\n"
-    "                            'kilowatt-hours'. Defaults to joules.\n"
-    "    --quiet                 No live status line on stderr (shown only when stderr is a terminal).\n"
-    "    --metrics=<host:port>   Serve the current values for Prometheus at http://<host:port>/metrics\n"
-    "                            (host defaults to 127.0.0.1; port 0 picks a free port).\n"
-    "    --wait-descendants      When the command exits, keep tracking until every descendant it left\n"
-    "                            running has exited too.\n"
-    "\n"
-    "Exit status: the command's own (128+N if signal N killed it); 127 if it cannot be started;\n"
-    "2 for invalid options; 1 if tracking failed.\n";
-
-/* Settings gathered from --tconfig and the command line, in that order. */
-typedef struct settings {
-    gt_options o;
-    const char *execute, *output, *format, *tconfig;
-    pid_t attach;
-    char **cmd;           /* after "--" */
-    char *tconfig_strs[2]; /* tracking_file and gpu_uuids from the config */
-    char *job_names[2];    /* output and tracking_file with Slurm patterns expanded */
-    const char *metrics;
-    int quiet, wait_descendants;
-} settings;
-
-/* Longer intervals are surely a typo; beyond about 1e9 s the wake-up time
- * no longer fits a time_t. */
-#define MAX_SLEEP_TIME 86400.0
-
-static int parse_double(const char *name, const char *v, double *out)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (errno || end == v || *end || !isfinite(d) || d < 0.001 || d > MAX_SLEEP_TIME)
-        return gt_cli_usage_error("invalid value '%s' for %s: must be a number of seconds, at least 0.001 and at "
-                                  "most 86400", v, name);
-    *out = d;
-    return 0;
-}
-
-static int parse_posint(const char *name, const char *v, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno || end == v || *end || n <= 0 || n > max)
-        return gt_cli_usage_error("invalid value '%s' for %s: must be a positive integer", v, name);
-    *out = n;
-    return 0;
-}
-
-static int set_ram_unit(const char *name, const char *v, gt_ram_unit *u)
-{
-    if (gt_ram_unit_parse(v, u) != GT_OK)
-        return gt_cli_usage_error("invalid value '%s' for %s: valid units are 'bytes', 'kilobytes', 'megabytes', "
-                           "'gigabytes', 'terabytes'", v, name);
-    return 0;
-}
-
-static int set_time_unit(const char *v, gt_time_unit *u)
-{
-    if (gt_time_unit_parse(v, u) != GT_OK)
-        return gt_cli_usage_error("invalid value '%s' for %s: valid units are 'seconds', 'minutes', 'hours', 'days'",
-                           v, "--tu");
-    return 0;
-}
-
-static int set_energy_unit(const char *name, const char *v, gt_energy_unit *u)
-{
-    if (gt_energy_unit_parse(v, u) != GT_OK)
-        return gt_cli_usage_error("invalid value '%s' for %s: valid units are 'joules', 'kilojoules', "
-                           "'watt-hours', 'kilowatt-hours'", v, name);
-    return 0;
-}
-
-static int set_brand(const char *v, gt_gpu_brand *b)
-{
-    if (gt_gpu_brand_parse(v, b) != GT_OK)
-        return gt_cli_usage_error("invalid value '%s' for %s: valid brands are 'nvidia', 'amd'", v, "--gb");
-    return 0;
-}
-
-/* Applies one option; name is canonical ("--st"), v its value or NULL. */
-static int apply(settings *s, const char *name, const char *v)
-{
-    long n;
-    if (!strcmp(name, "--execute"))
-        s->execute = v;
-    else if (!strcmp(name, "--output"))
-        s->output = v;
-    else if (!strcmp(name, "--format")) {
-        if (strcmp(v, "text") && strcmp(v, "json"))
-            return gt_cli_usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v, "--format");
-        s->format = v;
-    } else if (!strcmp(name, "--tconfig"))
-        s->tconfig = v;
-    else if (!strcmp(name, "--st"))
-        return parse_double("--st", v, &s->o.sleep_time);
-    else if (!strcmp(name, "--ru"))
-        return set_ram_unit("--ru", v, &s->o.ram_unit);
-    else if (!strcmp(name, "--gru"))
-        return set_ram_unit("--gru", v, &s->o.gpu_ram_unit);
-    else if (!strcmp(name, "--tu"))
-        return set_time_unit(v, &s->o.time_unit);
-    else if (!strcmp(name, "--nec")) {
-        if (parse_posint("--nec", v, INT_MAX, &n))
-            return GT_EXIT_USAGE;
-        s->o.n_expected_cores = (int)n;
-    } else if (!strcmp(name, "--guuids")) {
-        if (!*v)
-            return gt_cli_usage_error("invalid value '%s' for %s: give at least one GPU UUID", v, "--guuids");
-        s->o.gpu_uuids = v;
-    } else if (!strcmp(name, "--disable-logs"))
-        s->o.disable_logs = 1;
-    else if (!strcmp(name, "--gb"))
-        return set_brand(v, &s->o.gpu_brand);
-    else if (!strcmp(name, "--tf"))
-        s->o.tracking_file = v;
-    else if (!strcmp(name, "--overwrite"))
-        s->o.overwrite = 1;
-    else if (!strcmp(name, "--eu"))
-        return set_energy_unit("--eu", v, &s->o.energy_unit);
-    else if (!strcmp(name, "--metrics"))
-        s->metrics = v;
-    else if (!strcmp(name, "--quiet"))
-        s->quiet = 1;
-    else if (!strcmp(name, "--wait-descendants"))
-        s->wait_descendants = 1;
-    else if (!strcmp(name, "--attach")) {
-        if (parse_posint("--attach", v, INT_MAX, &n))
-            return GT_EXIT_USAGE;
-        s->attach = (pid_t)n;
-    }
-    return 0;
-}
-
-typedef struct optdef {
-    const char *longname; /* canonical */
-    char shortname;
-    int has_arg;
-} optdef;
-
-static const optdef optdefs[] = {
-    {"--execute", 'e', 1}, {"--output", 'o', 1}, {"--format", 'f', 1}, {"--tconfig", 0, 1},
-    {"--st", 0, 1},        {"--ru", 0, 1},       {"--gru", 0, 1},      {"--tu", 0, 1},
-    {"--nec", 0, 1},       {"--guuids", 0, 1},   {"--disable-logs", 0, 0},
-    {"--gb", 0, 1},        {"--tf", 0, 1},       {"--overwrite", 0, 0}, {"--attach", 0, 1},
-    {"--help", 'h', 0},    {"--version", 'v', 0},
-    {"--eu", 0, 1},
-    {"--metrics", 0, 1},   {"--quiet", 0, 0},
-    {"--wait-descendants", 0, 0},
-};
-
-/* Reads --tconfig into s->o; the command line is applied afterwards. */
-static int load_tconfig(settings *s, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "gpu-tracker: cannot read config file '%s': %s\n", path, strerror(errno));
-        return GT_EXIT_USAGE;
-    }
-    char buf[65536];
-    size_t len = fread(buf, 1, sizeof buf - 1, f);
-    int too_big = !feof(f);
-    fclose(f);
-    buf[len] = '\0';
-    if (too_big)
-        return gt_cli_usage_error("config file '%s' is larger than %s", path, "64 KiB");
-    cJSON *root = cJSON_Parse(buf);
-    if (!root || !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        return gt_cli_usage_error("config file '%s' is not a JSON object", path);
-    }
-    int rc = 0;
-    char num[64];
-    for (cJSON *it = root->child; it && !rc; it = it->next) {
-        const char *k = it->string;
-        /* Numbers and strings are checked by the same code as the options. */
-        const char *sv = cJSON_IsString(it) ? it->valuestring : NULL;
-        if (!strcmp(k, "sleep_time") && cJSON_IsNumber(it)) {
-            snprintf(num, sizeof num, "%.17g", it->valuedouble);
-            rc = parse_double("sleep_time", num, &s->o.sleep_time);
-        } else if (!strcmp(k, "n_expected_cores") && cJSON_IsNumber(it)) {
-            snprintf(num, sizeof num, "%.17g", it->valuedouble);
-            rc = apply(s, "--nec", num);
-        } else if (!strcmp(k, "ram_unit") && sv)
-            rc = set_ram_unit("ram_unit", sv, &s->o.ram_unit);
-        else if (!strcmp(k, "gpu_ram_unit") && sv)
-            rc = set_ram_unit("gpu_ram_unit", sv, &s->o.gpu_ram_unit);
-        else if (!strcmp(k, "time_unit") && sv)
-            rc = set_time_unit(sv, &s->o.time_unit);
-        else if (!strcmp(k, "energy_unit") && sv)
-            rc = set_energy_unit("energy_unit", sv, &s->o.energy_unit);
-        else if (!strcmp(k, "gpu_brand") && sv)
-            rc = set_brand(sv, &s->o.gpu_brand);
-        else if (!strcmp(k, "disable_logs") && cJSON_IsBool(it))
-            s->o.disable_logs = cJSON_IsTrue(it);
-        else if (!strcmp(k, "overwrite") && cJSON_IsBool(it))
-            s->o.overwrite = cJSON_IsTrue(it);
-        else if ((!strcmp(k, "tracking_file") && sv) || (!strcmp(k, "gpu_uuids") && (sv || cJSON_IsArray(it)))) {
-            /* gpu_uuids may be a list, as in Python, or a comma-separated string. */
-            char *copy = NULL;
-            if (cJSON_IsArray(it)) {
-                size_t total = 1;
-                for (cJSON *u = it->child; u; u = u->next)
-                    total += cJSON_IsString(u) ? strlen(u->valuestring) + 1 : 0;
-                copy = calloc(1, total);
-                for (cJSON *u = it->child; copy && u; u = u->next) {
-                    if (!cJSON_IsString(u)) {
-                        rc = gt_cli_usage_error("config file '%s': gpu_uuids must be a list of strings", path);
-                        break;
-                    }
-                    if (*copy)
-                        strcat(copy, ",");
-                    strcat(copy, u->valuestring);
-                }
-            } else {
-                copy = strdup(sv);
-            }
-            if (!copy || rc) {
-                free(copy);
-                rc = rc ? rc : GT_EXIT_FAILURE;
-                break;
-            }
-            int slot = !strcmp(k, "tracking_file") ? 0 : 1;
-            free(s->tconfig_strs[slot]); /* a key given twice: the last wins */
-            s->tconfig_strs[slot] = copy;
-            if (!strcmp(k, "tracking_file"))
-                s->o.tracking_file = copy;
-            else if (!*copy)
-                rc = gt_cli_usage_error("config file '%s': gpu_uuids must name at least one GPU", path);
-            else
-                s->o.gpu_uuids = copy;
-        } else {
-            rc = gt_cli_usage_error("config file '%s': invalid key or value type for '%s'; valid keys: sleep_time, "
-                             "ram_unit, gpu_ram_unit, time_unit, n_expected_cores, gpu_uuids, disable_logs, "
-                             "gpu_brand, tracking_file, overwrite, energy_unit", path, k);
-        }
-    }
-    cJSON_Delete(root);
-    return rc;
-}
-
-/* Parses argv into s.  Returns 0, an exit status, or -1 after --help/-v. */
-static int parse_args(int argc, char **argv, settings *s)
-{
-    /* Two passes: --tconfig first, so that command-line options override it. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 1; i < argc; i++) {
-            const char *a = argv[i];
-            if (!strcmp(a, "--")) {
-                if (pass == 1)
-                    s->cmd = argv + i + 1;
-                break;
-            }
-            const optdef *d = NULL;
-            const char *v = NULL;
-            if (a[0] == '-' && a[1] == '-') {
-                const char *eq = strchr(a, '=');
-                size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-                for (size_t k = 0; k < sizeof optdefs / sizeof *optdefs; k++)
-                    if (strlen(optdefs[k].longname) == nl && !strncmp(a, optdefs[k].longname, nl))
-                        d = &optdefs[k];
-                if (d && eq) {
-                    if (!d->has_arg)
-                        return gt_cli_usage_error("option '%s' takes no value", d->longname);
-                    v = eq + 1;
-                }
-            } else if (a[0] == '-' && a[1] && a[1] != '-') {
-                for (size_t k = 0; k < sizeof optdefs / sizeof *optdefs; k++)
-                    if (optdefs[k].shortname == a[1])
-                        d = &optdefs[k];
-                if (d && a[2]) {
-                    if (!d->has_arg)
-                        return gt_cli_usage_error("option '%s' takes no value", a);
-                    v = a + 2;
-                }
-            }
-            if (!d)
-                return gt_cli_usage_error("unknown option '%s'; see 'gpu-tracker --help'", a);
-            if (d->has_arg && !v) {
-                if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))
-                    return gt_cli_usage_error("option '%s' needs a value; see 'gpu-tracker --help'", a);
-                v = argv[++i];
-            }
-            if (!strcmp(d->longname, "--help")) {
-                if (pass == 1) {
-                    fputs(usage_text, stdout);
-                    return -1;
-                }
-                continue;
-            }
-            if (!strcmp(d->longname, "--version")) {
-                if (pass == 1) {
-                    printf("gpu-tracker %s\n", gt_version());
-                    return -1;
-                }
-                continue;
-            }
-            int is_tconfig = !strcmp(d->longname, "--tconfig");
-            if (pass == 0 && is_tconfig) {
-                int rc = load_tconfig(s, v);
-                if (rc)
-                    return rc;
-            } else if (pass == 1 && !is_tconfig) {
-                int rc = apply(s, d->longname, v);
-                if (rc)
-                    return rc;
-            }
-        }
-    }
-    int modes = !!s->execute + !!s->cmd + !!s->attach;
-    if (modes == 0)
-        return gt_cli_usage_error("nothing to track: give --execute=<command>, -- <command>, or --attach=<pid>; "
-                           "see 'gpu-tracker --help'");
-    if (modes > 1)
-        return gt_cli_usage_error("give only one of --execute, -- <command>, and --attach");
-    if (s->cmd && !s->cmd[0])
-        return gt_cli_usage_error("no command after '--'");
-    if (s->attach && s->wait_descendants)
-        return gt_cli_usage_error("--wait-descendants needs a command to run: an attached process's orphans "
-                                  "are not re-parented to gpu-tracker");
-    return 0;
-}
 
 /* Forks the command, held at a gate until the tracker is ready.  exec_fd is
  * a close-on-exec pipe: EOF means exec succeeded, an int means errno. */
@@ -569,7 +203,7 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
 /* Writes the report to out.  A reader that closed the pipe it reads our
  * stdout from (`gpu-tracker ... | head -1`) wanted no more: that is not a
  * failure, and the command's own status stands. */
-static int write_report(gt_tracker *t, const settings *s, FILE *out)
+static int write_report(gt_tracker *t, const gt_cli_track_settings *s, FILE *out)
 {
     gt_usage u;
     if (gt_tracker_usage(t, &u) != GT_OK) {
@@ -591,13 +225,13 @@ static int write_report(gt_tracker *t, const settings *s, FILE *out)
 
 int gt_cli_track(int argc, char **argv)
 {
-    settings s;
-    memset(&s, 0, sizeof s);
-    gt_options_init(&s.o);
+    gt_cli_track_settings s;
+    gt_cli_track_settings_init(&s);
     s.o.log = gt_cli_log_stderr;
-    int rc = parse_args(argc, argv, &s);
+    int rc = gt_cli_track_parse(argc, argv, &s);
     int split_argc = 0;
     char **split = NULL;
+    char *job_names[2] = {NULL, NULL}; /* output and tracking_file with Slurm patterns expanded */
     gt_cli_outfile out = {0};
     gt_tracker *t = NULL;
     int sfd = -1, gate = -1, exec_r = -1;
@@ -620,7 +254,7 @@ int gt_cli_track(int argc, char **argv)
         }
         s.cmd = split;
     }
-    if ((rc = gt_cli_job_names(&s.output, &s.o.tracking_file, s.job_names)))
+    if ((rc = gt_cli_job_names(&s.output, &s.o.tracking_file, job_names)))
         goto done;
     /* The report would go into the tracking file, or (with --overwrite) to
      * the old file's inode, unlinked when the tracking file replaces it. */
@@ -781,10 +415,9 @@ done:
     if (sfd >= 0)
         close(sfd);
     gt_cli_outfile_discard(&out);
-    for (int i = 0; i < 2; i++) {
-        free(s.tconfig_strs[i]);
-        free(s.job_names[i]);
-    }
+    for (int i = 0; i < 2; i++)
+        free(job_names[i]);
+    gt_cli_track_settings_free(&s);
     gt_argv_free(&split);
     return rc;
 }
