@@ -187,9 +187,10 @@ static int load_tconfig(void *ctx, const char *name, const char *v)
  *       .json, its JSON type.
  * The parser, --help (with the list of --tconfig keys) and the keys that
  * --tconfig accepts follow.  Then give it a paragraph in the OPTIONS section
- * of docs/gpu-tracker.1 and a row in the documentation's table of options:
- * tests/e2e/cli_options.sh checks both against --help, and
- * tests/unit/test_cli_options.c the table itself. */
+ * of docs/gpu-tracker.1 and a row in the table of options of
+ * docs/tracking.md: tests/e2e/cli_options.sh checks both against --help, and
+ * tests/unit/test_cli_options.c the table itself (docs/development.md has
+ * an example). */
 const gt_cli_opt gt_cli_track_opts[] = {
     {.longname = "--help", .shortname = 'h', .apply = show_help, .help = "Show this help message and exit."},
     {.longname = "--version", .shortname = 'v', .apply = show_version, .help = "Show the version and exit."},
