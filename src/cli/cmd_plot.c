@@ -19,7 +19,10 @@ static const char usage_text[] =
     "    -o --output=<file>       The plot to write; its extension chooses the format.\n";
 
 static const gt_cli_opt optdefs[] = {
-    {"--tf", 0, 1}, {"--stf", 0, 1}, {"--output", 'o', 1}, {"--help", 'h', 0},
+    {.longname = "--tf", .arg = "<tracking-file>"},
+    {.longname = "--stf", .arg = "<sub-track-file>"},
+    {.longname = "--output", .shortname = 'o', .arg = "<file>"},
+    {.longname = "--help", .shortname = 'h'},
 };
 
 int gt_cli_plot(int argc, char **argv)
