@@ -2,7 +2,7 @@
 /* Comparison of tracking sessions from the JSON results files that
  * `sub-track analyze -f json` writes: reads them, matches their code blocks
  * and gathers one statistic of every measurement, overall and per code
- * block, sorted ascending.  Writing is in compare_write.c. */
+ * block, sorted ascending.  Writing is in report/compare_write.c. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>

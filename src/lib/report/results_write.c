@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json_indent.h"
+#include "report/json_indent.h"
 #include "util/pyfloat.h"
 
 #define CELL 48

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
-#include "util/json_indent.h"
+#include "report/json_indent.h"
 #include "util/pyfloat.h"
 
 /* Characters, not bytes: pandas pads columns by len() of the text. */
