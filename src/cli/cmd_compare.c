@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "gpu_tracker.h"
 #include "options.h"
+#include "util/grow.h"
 
 static const char usage_text[] =
     "Compares the resource usage of tracking sessions, overall and per code block.\n"
@@ -42,8 +43,8 @@ static int sessions_put(gt_cli_sessions *s, const char *name, size_t name_len, c
             return 0;
         }
     if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 8;
-        char **n = realloc(s->names, cap * sizeof *n);
+        size_t cap = gt_grow_cap(s->cap, s->n + 1, 8, sizeof *s->names);
+        char **n = cap ? realloc(s->names, cap * sizeof *n) : NULL;
         if (!n)
             return -1;
         s->names = n;

@@ -25,6 +25,7 @@
 #include "store/csvfield.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/pyfloat.h"
 
 #include <errno.h>
@@ -95,10 +96,8 @@ static int reserve(gt_subtracker *s, size_t n)
 {
     if (n <= s->cap)
         return 0;
-    size_t cap = s->cap ? s->cap : 256;
-    while (cap < n)
-        cap *= 2;
-    char *p = realloc(s->buf, cap);
+    size_t cap = gt_grow_cap(s->cap, n, 256, 1);
+    char *p = cap ? realloc(s->buf, cap) : NULL;
     if (!p)
         return -1;
     s->buf = p;

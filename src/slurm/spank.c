@@ -29,6 +29,7 @@
 #include <slurm/spank.h>
 
 #include "gpu_tracker.h"
+#include "util/grow.h"
 
 SPANK_PLUGIN(gpu-tracker, 1)
 
@@ -156,8 +157,8 @@ static int make_dir(spank_t sp, char *out, size_t size)
 static task *add_task(void)
 {
     if (step.ntasks == step.cap) {
-        size_t cap = step.cap ? 2 * step.cap : 8;
-        task *t = realloc(step.tasks, cap * sizeof *t);
+        size_t cap = gt_grow_cap(step.cap, step.ntasks + 1, 8, sizeof *step.tasks);
+        task *t = cap ? realloc(step.tasks, cap * sizeof *t) : NULL;
         if (!t)
             return NULL;
         step.tasks = t;

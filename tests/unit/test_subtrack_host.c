@@ -20,14 +20,6 @@
 #include "gpu_tracker.h"
 #include "unit/tmpdir.h"
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
 static char *slurp(const char *path)
 {
     static char buf[4096];
@@ -142,9 +134,9 @@ static void test_combine_and_pair_csv(void **state)
 {
     (void)state;
     write_tracking();
-    write_file("n1.csv", n1_csv);
-    write_file("n2.csv", n2_csv);
-    write_file("old.csv", old_csv);
+    tmpdir_write("n1.csv", n1_csv);
+    tmpdir_write("n2.csv", n2_csv);
+    tmpdir_write("old.csv", old_csv);
     const char *in[] = {"n1.csv", "n2.csv", "old.csv"};
     gt_error err;
     unlink("c.csv");
@@ -200,8 +192,8 @@ static void test_combine_and_pair_sqlite(void **state)
 static void test_pair_across_hosts_is_an_error(void **state)
 {
     (void)state;
-    write_file("bad.csv", "process_id,code_block_name,position,timestamp,host\n"
-                          "7,X,1,4,n1\n7,X,1,5,n2\n");
+    tmpdir_write("bad.csv", "process_id,code_block_name,position,timestamp,host\n"
+                            "7,X,1,4,n1\n7,X,1,5,n2\n");
     double *calls = NULL;
     size_t n = 0;
     gt_error err;

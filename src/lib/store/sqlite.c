@@ -13,6 +13,7 @@
 #include "store/backend.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -135,8 +136,8 @@ static int run_row(sqlite3_stmt *st, const gt_cell *c, int n, int *sys_errno)
 static int queue_row(sqlite_store *s, const gt_cell *cells)
 {
     if (s->n_pending == s->cap_pending) {
-        size_t cap = s->cap_pending ? s->cap_pending * 2 : 16;
-        gt_cell *p = realloc(s->pending, cap * GT_STORE_NCOLUMNS * sizeof *p);
+        size_t cap = gt_grow_cap(s->cap_pending, s->n_pending + 1, 16, GT_STORE_NCOLUMNS * sizeof *s->pending);
+        gt_cell *p = cap ? realloc(s->pending, cap * GT_STORE_NCOLUMNS * sizeof *p) : NULL;
         if (!p)
             return -1;
         s->pending = p;
