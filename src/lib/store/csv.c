@@ -3,12 +3,14 @@
  * one line per sample, each written with a single write(2) from a buffer in
  * the handle, so no row ever waits in a user-space buffer. */
 #include "store/backend.h"
+#include "store/csvfield.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/pyfloat.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -171,13 +173,17 @@ static gt_status csv_close(void *impl, gt_error *err)
 
 const gt_store_backend gt_store_csv_backend = {csv_append, csv_close};
 
-gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells, int ncols,
-                            void **impl, gt_error *err)
+gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
+                            const gt_store_extra *extra, size_t nextra, int ncols, void **impl, gt_error *err)
 {
     gt_status st;
     csv_store *s = NULL;
-    /* Both headers (~700 bytes) and the static row fit easily. */
-    char head[2048];
+    /* Both headers (~700 bytes) and the static row fit in 2 KiB; the extra
+     * columns add their keys and values, quoted where needed. */
+    size_t size = 2048;
+    for (size_t i = 0; i < nextra; i++)
+        size += strlen(extra[i].key) + 2 + GT_CSV_FIELD_MAX(extra[i].value ? strlen(extra[i].value) : 0);
+    char *head = malloc(size);
     size_t len = 0;
 
     *impl = NULL;
@@ -193,14 +199,27 @@ gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cell
         st = gt_err(err, GT_ERR_IO, "tracking file '%s': %s", path, strerror(errno));
         goto fail;
     }
-    len += format_header(gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS, head, sizeof head);
+    if (!head) {
+        st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
+        goto fail;
+    }
+    len += format_header(gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS, head, size);
+    for (size_t i = 0; i < nextra; i++) /* over the '\n' of the line before */
+        len += (size_t)snprintf(head + len - 1, size - len + 1, ",%s\n", extra[i].key) - 1;
     len += format_line(static_cells, GT_STORE_NSTATIC_COLUMNS, head + len, NULL);
-    len += format_header(gt_store_columns, ncols, head + len, sizeof head - len);
+    for (size_t i = 0; i < nextra; i++) {
+        head[len - 1] = ',';
+        len += gt_csv_field(head + len, extra[i].value ? extra[i].value : "", NULL);
+        head[len++] = '\n';
+    }
+    len += format_header(gt_store_columns, ncols, head + len, size - len);
     if ((st = write_all(s, head, len, err)) != GT_OK)
         goto fail;
+    free(head);
     *impl = s;
     return GT_OK;
 fail:
+    free(head);
     if (fd >= 0)
         close(fd);
     if (s)

@@ -71,6 +71,39 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
 gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
                         gt_store **out, gt_error *err)
 {
+    return gt_store_open_extra(path, overwrite, sd, with_energy, NULL, 0, out, err);
+}
+
+/* Keys become CSV header cells and SQL column names: a plain identifier
+ * needs neither quoting nor escaping in either. */
+static gt_status check_extra(const gt_store_extra *extra, size_t nextra, gt_error *err)
+{
+    for (size_t i = 0; i < nextra; i++) {
+        const char *k = extra[i].key;
+        size_t n = k ? strlen(k) : 0;
+        int ok = n > 0 && n <= 64 && k[0] >= 'a' && k[0] <= 'z';
+        for (size_t j = 0; ok && j < n; j++)
+            ok = (k[j] >= 'a' && k[j] <= 'z') || (k[j] >= '0' && k[j] <= '9') || k[j] == '_';
+        if (!ok)
+            return gt_err(err, GT_ERR_INVALID,
+                          "invalid static data key '%s': must be 1 to 64 lowercase letters, digits or '_', "
+                          "starting with a letter",
+                          k ? k : "");
+        for (int j = 0; j < GT_STORE_NSTATIC_COLUMNS; j++)
+            if (!strcmp(k, gt_store_static_columns[j]))
+                return gt_err(err, GT_ERR_INVALID, "static data key '%s' is already a static column", k);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(k, extra[j].key))
+                return gt_err(err, GT_ERR_INVALID, "static data key '%s' is given twice", k);
+        if (extra[i].value && strlen(extra[i].value) > 4096)
+            return gt_err(err, GT_ERR_INVALID, "static data '%s': the value is longer than 4096 bytes", k);
+    }
+    return GT_OK;
+}
+
+gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
+                              const gt_store_extra *extra, size_t nextra, gt_store **out, gt_error *err)
+{
     gt_store *s = NULL;
     int fd = -1;
     gt_status st;
@@ -84,7 +117,7 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         return gt_err(err, GT_ERR_INVALID,
                       "invalid tracking file '%s': the extension must be '.csv' or '.sqlite'",
                       path);
-    if ((st = gt_store_static_check(sd, err)) != GT_OK)
+    if ((st = gt_store_static_check(sd, err)) != GT_OK || (st = check_extra(extra, nextra, err)) != GT_OK)
         return st;
     if (!(s = calloc(1, sizeof *s))) {
         st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
@@ -104,7 +137,7 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
     if (csv) {
         s->backend = &gt_store_csv_backend;
         s->watch_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        st = gt_store_csv_open(fd, path, static_cells, ncols, &s->impl, err);
+        st = gt_store_csv_open(fd, path, static_cells, extra, nextra, ncols, &s->impl, err);
         fd = -1; /* owned by the backend, closed by it on failure */
     } else {
         /* SQLite opens the file by name itself.  The fd stays open until
@@ -113,7 +146,7 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         s->watch_fd = fd;
         fd = -1;
         s->backend = &gt_store_sqlite_backend;
-        st = gt_store_sqlite_open(path, static_cells, ncols, &s->impl, err);
+        st = gt_store_sqlite_open(path, static_cells, extra, nextra, ncols, &s->impl, err);
     }
     if (st != GT_OK) {
         /* The file is ours and holds no sample: leaving it would only make
