@@ -324,11 +324,19 @@ GT_API void gt_string_free(char **s);
  * ------------------------------------------------------------------------ */
 typedef struct gt_subtracker gt_subtracker;
 
-/* Opens (creates) a sub-tracking file; path NULL means "<pid>.csv" in the
- * current directory.  An existing file is GT_ERR_EXISTS unless overwrite.
- * The file stays open until gt_subtracker_free. */
+/* Opens (creates) a sub-tracking file; path NULL means the name of
+ * gt_subtracker_default_path() in the current directory.  An existing file
+ * is GT_ERR_EXISTS unless overwrite.  The file stays open until
+ * gt_subtracker_free. */
 GT_API gt_status gt_subtracker_open(const char *path, int overwrite,
                                     gt_subtracker **out, gt_error *err);
+/* The default sub-tracking file name of this process, into buf (size bytes):
+ * "<pid>.csv", the Python package's, or "<host>-<pid>.csv" on a multi-node
+ * run (SLURM_JOB_ID set, or GT_SUBTRACK_HOST set to anything but "" or
+ * "0"), where process IDs repeat from node to node; a '/' in the host name
+ * becomes '_'.  GT_ERR_INVALID when buf is too small, GT_ERR_SYS when the
+ * host name cannot be read. */
+GT_API gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *err);
 /* Writes one mark (position 0 = start, 1 = stop) of the named code block,
  * with the calling process's ID and the current time; the row is in the
  * file when it returns.  Safe to call from several threads at once, and
