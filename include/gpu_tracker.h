@@ -473,6 +473,12 @@ GT_API void gt_comparison_free(gt_comparison **c);
  * that cannot be read or are malformed. */
 GT_API gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file,
                                const char *out_file, gt_error *err);
+/* gt_plot_write with the spans of one host's marks only (host "" selects
+ * the marks written without a host); host NULL is gt_plot_write, which
+ * refuses a sub-tracking file with marks of several hosts.  A host with no
+ * marks in the file is GT_ERR_INVALID, naming the file's hosts. */
+GT_API gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking_file, const char *host,
+                                    const char *out_file, gt_error *err);
 
 /* ------------------------------------------------------------------------
  * Metrics endpoint: the latest timepoint served over HTTP in the Prometheus
