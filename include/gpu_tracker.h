@@ -285,6 +285,15 @@ typedef struct gt_usage {
 
 typedef struct gt_tracker gt_tracker;
 
+/* Adds a column to the static data of the tracker's tracking file, after
+ * the Python package's and gpu-tracker's own (host, slurm_*): key is 1 to 64
+ * lowercase letters, digits or '_' (a letter first) naming no other static
+ * column, value text of at most 4096 bytes (NULL: unavailable).  Only before
+ * gt_tracker_start (GT_ERR_STATE after).  Without a tracking file it records
+ * nothing and returns GT_OK.  GT_ERR_INVALID for a bad key or value, with a
+ * message in err. */
+GT_API gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *value, gt_error *err);
+
 /* Creates a tracker; validates the options (units, sleep time, GPU UUIDs,
  * tracking file).  On failure *out is NULL and err (may be NULL) says why. */
 GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out,

@@ -501,6 +501,20 @@ static void *sampling_thread(void *arg)
     return NULL;
 }
 
+gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *value, gt_error *err)
+{
+    gt_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!t || !key)
+        return gt_err(err, GT_ERR_INVALID, "static data: no tracker or no key");
+    if (t->state != ST_NEW)
+        return gt_err(err, GT_ERR_STATE, "static data '%s' must be added before tracking starts", key);
+    if (!t->store)
+        return GT_OK; /* no tracking file: nowhere to record it */
+    return gt_store_add_static(t->store, key, value, err);
+}
+
 gt_status gt_tracker_start(gt_tracker *t)
 {
     if (t->state != ST_NEW)

@@ -14,6 +14,10 @@ typedef struct gt_store_backend {
     /* Releases impl whatever happens; the status says whether the file is
      * complete. */
     gt_status (*close)(void *impl, gt_error *err);
+    /* Before the first row: the static data gets extra[nextra - 1], a new
+     * column after the others (extra[0..nextra - 1) are already there). */
+    gt_status (*add_static)(void *impl, const gt_cell *static_cells, const gt_store_extra *extra, size_t nextra,
+                            gt_error *err);
 } gt_store_backend;
 
 /* Takes ownership of fd (an empty file created for path), closing it on

@@ -218,7 +218,32 @@ static gt_status sqlite_close(void *impl, gt_error *err)
     return st;
 }
 
-const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close};
+/* The key is an identifier (checked by store.c), so it needs no quoting;
+ * the value is bound. */
+static gt_status sqlite_add_static(void *impl, const gt_cell *static_cells, const gt_store_extra *extra,
+                                   size_t nextra, gt_error *err)
+{
+    sqlite_store *s = impl;
+    const gt_store_extra *x = &extra[nextra - 1];
+    (void)static_cells;
+    char *alter = sqlite3_mprintf("ALTER TABLE static_data ADD COLUMN %s TEXT", x->key);
+    char *update = sqlite3_mprintf("UPDATE static_data SET %s = ?", x->key);
+    sqlite3_stmt *st = NULL;
+    gt_status rc = GT_OK;
+    if (!alter || !update)
+        rc = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
+    else if (sqlite3_exec(s->db, alter, NULL, NULL, NULL) != SQLITE_OK ||
+             sqlite3_prepare_v2(s->db, update, -1, &st, NULL) != SQLITE_OK ||
+             run_row(st, x->value ? &(gt_cell){.kind = GT_CELL_TEXT, .s = x->value} : &(gt_cell){.kind = GT_CELL_NULL},
+                     1, &s->sys_errno) != SQLITE_OK)
+        rc = db_err(s, "write", err);
+    sqlite3_finalize(st);
+    sqlite3_free(alter);
+    sqlite3_free(update);
+    return rc;
+}
+
+const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close, sqlite_add_static};
 
 gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
                                const gt_store_extra *extra, size_t nextra, int ncols, void **impl,

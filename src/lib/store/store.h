@@ -34,6 +34,10 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
  * kept. */
 gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
                               const gt_store_extra *extra, size_t nextra, gt_store **out, gt_error *err);
+/* Adds a static column (rules of gt_store_open_extra) to a file that has
+ * no sample yet: GT_ERR_STATE after the first gt_store_append.  On failure
+ * the file is as before, except after a failed write (GT_ERR_IO). */
+gt_status gt_store_add_static(gt_store *s, const char *key, const char *value, gt_error *err);
 /* Appends one timepoint; the row is on disk (written, not fsynced) when this
  * returns, so a killed tracker leaves every earlier sample readable. */
 gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err);
