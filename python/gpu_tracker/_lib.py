@@ -156,6 +156,7 @@ _declare('gt_tracker_error', _S, _P)
 _declare('gt_tracker_free', None, _PP)
 _declare('gt_usage_string', _I, _P, _I, _STR_OUT)
 _declare('gt_string_free', None, _STR_OUT)
+_declare('gt_tracker_add_static', _I, _P, _S, _S, _ERR, required=False)
 # Sub-tracking, analysis and comparison: looked up lazily by the classes that
 # use them (sub_tracker.py), so the tracker works with a library built before
 # they existed.
