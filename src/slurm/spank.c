@@ -217,6 +217,13 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         step.ntasks--;
         return 0;
     }
+    /* merge groups a job's files by the node their static data names; the
+     * library takes it from its own environment, and slurmstepd's is not the
+     * job's: say it here.  A column the library wrote already stays. */
+    char r[16];
+    snprintf(r, sizeof r, "%u", rank);
+    (void)gt_tracker_add_static(t->tracker, "host", node, NULL);
+    (void)gt_tracker_add_static(t->tracker, "slurm_task_id", r, NULL);
     if (gt_tracker_start(t->tracker) != GT_OK) {
         slurm_error("gpu-tracker: task %u: %s", rank, gt_tracker_error(t->tracker));
         gt_tracker_free(&t->tracker);

@@ -273,6 +273,38 @@ static void test_writer_host_column(void **state)
     sqlite3_close(db);
 }
 
+/* The default name: "<pid>.csv" (the Python package's) on one node, with
+ * the host in front on a multi-node run, where PIDs repeat across nodes. */
+static void test_default_name(void **state)
+{
+    (void)state;
+    char want[300], got[300];
+    gt_error err;
+    gt_subtracker *s = NULL;
+    clear_env();
+    snprintf(want, sizeof want, "%lld.csv", (long long)getpid());
+    assert_int_equal(gt_subtracker_default_path(got, sizeof got, &err), GT_OK);
+    assert_string_equal(got, want);
+    setenv("SLURM_JOB_ID", "42", 1);
+    setenv("SLURMD_NODENAME", "n7", 1);
+    snprintf(want, sizeof want, "n7-%lld.csv", (long long)getpid());
+    assert_int_equal(gt_subtracker_default_path(got, sizeof got, &err), GT_OK);
+    assert_string_equal(got, want);
+    unlink(want);
+    assert_int_equal(gt_subtracker_open(NULL, 0, &s, &err), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "b", 0), GT_OK);
+    gt_subtracker_free(&s);
+    assert_int_equal(access(want, F_OK), 0);
+    clear_env();
+    setenv("GT_SUBTRACK_HOST", "1", 1);
+    setenv("SLURMD_NODENAME", "a/b", 1);
+    snprintf(want, sizeof want, "a_b-%lld.csv", (long long)getpid());
+    assert_int_equal(gt_subtracker_default_path(got, sizeof got, &err), GT_OK);
+    assert_string_equal(got, want);
+    assert_int_equal(gt_subtracker_default_path(got, 4, &err), GT_ERR_INVALID);
+    clear_env();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_combine_and_pair_sqlite),
         cmocka_unit_test(test_pair_across_hosts_is_an_error),
         cmocka_unit_test(test_writer_host_column),
+        cmocka_unit_test(test_default_name),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
