@@ -61,8 +61,8 @@ FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAYS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzzer/%,$(FUZZ_SRC))
 FUZZ_TIME ?= 60
-# The CLI without main(), for fuzz targets that build in one CLI file and
-# need the others it calls.
+# The CLI without main(), for unit tests and fuzz targets of its parts
+# (included as "cli/name.h").
 CLI_LIB   := $(BUILD)/libgtcli.a
 
 # The SPANK plugin for Slurm, built where Debian's libslurm-dev gives
@@ -101,9 +101,11 @@ $(BUILD)/examples/%: examples/%.c $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(STATIC)
+# Unit tests of the CLI's parts include them as "cli/name.h" and link the
+# CLI without main().
+$(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Itests -Isrc $(ALL_LDFLAGS) -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS) -lcmocka
 
 # Workloads are ground-truth programs for end-to-end tests; built without
 # sanitizers so their memory figures are what the tests expect.
@@ -131,11 +133,11 @@ $(CLI_LIB): $(filter-out %/main.o,$(CLI_OBJ))
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(CLI_LIB) $(STATIC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(CLI_LIB) $(STATIC) $(LDLIBS)
 
 $(BUILD)/fuzzer/%: tests/fuzz/%.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
 
 deps:
 	@scripts/setup-deps.sh

@@ -296,6 +296,15 @@ typedef struct gt_usage {
 
 typedef struct gt_tracker gt_tracker;
 
+/* Adds a column to the static data of the tracker's tracking file, after
+ * the Python package's and gpu-tracker's own (host, slurm_*): key is 1 to 64
+ * lowercase letters, digits or '_' (a letter first) naming no other static
+ * column, value text of at most 4096 bytes (NULL: unavailable).  Only before
+ * gt_tracker_start (GT_ERR_STATE after).  Without a tracking file it records
+ * nothing and returns GT_OK.  GT_ERR_INVALID for a bad key or value, with a
+ * message in err. */
+GT_API gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *value, gt_error *err);
+
 /* Creates a tracker; validates the options (units, sleep time, GPU UUIDs,
  * tracking file).  On failure *out is NULL and err (may be NULL) says why. */
 GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out,
@@ -335,11 +344,19 @@ GT_API void gt_string_free(char **s);
  * ------------------------------------------------------------------------ */
 typedef struct gt_subtracker gt_subtracker;
 
-/* Opens (creates) a sub-tracking file; path NULL means "<pid>.csv" in the
- * current directory.  An existing file is GT_ERR_EXISTS unless overwrite.
- * The file stays open until gt_subtracker_free. */
+/* Opens (creates) a sub-tracking file; path NULL means the name of
+ * gt_subtracker_default_path() in the current directory.  An existing file
+ * is GT_ERR_EXISTS unless overwrite.  The file stays open until
+ * gt_subtracker_free. */
 GT_API gt_status gt_subtracker_open(const char *path, int overwrite,
                                     gt_subtracker **out, gt_error *err);
+/* The default sub-tracking file name of this process, into buf (size bytes):
+ * "<pid>.csv", the Python package's, or "<host>-<pid>.csv" on a multi-node
+ * run (SLURM_JOB_ID set, or GT_SUBTRACK_HOST set to anything but "" or
+ * "0"), where process IDs repeat from node to node; a '/' in the host name
+ * becomes '_'.  GT_ERR_INVALID when buf is too small, GT_ERR_SYS when the
+ * host name cannot be read. */
+GT_API gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *err);
 /* Writes one mark (position 0 = start, 1 = stop) of the named code block,
  * with the calling process's ID and the current time; the row is in the
  * file when it returns.  Safe to call from several threads at once, and
@@ -476,6 +493,12 @@ GT_API void gt_comparison_free(gt_comparison **c);
  * that cannot be read or are malformed. */
 GT_API gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file,
                                const char *out_file, gt_error *err);
+/* gt_plot_write with the spans of one host's marks only (host "" selects
+ * the marks written without a host); host NULL is gt_plot_write, which
+ * refuses a sub-tracking file with marks of several hosts.  A host with no
+ * marks in the file is GT_ERR_INVALID, naming the file's hosts. */
+GT_API gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking_file, const char *host,
+                                    const char *out_file, gt_error *err);
 
 /* ------------------------------------------------------------------------
  * Metrics endpoint: the latest timepoint served over HTTP in the Prometheus

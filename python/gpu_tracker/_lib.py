@@ -156,6 +156,7 @@ _declare('gt_tracker_error', _S, _P)
 _declare('gt_tracker_free', None, _PP)
 _declare('gt_usage_string', _I, _P, _I, _STR_OUT)
 _declare('gt_string_free', None, _STR_OUT)
+_declare('gt_tracker_add_static', _I, _P, _S, _S, _ERR, required=False)
 # Sub-tracking, analysis and comparison: looked up lazily by the classes that
 # use them (sub_tracker.py), so the tracker works with a library built before
 # they existed.
@@ -163,6 +164,7 @@ _declare('gt_subtracker_open', _I, _S, _I, _PP, _ERR, required=False)
 _declare('gt_subtracker_mark', _I, _P, _S, _I, required=False)
 _declare('gt_subtracker_error', _S, _P, required=False)
 _declare('gt_subtracker_free', None, _PP, required=False)
+_declare('gt_subtracker_default_path', _I, ctypes.c_char_p, ctypes.c_size_t, _ERR, required=False)
 _declare('gt_analyze', _I, _S, _S, _PP, _ERR, required=False)
 _declare('gt_analyze_host', _I, _S, _S, _S, _PP, _ERR, required=False)
 _declare('gt_results_string', _I, _P, _I, _STR_OUT, required=False)

@@ -278,6 +278,19 @@ class Tracker:
         status = _lib.lib.gt_tracker_new(ctypes.byref(opts), ctypes.byref(self._handle), ctypes.byref(err))
         _lib.check(status, err.message)
         _alive.add(self)
+        if tracking_file is not None and self._extras.complexity is not None:
+            self._record_complexity(self._extras.complexity)
+
+    def _record_complexity(self, c):
+        """The model's complexity in the tracking file's static data, after
+        the Python package's columns (whose readers ignore the rest)."""
+        for key, value in (('model_parameters', c.parameters), ('model_trainable_parameters', c.trainable_parameters),
+                           ('model_macs', c.macs), ('model_not_counted', ','.join(c.not_counted)),
+                           ('model_input_size', json.dumps(c.input_size))):
+            err = _lib.Error()
+            status = _lib.require('gt_tracker_add_static')(self._handle, key.encode(), str(value).encode(),
+                                                           ctypes.byref(err))
+            _lib.check(status, err.message)
 
     @property
     def state(self) -> Tracker.State:

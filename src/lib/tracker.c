@@ -16,7 +16,9 @@
 #include "energy/energy.h"
 #include "gpu/gpu.h"
 #include "sampler/sampler.h"
+#include "store/row.h"
 #include "store/store.h"
+#include "util/node.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -73,6 +75,31 @@ struct gt_tracker {
 };
 
 static void *sampling_thread(void *arg);
+
+/* The static columns that say where a tracking file was made, so that
+ * `gpu-tracker merge` can group a job's per-task files by node: on a
+ * multi-node run (see util/node.h) the node's name, and under Slurm its
+ * job, step and task (NULL where Slurm left one unset).  Elsewhere none, and
+ * the file keeps the Python package's static columns exactly.  extra holds
+ * 4; its strings point into node and the environment. */
+static gt_status run_identity(char *node, size_t size, gt_store_extra *extra, size_t *n, gt_error *err)
+{
+    static const char *const slurm[][2] = {
+        {"slurm_job_id", "SLURM_JOB_ID"}, {"slurm_step_id", "SLURM_STEP_ID"}, {"slurm_task_id", "SLURM_PROCID"}};
+    int multi;
+    gt_status st = gt_node_name(node, size, &multi, err);
+    *n = 0;
+    if (st != GT_OK || !multi)
+        return st;
+    extra[(*n)++] = (gt_store_extra){"host", node};
+    const char *job = getenv("SLURM_JOB_ID");
+    if (job && *job)
+        for (size_t i = 0; i < sizeof slurm / sizeof *slurm; i++) {
+            const char *v = getenv(slurm[i][1]);
+            extra[(*n)++] = (gt_store_extra){slurm[i][0], v && *v ? v : NULL};
+        }
+    return GT_OK;
+}
 
 static void default_log(void *ctx, const char *msg)
 {
@@ -188,10 +215,16 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
     /* The file is created here so that "exists" fails before anything runs. */
     gt_power_column power[GT_POWER_SLOTS];
     int npower = gt_energy_power_columns(t->energy, t->gpu, power);
-    if (t->tracking_file &&
-        (st = gt_store_open(t->tracking_file, opts->overwrite, &t->sd, gt_energy_measured(t->energy, t->gpu),
-                            power, npower, &t->store, &t->err)) != GT_OK)
-        return fail(t, st, err);
+    if (t->tracking_file) {
+        char node[256];
+        gt_store_extra extra[4];
+        size_t nextra = 0;
+        if ((st = run_identity(node, sizeof node, extra, &nextra, &t->err)) != GT_OK ||
+            (st = gt_store_open_extra(t->tracking_file, opts->overwrite, &t->sd,
+                                      gt_energy_measured(t->energy, t->gpu), extra, nextra, power, npower,
+                                      &t->store, &t->err)) != GT_OK)
+            return fail(t, st, err);
+    }
     if (t->store && !opts->disable_logs)
         gt_store_set_log(t->store, t->opts.log, t->opts.log_ctx);
     int rc = pthread_create(&t->thread, NULL, sampling_thread, t);
@@ -467,6 +500,20 @@ static void *sampling_thread(void *arg)
     if (!gone)
         take(t, 1);
     return NULL;
+}
+
+gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *value, gt_error *err)
+{
+    gt_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!t || !key)
+        return gt_err(err, GT_ERR_INVALID, "static data: no tracker or no key");
+    if (t->state != ST_NEW)
+        return gt_err(err, GT_ERR_STATE, "static data '%s' must be added before tracking starts", key);
+    if (!t->store)
+        return GT_OK; /* no tracking file: nowhere to record it */
+    return gt_store_add_static(t->store, key, value, err);
 }
 
 gt_status gt_tracker_start(gt_tracker *t)

@@ -29,6 +29,7 @@
 #include <slurm/spank.h>
 
 #include "gpu_tracker.h"
+#include "util/grow.h"
 
 SPANK_PLUGIN(gpu-tracker, 1)
 
@@ -156,8 +157,8 @@ static int make_dir(spank_t sp, char *out, size_t size)
 static task *add_task(void)
 {
     if (step.ntasks == step.cap) {
-        size_t cap = step.cap ? 2 * step.cap : 8;
-        task *t = realloc(step.tasks, cap * sizeof *t);
+        size_t cap = gt_grow_cap(step.cap, step.ntasks + 1, 8, sizeof *step.tasks);
+        task *t = cap ? realloc(step.tasks, cap * sizeof *t) : NULL;
         if (!t)
             return NULL;
         step.tasks = t;
@@ -216,6 +217,13 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         step.ntasks--;
         return 0;
     }
+    /* merge groups a job's files by the node their static data names; the
+     * library takes it from its own environment, and slurmstepd's is not the
+     * job's: say it here.  A column the library wrote already stays. */
+    char r[16];
+    snprintf(r, sizeof r, "%u", rank);
+    (void)gt_tracker_add_static(t->tracker, "host", node, NULL);
+    (void)gt_tracker_add_static(t->tracker, "slurm_task_id", r, NULL);
     if (gt_tracker_start(t->tracker) != GT_OK) {
         slurm_error("gpu-tracker: task %u: %s", rank, gt_tracker_error(t->tracker));
         gt_tracker_free(&t->tracker);

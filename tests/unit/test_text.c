@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Reports as strings (src/lib/text): byte for byte what the *_write
+/* Reports as strings (src/lib/report/to_string.c): byte for byte what the *_write
  * functions print, and the string released by gt_string_free. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -5,6 +5,7 @@
 #include "gpu/gpu.h"
 #include "gpu/backend.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -51,10 +52,8 @@ int gt_gpu_procs_reserve(gt_gpu_procs *p, size_t n)
 {
     if (n <= p->cap)
         return 0;
-    size_t cap = p->cap ? p->cap : 16;
-    while (cap < n)
-        cap *= 2;
-    gt_gpu_proc *v = realloc(p->v, cap * sizeof *v);
+    size_t cap = gt_grow_cap(p->cap, n, 16, sizeof *p->v);
+    gt_gpu_proc *v = cap ? realloc(p->v, cap * sizeof *v) : NULL;
     if (!v)
         return -1;
     p->v = v;

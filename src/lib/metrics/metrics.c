@@ -23,6 +23,7 @@
 #include "gpu_tracker.h"
 #include "metrics/exposition.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 /* The largest request head read; a longer one is answered 431. */
 #define REQUEST_MAX 8192
@@ -166,10 +167,8 @@ static int out_reserve(client *c, size_t n)
 {
     if (c->out_len + n <= c->out_cap)
         return 0;
-    size_t cap = c->out_cap ? c->out_cap : 4096;
-    while (cap < c->out_len + n)
-        cap *= 2;
-    char *p = realloc(c->out, cap);
+    size_t cap = n <= SIZE_MAX - c->out_len ? gt_grow_cap(c->out_cap, c->out_len + n, 4096, 1) : 0;
+    char *p = cap ? realloc(c->out, cap) : NULL;
     if (!p)
         return -1;
     c->out = p;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpu_tracker.h"
+#include "report/json_string.h"
 #include "util/pyfloat.h"
 
 typedef enum { K_SECTION, K_STR, K_FLOAT, K_INT, K_END } kind;
@@ -43,21 +44,10 @@ static int indent(FILE *out, int n)
 /* A JSON string literal; NULL is null.  Energy reasons quote udev rules. */
 static void put_json_str(FILE *out, const char *s)
 {
-    if (!s) {
+    if (s)
+        gt_json_put_string(out, s);
+    else
         fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
 }
 
 /* Python's str(round(x, 3)) for text, repr(x) for JSON. */
