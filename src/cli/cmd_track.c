@@ -571,7 +571,7 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
  * failure, and the command's own status stands. */
 static int write_report(gt_tracker *t, const settings *s, FILE *out)
 {
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     if (gt_tracker_usage(t, &u) != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", gt_tracker_error(t));
         return GT_EXIT_FAILURE;
@@ -593,7 +593,7 @@ int gt_cli_track(int argc, char **argv)
 {
     settings s;
     memset(&s, 0, sizeof s);
-    gt_options_init(&s.o);
+    s.o = (gt_options)GT_OPTIONS_INIT;
     s.o.log = gt_cli_log_stderr;
     int rc = parse_args(argc, argv, &s);
     int split_argc = 0;

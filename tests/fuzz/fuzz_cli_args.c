@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc] = NULL;
     settings s;
     memset(&s, 0, sizeof s);
-    gt_options_init(&s.o);
+    s.o = (gt_options)GT_OPTIONS_INIT;
     int rc = parse_args(argc, argv, &s);
     if (rc == 0) {
         CHECK(!!s.execute + !!s.cmd + !!s.attach == 1);

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     settings s;
     memset(&s, 0, sizeof s);
-    gt_options_init(&s.o);
+    s.o = (gt_options)GT_OPTIONS_INIT;
     int rc = load_tconfig(&s, path);
     if (rc == 0) {
         CHECK(isfinite(s.o.sleep_time) && s.o.sleep_time >= 0.001);
