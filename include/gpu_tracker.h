@@ -26,9 +26,10 @@
 extern "C" {
 #endif
 
-/* The version, in this one place (the Makefile reads it from here for the
- * shared library's file name and gputracker.pc).  The soname changes with
- * GT_VERSION_MAJOR only. */
+/* The version, in this one place: the Makefile reads it from here for the
+ * shared library's file name, gputracker.pc and the Python package's
+ * python/gpu_tracker/_version.py.  The soname changes with GT_VERSION_MAJOR
+ * only. */
 #define GT_VERSION_MAJOR 0
 #define GT_VERSION_MINOR 1
 #define GT_VERSION_PATCH 0
