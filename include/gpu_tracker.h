@@ -121,8 +121,8 @@ typedef void (*gt_log_fn)(void *ctx, const char *message);
  *  3. In src/lib/abi.c, add [N] = GT_END_OF(struct, its new last field) to
  *     that struct's table of sizes.
  *  4. Zero must mean "not set" or "unavailable" (older programs have no such
- *     field, and the library reads it as 0), or, in gt_options, the default
- *     goes into gt_options_init() and GT_OPTIONS_INIT too.
+ *     field, and the library reads it as 0); a gt_options default other
+ *     than 0 goes into GT_OPTIONS_INIT, which gt_options_init() uses too.
  *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and a gt_options field
  *     in its Options too.
  * ------------------------------------------------------------------------ */

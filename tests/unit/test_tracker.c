@@ -31,7 +31,8 @@ static void test_defaults(void **state)
 {
     (void)state;
     gt_options o;
-    gt_options_init(&o, GT_STRUCT_VERSION);
+    assert_int_equal(gt_options_init(&o, GT_STRUCT_VERSION), GT_OK);
+    assert_int_equal(o.version, GT_STRUCT_VERSION);
     assert_true(o.sleep_time == 1.0);
     assert_int_equal(o.ram_unit, GT_GIGABYTES);
     assert_int_equal(o.gpu_ram_unit, GT_GIGABYTES);
