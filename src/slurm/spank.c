@@ -205,8 +205,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         step.ntasks--;
         return 0;
     }
-    gt_options o;
-    gt_options_init(&o);
+    gt_options o = GT_OPTIONS_INIT;
     o.process_id = pid;
     o.tracking_file = tf;
     o.sleep_time = step.sleep_time;
@@ -240,7 +239,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
  * link (slurmstepd writes as root into a directory the user owns). */
 static void finish(task *t, uid_t uid, gid_t gid)
 {
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     if (gt_tracker_stop(t->tracker) != GT_OK)
         slurm_error("gpu-tracker: task %u: %s", t->rank, gt_tracker_error(t->tracker));
     if (gt_tracker_usage(t->tracker, &u) != GT_OK) {

@@ -217,8 +217,7 @@ static void test_fold_exact(void **state)
     gt_energy_fold(e, &rd, &s2);
     assert_true(s2.cpu_energy == 5.0);
 
-    gt_usage u;
-    memset(&u, 0, sizeof u);
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_string_equal(u.energy.unit, "joules");
     assert_int_equal(u.energy.n_domains, 4);
@@ -256,7 +255,7 @@ static void test_unreadable_domain(void **state)
     gt_sample s = {0};
     gt_energy_read(e, NULL, &rd);
     gt_energy_fold(e, &rd, &s);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_non_null(strstr(u.energy.cpu_unavailable, "some of 4 RAPL domains cannot be read"));
     assert_non_null(strstr(u.energy.cpu_unavailable, "package-0:core: Invalid argument"));
@@ -279,7 +278,7 @@ static void test_no_rapl(void **state)
     gt_energy_read(e, NULL, &rd);
     gt_energy_fold(e, &rd, &s);
     assert_true(isnan(s.cpu_energy) && isnan(s.dram_energy));
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_int_equal(u.energy.n_domains, 0);
     assert_non_null(strstr(u.energy.cpu_unavailable, "no RAPL energy counters"));
@@ -302,8 +301,7 @@ static char *render(const gt_usage *u, gt_format fmt)
 static void test_report_section(void **state)
 {
     (void)state;
-    gt_usage u;
-    memset(&u, 0, sizeof u);
+    gt_usage u = GT_USAGE_INIT;
     u.max_ram.unit = u.max_gpu_ram.unit = "bytes";
     u.compute_time.unit = "hours";
     u.peak_ram.main = u.peak_ram.largest_descendant = -1;
@@ -430,7 +428,7 @@ static void test_gpu_counter(void **state)
     s = fold_gpus(e, 14.0, g, 2);
     assert_true(s.gpu_energy == 16.5);
 
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_int_equal(u.energy.n_domains, 2);
     assert_string_equal(u.energy.domains[0].name, "gpu-0");
@@ -460,7 +458,7 @@ static void test_gpu_power_integrated(void **state)
     g[0].power_watts = 200.0;
     s = fold_gpus(e, 7.0, g, 2);
     assert_true(s.gpu_energy == 300.0); /* (100 + 200) / 2 W over 2 s */
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_KILOJOULES, &u);
     assert_string_equal(u.energy.domains[0].source, "power_integrated");
     assert_true(u.energy.domains[0].energy == 0.3);
@@ -481,7 +479,7 @@ static void test_tracker_usage(void **state)
     (void)state;
     assert_int_equal(setenv("GT_SYSFS_ROOT", root, 1), 0);
     gt_options o;
-    gt_options_init(&o);
+    gt_options_init(&o, GT_STRUCT_VERSION);
     o.disable_logs = 1;
     o.sleep_time = 0.01;
     o.energy_unit = GT_WATT_HOURS;
@@ -490,7 +488,7 @@ static void test_tracker_usage(void **state)
     assert_int_equal(gt_tracker_start(t), GT_OK);
     counter("intel-rapl:0", "1000000\n"); /* 999 J -> 1000 J -> 1 J */
     assert_int_equal(gt_tracker_stop(t), GT_OK);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     assert_string_equal(u.energy.unit, "watt-hours");
     assert_int_equal(u.energy.n_domains, 4);
