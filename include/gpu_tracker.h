@@ -10,6 +10,9 @@
  *  - The library never prints to stdout, never exits, and never installs
  *    signal handlers.  Warnings go through the log callback in gt_options.
  *  - *_free(T **) functions accept NULL and set the pointer to NULL.
+ *  - The structs a program allocates (gt_options, gt_usage, gt_timepoint)
+ *    carry a version, so that a program keeps working with later libraries
+ *    of the same major version: see "Struct versions" below.
  */
 #ifndef GPU_TRACKER_H
 #define GPU_TRACKER_H
@@ -23,9 +26,10 @@
 extern "C" {
 #endif
 
-/* The version, in this one place (the Makefile reads it from here for the
- * shared library's file name and gputracker.pc).  The soname changes with
- * GT_VERSION_MAJOR only. */
+/* The version, in this one place: the Makefile reads it from here for the
+ * shared library's file name, gputracker.pc and the Python package's
+ * python/gpu_tracker/_version.py.  The soname changes with GT_VERSION_MAJOR
+ * only. */
 #define GT_VERSION_MAJOR 0
 #define GT_VERSION_MINOR 1
 #define GT_VERSION_PATCH 0
@@ -96,6 +100,34 @@ GT_API gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out);
 
 typedef void (*gt_log_fn)(void *ctx, const char *message);
 
+/* ------------------------------------------------------------------------
+ * Struct versions.  gt_options, gt_timepoint and gt_usage live in the
+ * program's memory, so their size is compiled into the program.  Each starts
+ * with `unsigned int version`: the GT_STRUCT_VERSION of the header the
+ * program was built with, set by GT_OPTIONS_INIT or gt_options_init(),
+ * GT_TIMEPOINT_INIT and GT_USAGE_INIT.  The library reads and writes only
+ * the fields of that version, gives the program timepoints and usage in that
+ * version's layout (a tracker in the version of its gt_options), and refuses
+ * version 0 (not initialised) and versions newer than its own with
+ * GT_ERR_INVALID and a message.  So a program built with this header works
+ * with every later libgputracker.so of the same major version.
+ *
+ * Adding a field to one of these structs, the only change they may have:
+ *  1. Append it at the end of the struct, under a "Version N" comment; never
+ *     inside a nested struct or array, never reordered, resized or removed.
+ *     gt_error, gt_subtrack_scope and the nested structs are frozen.
+ *  2. Set GT_STRUCT_VERSION to N, once per release: the fields added between
+ *     two releases share one number.
+ *  3. In src/lib/abi.c, add [N] = GT_END_OF(struct, its new last field) to
+ *     that struct's table of sizes.
+ *  4. Zero must mean "not set" or "unavailable" (older programs have no such
+ *     field, and the library reads it as 0); a gt_options default other
+ *     than 0 goes into GT_OPTIONS_INIT, which gt_options_init() uses too.
+ *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and a gt_options field
+ *     in its Options too.
+ * ------------------------------------------------------------------------ */
+#define GT_STRUCT_VERSION 2
+
 #define GT_TIMEPOINT_MAX_GPUS 16
 
 /* One selected GPU in a gt_timepoint. */
@@ -114,6 +146,9 @@ typedef struct gt_timepoint_gpu {
  * bytes, percent of one core (CPU) or of one GPU, seconds.  The *_valid
  * flags say which figures are available; an unavailable percent is NaN. */
 typedef struct gt_timepoint {
+    /* Version 1.  The tracker's gt_options.version in a timepoint of the
+     * library; GT_TIMEPOINT_INIT in one the program fills itself. */
+    unsigned int version;
     double timestamp;           /* Unix seconds */
     double elapsed;             /* seconds since gt_tracker_start */
     unsigned long n_samples;    /* samples taken so far, this one included */
@@ -144,11 +179,17 @@ typedef struct gt_timepoint {
     int main_n_threads, descendants_n_threads, combined_n_threads;
 } gt_timepoint;
 
+/* A timepoint with no figures, of this header's version.  Designated
+ * initializers: C99, or C++20. */
+#define GT_TIMEPOINT_INIT { .version = GT_STRUCT_VERSION }
+
 /* Called on the sampling thread right after each sample; must be quick and
  * must not call back into the tracker. */
 typedef void (*gt_timepoint_fn)(void *ctx, const gt_timepoint *tp);
 
 typedef struct gt_options {
+    /* Version 1. */
+    unsigned int version;       /* GT_STRUCT_VERSION; set by the two initializers below */
     double sleep_time;          /* seconds between samples, 0.001 to 86400; default 1.0 */
     gt_ram_unit ram_unit;       /* default gigabytes */
     gt_ram_unit gpu_ram_unit;   /* default gigabytes */
@@ -172,8 +213,15 @@ typedef struct gt_options {
     void *on_timepoint_ctx;
 } gt_options;
 
-/* Fills *opts with the Python package's defaults. */
-GT_API void gt_options_init(gt_options *opts);
+/* The Python package's defaults, of this header's version:
+ *     gt_options opts = GT_OPTIONS_INIT; */
+#define GT_OPTIONS_INIT { .version = GT_STRUCT_VERSION, .sleep_time = 1.0, .ram_unit = GT_GIGABYTES, \
+                          .gpu_ram_unit = GT_GIGABYTES, .time_unit = GT_HOURS }
+/* The same defaults, filling the fields of the given struct version (pass
+ * GT_STRUCT_VERSION): for a binding that declares the struct itself.  An
+ * unknown version (0, or newer than this library's) is GT_ERR_INVALID: then
+ * only opts->version is written, and gt_tracker_new says what is wrong. */
+GT_API gt_status gt_options_init(gt_options *opts, unsigned int version);
 
 typedef struct gt_rss_values {
     double total_rss, private_rss, shared_rss;
@@ -188,6 +236,8 @@ typedef struct gt_percentages {
  * meanings follow the Python package's ResourceUsage data classes; the
  * peak_ram section is gpu-tracker's own. */
 typedef struct gt_usage {
+    /* Version 1. */
+    unsigned int version;   /* GT_USAGE_INIT; the library keeps it */
     struct {
         const char *unit;
         double system_capacity, system;
@@ -281,18 +331,23 @@ typedef struct gt_usage {
      * setuid program) are < 0 in max_ram; ram_unavailable says why ("" when
      * all were read). */
     char ram_unavailable[160];
+
+    /* Version 2. */
     /* DRAM energy attributed by memory share, beside the CPU-time share of
      * energy.domains[].attributed_energy: each sample interval's energy of
      * a DRAM domain times the tracked processes' total RSS over the used
      * system RAM at the interval's end (AIPowerMeter's method), summed, in
      * energy.unit.  Parallel to energy.domains; < 0 for a domain that is
      * not DRAM or was not read.  method names it; NULL when energy was not
-     * measured. */
+     * measured, and for a program of version 1. */
     struct {
         const char *method;
         double attributed_energy[GT_ENERGY_MAX_DOMAINS];
     } dram_memory_share;
 } gt_usage;
+
+/* An empty usage of this header's version, for gt_tracker_usage to fill. */
+#define GT_USAGE_INIT { .version = GT_STRUCT_VERSION }
 
 typedef struct gt_tracker gt_tracker;
 
@@ -313,8 +368,14 @@ GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out,
 GT_API gt_status gt_tracker_start(gt_tracker *t);
 /* Takes the last sample, stops the thread, finalizes the tracking file. */
 GT_API gt_status gt_tracker_stop(gt_tracker *t);
-/* Usage so far (works while running too).  Fails before start. */
+/* Usage so far (works while running too), in out->version's layout (set it
+ * with GT_USAGE_INIT).  Fails before start, and for an unknown version. */
 GT_API gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out);
+/* The same, allocated by the library, for bindings that cannot size a
+ * gt_usage: in the tracker's version (that of its gt_options), released
+ * with gt_usage_free().  On failure *out is NULL. */
+GT_API gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out);
+GT_API void gt_usage_free(gt_usage **u);
 /* Gives the tracker ru_maxrss of the reaped main process (bytes), for
  * launchers that wait for it themselves.  It is not main's own peak: it is
  * the largest of main's peak, the peaks of the children main waited for,
@@ -330,7 +391,8 @@ GT_API size_t gt_tracker_descendants_alive(const gt_tracker *t);
 GT_API const char *gt_tracker_error(const gt_tracker *t);
 GT_API void gt_tracker_free(gt_tracker **t);
 
-/* Writes usage as the Python package prints it (text) or to_json() (JSON). */
+/* Writes usage as the Python package prints it (text) or to_json() (JSON).
+ * GT_ERR_INVALID for a usage of an unknown version. */
 GT_API gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out);
 /* The same as a NUL-terminated string in *out, released with gt_string_free()
  * (for bindings without a FILE *).  On failure *out is NULL. */
@@ -515,8 +577,9 @@ GT_API gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error
 /* The address actually bound, "HOST:PORT" (IPv6 hosts in brackets). */
 GT_API const char *gt_metrics_address(const gt_metrics *m);
 /* Publishes tp as the current values; safe from any thread.  Meant to be
- * called from a gt_timepoint_fn. */
-GT_API void gt_metrics_update(gt_metrics *m, const gt_timepoint *tp);
+ * called from a gt_timepoint_fn.  GT_ERR_INVALID (and nothing published)
+ * for a timepoint of an unknown version. */
+GT_API gt_status gt_metrics_update(gt_metrics *m, const gt_timepoint *tp);
 /* Stops serving and closes the sockets, at once: unfinished exchanges are
  * dropped, never waited for.  NULL-safe. */
 GT_API void gt_metrics_free(gt_metrics **m);

@@ -231,7 +231,8 @@ class Tracker:
         self._process_id_given = process_id is not None
         self._disable_logs = bool(disable_logs)
         opts = _lib.Options()
-        _lib.lib.gt_options_init(ctypes.byref(opts))
+        _lib.check(_lib.lib.gt_options_init(ctypes.byref(opts), _lib.STRUCT_VERSION),
+                   f'gt_options version {_lib.STRUCT_VERSION} is unknown to the C library {_lib.library_path}')
         if isinstance(sleep_time, bool) or not isinstance(sleep_time, (int, float)):
             raise TypeError(f'sleep_time must be a number of seconds, not {type(sleep_time).__name__}')
         opts.sleep_time = float(sleep_time)
@@ -366,10 +367,14 @@ class Tracker:
         return self.resource_usage.to_json()
 
     def _usage(self) -> ResourceUsage:
-        buf = ctypes.create_string_buffer(_lib.USAGE_BUFFER_SIZE)
-        self._call(_lib.lib.gt_tracker_usage(self._handle, buf))
-        text = _lib.to_string(_lib.lib.gt_usage_string, buf, _lib.FORMAT_TEXT)
-        data = json.loads(_lib.to_string(_lib.lib.gt_usage_string, buf, _lib.FORMAT_JSON))
+        # One snapshot, allocated by the library, for both the text and the JSON.
+        usage = ctypes.c_void_p()
+        self._call(_lib.lib.gt_tracker_usage_new(self._handle, ctypes.byref(usage)))
+        try:
+            text = _lib.to_string(_lib.lib.gt_usage_string, usage, _lib.FORMAT_TEXT)
+            data = json.loads(_lib.to_string(_lib.lib.gt_usage_string, usage, _lib.FORMAT_JSON))
+        finally:
+            _lib.lib.gt_usage_free(ctypes.byref(usage))
         return ResourceUsage._from_json(data, text)
 
     def _error(self) -> str:

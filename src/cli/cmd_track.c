@@ -43,7 +43,7 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
  * failure, and the command's own status stands. */
 static int write_report(gt_tracker *t, const gt_cli_track_settings *s, FILE *out)
 {
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     if (gt_tracker_usage(t, &u) != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", gt_tracker_error(t));
         return GT_EXIT_FAILURE;

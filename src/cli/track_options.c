@@ -253,7 +253,7 @@ const size_t gt_cli_track_n_opts = sizeof gt_cli_track_opts / sizeof *gt_cli_tra
 void gt_cli_track_settings_init(gt_cli_track_settings *s)
 {
     memset(s, 0, sizeof *s);
-    gt_options_init(&s->o);
+    s->o = (gt_options)GT_OPTIONS_INIT;
 }
 
 void gt_cli_track_settings_free(gt_cli_track_settings *s)

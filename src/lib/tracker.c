@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "abi.h"
 #include "energy/energy.h"
 #include "gpu/gpu.h"
 #include "sampler/sampler.h"
@@ -52,7 +53,8 @@ typedef struct aggregate {
 } aggregate;
 
 struct gt_tracker {
-    gt_options opts;
+    gt_options opts;        /* the program's, read into this version's layout */
+    unsigned int version;   /* the program's struct version: its timepoints' and usage's */
     char *uuids, *tracking_file;
     gt_gpu *gpu;
     gt_sampler *sampler;
@@ -107,13 +109,17 @@ static void default_log(void *ctx, const char *msg)
     fprintf(stderr, "gpu-tracker: warning: %s\n", msg);
 }
 
-void gt_options_init(gt_options *o)
+gt_status gt_options_init(gt_options *o, unsigned int version)
 {
-    memset(o, 0, sizeof *o);
-    o->sleep_time = 1.0;
-    o->ram_unit = GT_GIGABYTES;
-    o->gpu_ram_unit = GT_GIGABYTES;
-    o->time_unit = GT_HOURS;
+    /* Only the fields of the program's version: its struct may be smaller
+     * than this library's. */
+    if (gt_abi_size(GT_ABI_OPTIONS, version) == 0) {
+        memcpy(o, &version, sizeof version); /* for gt_tracker_new's message */
+        return GT_ERR_INVALID;
+    }
+    const gt_options defaults = GT_OPTIONS_INIT;
+    gt_abi_write(GT_ABI_OPTIONS, &defaults, o, version);
+    return GT_OK;
 }
 
 static double elapsed(const struct timespec *a, const struct timespec *b)
@@ -129,14 +135,21 @@ static gt_status fail(gt_tracker *t, gt_status st, gt_error *err)
     return st;
 }
 
-gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err)
+gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_error *err)
 {
     *out = NULL;
     gt_error scratch;
     if (!err)
         err = &scratch;
-    if (!opts)
+    if (!program_opts)
         return gt_err(err, GT_ERR_INVALID, "options are required");
+    gt_status st = gt_abi_check(GT_ABI_OPTIONS, program_opts->version, err);
+    if (st != GT_OK)
+        return st;
+    /* The fields a program of an older version lacks have their defaults. */
+    gt_options full = GT_OPTIONS_INIT;
+    gt_abi_read(GT_ABI_OPTIONS, program_opts, &full);
+    const gt_options *opts = &full;
     if (!isfinite(opts->sleep_time) || opts->sleep_time < MIN_SLEEP_TIME)
         return gt_err(err, GT_ERR_INVALID,
                       "sleep time of %g is invalid: must be at least %g seconds",
@@ -161,6 +174,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
     if (!t)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
     t->opts = *opts;
+    t->version = program_opts->version;
     if (!t->opts.log)
         t->opts.log = default_log;
     if (!t->opts.process_id)
@@ -177,8 +191,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
     t->opts.gpu_uuids = t->uuids;
     t->opts.tracking_file = t->tracking_file;
 
-    gt_status st = gt_gpu_open(opts->gpu_brand, t->uuids, t->opts.log, t->opts.log_ctx,
-                               opts->disable_logs, &t->gpu, &t->err);
+    st = gt_gpu_open(opts->gpu_brand, t->uuids, t->opts.log, t->opts.log_ctx, opts->disable_logs, &t->gpu,
+                     &t->err);
     if (st != GT_OK)
         return fail(t, st, err);
     /* GT_PEAKS=sampled forces the method used without taskstats' privilege,
@@ -324,7 +338,10 @@ static void publish(const gt_tracker *t, const gt_sample *s, const aggregate *a)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     const gt_static_data *sd = &t->sd;
+    /* This version's fields, labelled with the program's version, which
+     * reads only its own: a copy it makes of *tp is then of its version. */
     gt_timepoint tp = {
+        .version = t->version,
         .timestamp = s->timestamp,
         .elapsed = elapsed(&t->t_start, &now),
         .n_samples = a->n,
@@ -634,11 +651,11 @@ static void rss(gt_rss_values *v, const gt_rss *max, const gt_rss *at_max, gt_ra
                    gt_ram_in_unit((double)at_max->shared_rss, u);
 }
 
-gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
+/* Fills *u, of this version, with the usage so far. */
+static void fill_usage(gt_tracker *t, gt_usage *u)
 {
-    if (t->state == ST_NEW)
-        return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
     memset(u, 0, sizeof *u);
+    u->version = GT_STRUCT_VERSION;
     pthread_mutex_lock(&t->mu);
     aggregate a = t->agg;
     uint64_t maxrss = t->main_maxrss;
@@ -694,7 +711,44 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
     pthread_mutex_lock(&t->mu);
     gt_energy_usage(t->energy, t->opts.energy_unit, u);
     pthread_mutex_unlock(&t->mu);
+}
+
+gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out)
+{
+    if (t->state == ST_NEW)
+        return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
+    gt_status st = gt_abi_check(GT_ABI_USAGE, out->version, &t->err);
+    if (st != GT_OK)
+        return st;
+    gt_usage u;
+    fill_usage(t, &u);
+    gt_abi_write(GT_ABI_USAGE, &u, out, out->version);
     return GT_OK;
+}
+
+gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out)
+{
+    *out = NULL;
+    if (t->state == ST_NEW)
+        return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
+    /* Allocated whole, filled to the tracker's version: fields of later
+     * versions stay zero, as in the program's own struct. */
+    gt_usage *copy = calloc(1, sizeof *copy);
+    if (!copy)
+        return gt_err(&t->err, GT_ERR_NOMEM, "out of memory");
+    gt_usage u;
+    fill_usage(t, &u);
+    gt_abi_write(GT_ABI_USAGE, &u, copy, t->version);
+    *out = copy;
+    return GT_OK;
+}
+
+void gt_usage_free(gt_usage **u)
+{
+    if (!u)
+        return;
+    free(*u);
+    *u = NULL;
 }
 
 const char *gt_tracker_error(const gt_tracker *t)

@@ -217,8 +217,7 @@ static void test_fold_exact(void **state)
     gt_energy_fold(e, &rd, &s2);
     assert_true(s2.cpu_energy == 5.0);
 
-    gt_usage u;
-    memset(&u, 0, sizeof u);
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_string_equal(u.energy.unit, "joules");
     assert_int_equal(u.energy.n_domains, 4);
@@ -311,8 +310,7 @@ static void test_power_exact(void **state)
     assert_true(s.power_watts[GT_POWER_DRAM] == 0.5); /* 2 J over 4 s */
     assert_true(s.dram_energy == 3.0);
 
-    gt_usage u;
-    memset(&u, 0, sizeof u);
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_string_equal(u.energy.domains[2].name, "package-0:dram");
     /* 1 J at a quarter, then 2 J at a half; by CPU time half of each. */
@@ -338,7 +336,7 @@ static void test_unreadable_domain(void **state)
     gt_sample s = {0};
     gt_energy_read(e, &rd);
     gt_energy_fold(e, &rd, &s);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_non_null(strstr(u.energy.cpu_unavailable, "some of 4 RAPL domains cannot be read"));
     assert_non_null(strstr(u.energy.cpu_unavailable, "package-0:core: Invalid argument"));
@@ -361,7 +359,7 @@ static void test_no_rapl(void **state)
     gt_energy_read(e, &rd);
     gt_energy_fold(e, &rd, &s);
     assert_true(isnan(s.cpu_energy) && isnan(s.dram_energy));
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_int_equal(u.energy.n_domains, 0);
     assert_non_null(strstr(u.energy.cpu_unavailable, "no RAPL energy counters"));
@@ -384,8 +382,7 @@ static char *render(const gt_usage *u, gt_format fmt)
 static void test_report_section(void **state)
 {
     (void)state;
-    gt_usage u;
-    memset(&u, 0, sizeof u);
+    gt_usage u = GT_USAGE_INIT;
     u.max_ram.unit = u.max_gpu_ram.unit = "bytes";
     u.compute_time.unit = "hours";
     u.peak_ram.main = u.peak_ram.largest_descendant = -1;
@@ -519,7 +516,7 @@ static void test_gpu_counter(void **state)
     assert_true(s.gpu_energy == 16.5);
     assert_true(s.power_watts[GT_POWER_GPU0] == 2.0);
 
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_int_equal(u.energy.n_domains, 2);
     assert_string_equal(u.energy.domains[0].name, "gpu-0");
@@ -551,7 +548,7 @@ static void test_gpu_power_integrated(void **state)
     assert_true(s.gpu_energy == 300.0); /* (100 + 200) / 2 W over 2 s */
     assert_true(s.power_watts[GT_POWER_GPU0] == 150.0);
     assert_true(isnan(s.power_watts[GT_POWER_GPU0 + 1])); /* neither counter nor power */
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_KILOJOULES, &u);
     assert_string_equal(u.energy.domains[0].source, "power_integrated");
     assert_true(u.energy.domains[0].energy == 0.3);
@@ -572,7 +569,7 @@ static void test_tracker_usage(void **state)
     (void)state;
     assert_int_equal(setenv("GT_SYSFS_ROOT", root, 1), 0);
     gt_options o;
-    gt_options_init(&o);
+    gt_options_init(&o, GT_STRUCT_VERSION);
     o.disable_logs = 1;
     o.sleep_time = 0.01;
     o.energy_unit = GT_WATT_HOURS;
@@ -581,7 +578,7 @@ static void test_tracker_usage(void **state)
     assert_int_equal(gt_tracker_start(t), GT_OK);
     counter("intel-rapl:0", "1000000\n"); /* 999 J -> 1000 J -> 1 J */
     assert_int_equal(gt_tracker_stop(t), GT_OK);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     assert_string_equal(u.energy.unit, "watt-hours");
     assert_int_equal(u.energy.n_domains, 4);

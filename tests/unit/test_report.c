@@ -45,7 +45,7 @@ static const char *ref_dir(void)
  * of its JSON file, in the units named there. */
 static gt_usage bytes_megabytes_seconds(void)
 {
-    gt_usage u = {0};
+    gt_usage u = GT_USAGE_INIT;
     u.max_ram.unit = "bytes";
     u.max_ram.system_capacity = 67000000000.0;
     u.max_ram.system = 31000000000.0;
@@ -182,7 +182,7 @@ static void test_all_references(void **state)
         char *text = slurp(path, &len);
         cJSON *j = cJSON_Parse(text);
         assert_non_null(j);
-        gt_usage u = {0};
+        gt_usage u = GT_USAGE_INIT;
         u.max_ram.unit = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "max_ram"), "unit")->valuestring;
         u.max_ram.system_capacity = num(j, "max_ram.system_capacity");
         u.max_ram.system = num(j, "max_ram.system");

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "abi.h"
 #include "metrics/exposition.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -427,12 +428,20 @@ const char *gt_metrics_address(const gt_metrics *m)
     return m->address;
 }
 
-void gt_metrics_update(gt_metrics *m, const gt_timepoint *tp)
+gt_status gt_metrics_update(gt_metrics *m, const gt_timepoint *tp)
 {
+    /* The program's timepoint, of its version: fields it lacks are zero,
+     * which their valid flags read as "not measured". */
+    if (gt_abi_check(GT_ABI_TIMEPOINT, tp->version, NULL) != GT_OK)
+        return GT_ERR_INVALID;
+    gt_timepoint full;
+    memset(&full, 0, sizeof full);
+    gt_abi_read(GT_ABI_TIMEPOINT, tp, &full);
     pthread_mutex_lock(&m->mu);
-    m->latest = *tp;
+    m->latest = full;
     m->have_latest = 1;
     pthread_mutex_unlock(&m->mu);
+    return GT_OK;
 }
 
 void gt_metrics_free(gt_metrics **mp)

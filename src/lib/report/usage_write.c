@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpu_tracker.h"
+#include "abi.h"
 #include "report/json_string.h"
 #include "util/pyfloat.h"
 
@@ -253,7 +254,7 @@ static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
     return n;
 }
 
-gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
+static gt_status write_usage(const gt_usage *u, gt_format fmt, FILE *out)
 {
     const item layout[] = {
         SECTION("Max RAM", "max_ram"),
@@ -327,4 +328,16 @@ gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
     else
         write_text(out, shown, n);
     return ferror(out) ? GT_ERR_IO : GT_OK;
+}
+
+/* The program's usage, of its version, read into the library's layout:
+ * fields it lacks are zero, which reads as "not measured". */
+gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
+{
+    if (gt_abi_check(GT_ABI_USAGE, u->version, NULL) != GT_OK)
+        return GT_ERR_INVALID;
+    gt_usage full;
+    memset(&full, 0, sizeof full);
+    gt_abi_read(GT_ABI_USAGE, u, &full);
+    return write_usage(&full, fmt, out);
 }
