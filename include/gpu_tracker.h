@@ -170,6 +170,14 @@ typedef struct gt_options {
     gt_energy_unit energy_unit; /* default joules */
     gt_timepoint_fn on_timepoint; /* NULL: none */
     void *on_timepoint_ctx;
+    /* 1: every tracked process at every sample, in table "processes" of an
+     * SQLite tracking_file or in the sibling file "<name>.processes.csv" of a
+     * CSV one, and the report's top_processes section (also without a
+     * tracking file). */
+    int per_process;
+    /* 1: every selected GPU at every sample, in table "gpus" or the sibling
+     * file "<name>.gpus.csv"; needs tracking_file. */
+    int per_gpu;
 } gt_options;
 
 /* Fills *opts with the Python package's defaults. */
@@ -281,6 +289,24 @@ typedef struct gt_usage {
      * setuid program) are < 0 in max_ram; ram_unavailable says why ("" when
      * all were read). */
     char ram_unavailable[160];
+
+    /* With gt_options.per_process: the processes with the largest peak RSS
+     * and those with the most CPU seconds, largest first (n of each, at most
+     * GT_TOP_PROCESSES).  peak_rss is the largest total RSS (private +
+     * shared, as in the processes table) seen at a sample, in max_ram.unit,
+     * < 0 where its memory could not be read; cpu_seconds is the CPU time of
+     * all its threads while tracked, as of the last sample that saw it.
+     * available is 0 without per_process (the report omits the section). */
+#define GT_TOP_PROCESSES 5
+    struct {
+        int available;
+        int n;
+        struct gt_top_process {
+            pid_t pid;
+            char command[16];   /* the kernel's comm, control characters as '?' */
+            double peak_rss, cpu_seconds;
+        } by_peak_ram[GT_TOP_PROCESSES], by_cpu_seconds[GT_TOP_PROCESSES];
+    } top_processes;
 } gt_usage;
 
 typedef struct gt_tracker gt_tracker;

@@ -58,7 +58,7 @@ static const char usage_text[] =
     "    -f --format=<format>    'text' or 'json'. Defaults to 'text'.\n"
     "    --tconfig=<config-file> JSON file with the Tracker's keyword arguments (sleep_time, ram_unit, gpu_ram_unit,\n"
     "                            time_unit, n_expected_cores, gpu_uuids, disable_logs, gpu_brand, tracking_file,\n"
-    "                            overwrite, energy_unit). Command-line options override it.\n"
+    "                            overwrite, energy_unit, per_process, per_gpu). Command-line options override it.\n"
     "    --st=<sleep-time>       Seconds between samples (0.001 to 86400). Defaults to 1.0.\n"
     "    --ru=<ram-unit>         One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
     "    --gru=<gpu-ram-unit>    One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes.\n"
@@ -78,6 +78,10 @@ static const char usage_text[] =
     "                            (host defaults to 127.0.0.1; port 0 picks a free port).\n"
     "    --wait-descendants      When the command exits, keep tracking until every descendant it left\n"
     "                            running has exited too.\n"
+    "    --per-process           Record every tracked process at every sample (table 'processes', or\n"
+    "                            <tracking-file>.processes.csv) and report the top processes.\n"
+    "    --per-gpu               Record every selected GPU at every sample (table 'gpus', or\n"
+    "                            <tracking-file>.gpus.csv); needs --tf.\n"
     "\n"
     "Exit status: the command's own (128+N if signal N killed it); 127 if it cannot be started;\n"
     "2 for invalid options; 1 if tracking failed.\n";
@@ -198,6 +202,10 @@ static int apply(settings *s, const char *name, const char *v)
         s->quiet = 1;
     else if (!strcmp(name, "--wait-descendants"))
         s->wait_descendants = 1;
+    else if (!strcmp(name, "--per-process"))
+        s->o.per_process = 1;
+    else if (!strcmp(name, "--per-gpu"))
+        s->o.per_gpu = 1;
     else if (!strcmp(name, "--attach")) {
         if (parse_posint("--attach", v, INT_MAX, &n))
             return GT_EXIT_USAGE;
@@ -221,6 +229,7 @@ static const optdef optdefs[] = {
     {"--eu", 0, 1},
     {"--metrics", 0, 1},   {"--quiet", 0, 0},
     {"--wait-descendants", 0, 0},
+    {"--per-process", 0, 0}, {"--per-gpu", 0, 0},
 };
 
 /* Reads --tconfig into s->o; the command line is applied afterwards. */
@@ -269,6 +278,10 @@ static int load_tconfig(settings *s, const char *path)
             s->o.disable_logs = cJSON_IsTrue(it);
         else if (!strcmp(k, "overwrite") && cJSON_IsBool(it))
             s->o.overwrite = cJSON_IsTrue(it);
+        else if (!strcmp(k, "per_process") && cJSON_IsBool(it))
+            s->o.per_process = cJSON_IsTrue(it);
+        else if (!strcmp(k, "per_gpu") && cJSON_IsBool(it))
+            s->o.per_gpu = cJSON_IsTrue(it);
         else if ((!strcmp(k, "tracking_file") && sv) || (!strcmp(k, "gpu_uuids") && (sv || cJSON_IsArray(it)))) {
             /* gpu_uuids may be a list, as in Python, or a comma-separated string. */
             char *copy = NULL;
@@ -306,7 +319,7 @@ static int load_tconfig(settings *s, const char *path)
         } else {
             rc = gt_cli_usage_error("config file '%s': invalid key or value type for '%s'; valid keys: sleep_time, "
                              "ram_unit, gpu_ram_unit, time_unit, n_expected_cores, gpu_uuids, disable_logs, "
-                             "gpu_brand, tracking_file, overwrite, energy_unit", path, k);
+                             "gpu_brand, tracking_file, overwrite, energy_unit, per_process, per_gpu", path, k);
         }
     }
     cJSON_Delete(root);
@@ -392,6 +405,8 @@ static int parse_args(int argc, char **argv, settings *s)
     if (s->attach && s->wait_descendants)
         return gt_cli_usage_error("--wait-descendants needs a command to run: an attached process's orphans "
                                   "are not re-parented to gpu-tracker");
+    if (s->o.per_gpu && !s->o.tracking_file)
+        return gt_cli_usage_error("--per-gpu needs a tracking file (--tf) to write its rows to");
     return 0;
 }
 
