@@ -65,9 +65,11 @@ done
 
 # --guuids: columns and rows for the selected GPU only.
 rm -f g.*
-track --per-process --per-gpu --guuids=GPU-22222222-bbbb --tf=g.csv
+track --gru=megabytes --per-process --per-gpu --guuids=GPU-22222222-bbbb --tf=g.csv
 [ "$(head -n 1 g.processes.csv | cut -d, -f11-)" = gpu1_ram,gpu1_sm_percent ] || fail "--guuids: $(head -n 1 g.processes.csv)"
 awk -F, 'NR > 1 && $2 != 1 { exit 1 }' g.gpus.csv || fail "--guuids: rows of GPU 0"
+[ "$(cols "$(last_row g.processes.csv "$(cat child.pid)")")" = "700.0," ] ||
+    fail "--guuids: child: $(last_row g.processes.csv "$(cat child.pid)")"
 # --per-gpu needs a tracking file.
 set +e
 "$GT_BIN" --per-gpu -- true >o.txt 2>e.txt
