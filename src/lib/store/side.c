@@ -12,9 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The sampling thread waits at most this long for a lock another program
- * holds on the SQLite file; the main table has its own queue for that. */
+/* The sampling thread waits at most this long for the SQLite file's write
+ * lock (another program's, e.g. a reader recovering the log); then the
+ * rows wait in memory for the next sample, as the main table's do.  At
+ * close they may wait SIDE_BUSY_CLOSE_MS. */
 #define SIDE_BUSY_MS 250
+#define SIDE_BUSY_CLOSE_MS 10000
 
 struct gt_side {
     int ncols;
@@ -27,7 +30,12 @@ struct gt_side {
     /* SQLite: a connection of our own to the tracking file. */
     sqlite3 *db;
     sqlite3_stmt *insert;
-    int in_tx;
+    /* Rows not yet in the file, ncols cells each; a text cell's text is in
+     * text at offset .i (the cells' own strings are the caller's). */
+    gt_cell *rows;
+    size_t n_rows, cap_rows;
+    char *text;
+    size_t text_len, text_cap;
 };
 
 static int reserve(gt_side *s, size_t more)
@@ -168,14 +176,28 @@ static gt_status add_csv(gt_side *s, const gt_cell *c, gt_error *err)
     return GT_OK;
 }
 
-static int bind_row(sqlite3_stmt *st, const gt_cell *c, int n)
+static int grow_rows(gt_side *s, size_t *cap)
+{
+    if (s->n_rows < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 64;
+    gt_cell *v = realloc(s->rows, nc * (size_t)s->ncols * sizeof *v);
+    if (!v)
+        return -1;
+    s->rows = v;
+    s->cap_rows = *cap = nc;
+    return 0;
+}
+
+/* Binds a queued row (its text in text, see gt_side). */
+static int bind_row(sqlite3_stmt *st, const gt_cell *c, int n, const char *text)
 {
     int rc = SQLITE_OK;
     for (int i = 0; i < n && rc == SQLITE_OK; i++) {
         switch (c[i].kind) {
         case GT_CELL_FLOAT: rc = sqlite3_bind_double(st, i + 1, c[i].f); break;
         case GT_CELL_INT: rc = sqlite3_bind_int64(st, i + 1, c[i].i); break;
-        case GT_CELL_TEXT: rc = sqlite3_bind_text(st, i + 1, c[i].s, -1, SQLITE_TRANSIENT); break;
+        case GT_CELL_TEXT: rc = sqlite3_bind_text(st, i + 1, text + c[i].i, -1, SQLITE_STATIC); break;
         case GT_CELL_NULL: rc = sqlite3_bind_null(st, i + 1); break;
         }
     }
@@ -186,18 +208,56 @@ gt_status gt_side_add(gt_side *s, const gt_cell *cells, gt_error *err)
 {
     if (!s->db)
         return add_csv(s, cells, err);
-    /* One transaction per sample: a row each would be a commit each. */
-    if (!s->in_tx) {
-        if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-            return db_fail(s, "write to the side", err);
-        s->in_tx = 1;
+    size_t cap = s->cap_rows;
+    if (grow_rows(s, &cap) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
+    gt_cell *row = s->rows + s->n_rows * (size_t)s->ncols;
+    for (int i = 0; i < s->ncols; i++) {
+        row[i] = cells[i];
+        if (cells[i].kind != GT_CELL_TEXT)
+            continue;
+        size_t m = strlen(cells[i].s) + 1;
+        if (s->text_len + m > s->text_cap) {
+            size_t tc = s->text_cap ? s->text_cap : 4096;
+            while (tc < s->text_len + m)
+                tc *= 2;
+            char *t = realloc(s->text, tc);
+            if (!t)
+                return gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
+            s->text = t;
+            s->text_cap = tc;
+        }
+        memcpy(s->text + s->text_len, cells[i].s, m);
+        row[i].s = NULL;
+        row[i].i = (long long)s->text_len;
+        s->text_len += m;
     }
-    int rc = bind_row(s->insert, cells, s->ncols);
+    s->n_rows++;
+    return GT_OK;
+}
+
+/* Writes the waiting rows in one transaction (one a row would be a commit
+ * each), all or none: SQLITE_OK empties the queue. */
+static int flush_rows(gt_side *s)
+{
+    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    for (size_t r = 0; r < s->n_rows && rc == SQLITE_OK; r++) {
+        const gt_cell *row = s->rows + r * (size_t)s->ncols;
+        rc = bind_row(s->insert, row, s->ncols, s->text);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(s->insert);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+        sqlite3_reset(s->insert);
+    }
     if (rc == SQLITE_OK)
-        rc = sqlite3_step(s->insert) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    gt_status st = rc == SQLITE_OK ? GT_OK : db_fail(s, "write to the side", err);
-    sqlite3_reset(s->insert);
-    return st;
+        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        if (!sqlite3_get_autocommit(s->db))
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    s->n_rows = s->text_len = 0;
+    return SQLITE_OK;
 }
 
 /* All of buf, after signals and short writes; a sample cut off half-way
@@ -227,14 +287,12 @@ gt_status gt_side_end_sample(gt_side *s, gt_error *err)
 {
     if (!s->db)
         return s->len ? write_csv(s, err) : GT_OK;
-    if (!s->in_tx)
+    if (s->n_rows == 0)
         return GT_OK;
-    s->in_tx = 0;
-    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        gt_status st = db_fail(s, "write to the side", err);
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-        return st;
-    }
+    int rc = flush_rows(s);
+    /* Locked: the rows wait for the next sample (or the close). */
+    if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+        return db_fail(s, "write to the side", err);
     return GT_OK;
 }
 
@@ -244,14 +302,19 @@ gt_status gt_side_close(gt_side **sp, gt_error *err)
         return GT_OK;
     gt_side *s = *sp;
     gt_status st = GT_OK;
-    if (s->in_tx)
-        st = gt_side_end_sample(s, err);
+    if (s->db && s->n_rows) {
+        sqlite3_busy_timeout(s->db, SIDE_BUSY_CLOSE_MS);
+        if (flush_rows(s) != SQLITE_OK)
+            st = db_fail(s, "write to the side", err);
+    }
     if (s->fd >= 0 && close(s->fd) != 0 && st == GT_OK)
         st = gt_err(err, GT_ERR_IO, "cannot close tracking file '%s': %s", s->path, strerror(errno));
     sqlite3_finalize(s->insert);
     if (s->db && sqlite3_close(s->db) != SQLITE_OK && st == GT_OK)
         st = db_fail(s, "close the side", err);
     free(s->buf);
+    free(s->rows);
+    free(s->text);
     free(s->path);
     free(s);
     *sp = NULL;

@@ -5,7 +5,9 @@
  * more table of the same file; beside a CSV tracking file it is a sibling
  * file named after it ("track.csv" -> "track.processes.csv") with a header
  * line of its own.  Each sample's rows are on disk when gt_side_end_sample
- * returns (one write(2); one SQLite transaction). */
+ * returns (one write(2); one SQLite transaction), or, while another program
+ * holds the SQLite file's write lock, kept in memory and written with a
+ * later sample's (at close after waiting up to 10 s for the lock). */
 #ifndef GT_STORE_SIDE_H
 #define GT_STORE_SIDE_H
 #include "store/row.h"
