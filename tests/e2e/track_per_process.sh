@@ -17,13 +17,16 @@ rows() {
     esac
 }
 
+# has_rows FILE PID N: process PID has at least N rows.
+has_rows() { [ "$(rows "$1" "$2")" -ge "$3" ]; }
+
 # wait_for COND...: polls until the command succeeds (a bound on waiting,
 # not on the time the work takes: 120 s means something is stuck).
 wait_for() {
     local i=0
     until "$@"; do
         i=$((i + 1))
-        [ $i -lt 1200 ] || fail "waited 120 s for: $*"
+        [ $i -lt 1200 ] || fail "waited 120 s for: $*; gpu-tracker said: $(cat err.txt 2>/dev/null)"
         sleep 0.1
     done
 }
@@ -36,7 +39,7 @@ run_family() {
     local tf=$1 pf=$2
     shift 2
     rm -f pf_*.pid pf_*.done release
-    "$GT_BIN" --st=0.05 --ru=bytes --tf="$tf" --disable-logs "$@" -- "$W/proc_family" \
+    "$GT_BIN" --st=0.05 --ru=bytes --tf="$tf" "$@" -- "$W/proc_family" \
         $P_MIB $A_MIB $A_MS $B_MIB $B_MS >out.txt 2>err.txt &
     GTPID=$!
     wait_for test -s pf_parent.pid
@@ -47,7 +50,7 @@ run_family() {
         local pid n0
         pid=$(cat pf_$c.pid)
         n0=$(rows "$pf" "$pid")
-        wait_for test "$(rows "$pf" "$pid")" -ge $((n0 + 2))
+        wait_for has_rows "$pf" "$pid" $((n0 + 2))
     done
     touch release
     wait $GTPID || fail "gpu-tracker exit $?: $(cat err.txt)"
@@ -137,13 +140,17 @@ check_cpu r.json t.processes.csv
 [ "$(jget r.json '.top_processes.unit')" = bytes ] || fail "unit of the top processes"
 
 # SQLite: table processes in the tracking file itself, the text report.
-run_family t.sqlite t.sqlite --per-process
+# At 0.5 s between samples a child has used CPU time before a sample first
+# sees it: that time is its own too (it started after tracking began).
+run_family t.sqlite t.sqlite --per-process --st=0.5
 sqlite3 -header -csv t.sqlite 'SELECT * FROM processes' | tr -d '\r' >sq.csv
 check_rows sq.csv
 [ "$(sqlite3 t.sqlite "SELECT typeof(cpu_percent) FROM processes WHERE pid = $A ORDER BY timestamp LIMIT 1")" = null ] ||
     fail "a CPU percent not measured is not NULL"
 grep -q '^Top processes:$' out.txt || fail "no top processes in the text report"
 grep -A 4 '^   By peak RAM:$' out.txt | grep -q "^         Command: pf_child_a$" || fail "text: A first by peak RAM"
+within "$(sed -n '/^   By CPU seconds:$/,$p' out.txt | grep -m 1 '^         CPU seconds:' | sed 's/.*: //')" 1.0 1.5 \
+    "text: CPU seconds of A"
 
 # The main table is the same without the option: headers, static row
 # layout, data rows of as many columns; the SQLite schema of both tables.
