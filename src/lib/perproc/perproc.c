@@ -44,8 +44,9 @@ struct gt_perproc {
     gt_gpu *gpu;
     gt_side *procs, *gpus;
     int n_gpu_cols;        /* selected GPUs with columns in the processes table */
-    char **names;          /* processes table column names (the GPU ones allocated) */
+    const char **names;    /* processes table column names and types */
     const char **types;
+    char (*gpu_col)[48];   /* the GPU columns' names */
     gt_cell *cells;
     gt_sampler_proc *sp;
     size_t sp_cap;
@@ -103,26 +104,25 @@ static gt_status open_tables(gt_perproc *p, gt_error *err)
     int ncols = PROC_BASE_COLS + 2 * p->n_gpu_cols;
     if (!(p->names = calloc((size_t)ncols, sizeof *p->names)) ||
         !(p->types = calloc((size_t)ncols, sizeof *p->types)) ||
+        !(p->gpu_col = calloc((size_t)(2 * p->n_gpu_cols + 1), sizeof *p->gpu_col)) ||
         !(p->cells = calloc((size_t)(ncols > GPU_COLS ? ncols : GPU_COLS), sizeof *p->cells)))
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
     for (int i = 0; i < PROC_BASE_COLS; i++) {
-        p->names[i] = (char *)(uintptr_t)proc_names[i]; /* not freed: below the GPU columns */
+        p->names[i] = proc_names[i];
         p->types[i] = proc_types[i];
     }
     /* Named by the vendor's index, as nvidia-smi numbers the GPUs. */
     for (int g = 0; g < p->n_gpu_cols; g++) {
         for (int k = 0; k < 2; k++) {
-            char name[48];
-            snprintf(name, sizeof name, k ? "gpu%d_sm_percent" : "gpu%d_ram", dev[g].index);
-            int c = PROC_BASE_COLS + 2 * g + k;
-            if (!(p->names[c] = strdup(name)))
-                return gt_err(err, GT_ERR_NOMEM, "out of memory");
-            p->types[c] = "FLOAT";
+            char *name = p->gpu_col[2 * g + k];
+            snprintf(name, sizeof *p->gpu_col, k ? "gpu%d_sm_percent" : "gpu%d_ram", dev[g].index);
+            p->names[PROC_BASE_COLS + 2 * g + k] = name;
+            p->types[PROC_BASE_COLS + 2 * g + k] = "FLOAT";
         }
     }
     gt_status st = GT_OK;
     if (p->cfg.per_process)
-        st = gt_side_open(p->cfg.tracking_file, "processes", (const char *const *)p->names, p->types, ncols,
+        st = gt_side_open(p->cfg.tracking_file, "processes", p->names, p->types, ncols,
                           p->cfg.overwrite, &p->procs, err);
     if (st == GT_OK && p->cfg.per_gpu)
         st = gt_side_open(p->cfg.tracking_file, "gpus", gpu_names, gpu_types, GPU_COLS, p->cfg.overwrite,
@@ -417,9 +417,8 @@ gt_status gt_perproc_close(gt_perproc **pp, gt_error *err)
         return GT_OK;
     gt_perproc *p = *pp;
     gt_status st = gt_perproc_finish(p, err);
-    for (int i = PROC_BASE_COLS; p->names && i < PROC_BASE_COLS + 2 * p->n_gpu_cols; i++)
-        free(p->names[i]);
     free(p->names);
+    free(p->gpu_col);
     free(p->types);
     free(p->cells);
     free(p->sp);
