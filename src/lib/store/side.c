@@ -27,6 +27,11 @@ struct gt_side {
     off_t size;        /* bytes of complete samples */
     char *buf;
     size_t len, cap;
+    /* Each column's last float and its text: a sample's rows share their
+     * timestamp, and Python's shortest repr is the costly part of a row. */
+    double *memo_v;
+    char (*memo_t)[GT_PYFLOAT_BUFSZ];
+    unsigned char *memo_len;
     /* SQLite: a connection of our own to the tracking file. */
     sqlite3 *db;
     sqlite3_stmt *insert;
@@ -131,7 +136,11 @@ gt_status gt_side_open(const char *tracking_file, const char *name, const char *
     s->ncols = ncols;
     s->fd = -1;
     gt_status st;
-    if (csv) {
+    if (csv && (!(s->memo_v = calloc((size_t)ncols, sizeof *s->memo_v)) ||
+                !(s->memo_t = calloc((size_t)ncols, sizeof *s->memo_t)) ||
+                !(s->memo_len = calloc((size_t)ncols, 1)))) {
+        st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", tracking_file);
+    } else if (csv) {
         st = gt_store_create_file(s->path, overwrite, "tracking file", "pass --overwrite to replace it",
                                   &s->fd, err);
         if (st == GT_OK && (st = add_header(s, names, err)) != GT_OK)
@@ -160,7 +169,13 @@ static gt_status add_csv(gt_side *s, const gt_cell *c, gt_error *err)
             s->buf[s->len++] = ',';
         switch (c[i].kind) {
         case GT_CELL_FLOAT:
-            s->len += gt_pyfloat_repr(c[i].f, s->buf + s->len, GT_PYFLOAT_BUFSZ);
+            /* Bitwise equality: -0.0 and 0.0 print differently. */
+            if (!s->memo_len[i] || memcmp(&s->memo_v[i], &c[i].f, sizeof c[i].f) != 0) {
+                s->memo_v[i] = c[i].f;
+                s->memo_len[i] = (unsigned char)gt_pyfloat_repr(c[i].f, s->memo_t[i], GT_PYFLOAT_BUFSZ);
+            }
+            memcpy(s->buf + s->len, s->memo_t[i], s->memo_len[i]);
+            s->len += s->memo_len[i];
             break;
         case GT_CELL_INT:
             s->len += (size_t)snprintf(s->buf + s->len, GT_PYFLOAT_BUFSZ, "%lld", c[i].i);
@@ -313,6 +328,9 @@ gt_status gt_side_close(gt_side **sp, gt_error *err)
     if (s->db && sqlite3_close(s->db) != SQLITE_OK && st == GT_OK)
         st = db_fail(s, "close the side", err);
     free(s->buf);
+    free(s->memo_v);
+    free(s->memo_t);
+    free(s->memo_len);
     free(s->rows);
     free(s->text);
     free(s->path);
