@@ -295,7 +295,9 @@ typedef struct gt_usage {
      * GT_TOP_PROCESSES).  peak_rss is the largest total RSS (private +
      * shared, as in the processes table) seen at a sample, in max_ram.unit,
      * < 0 where its memory could not be read; cpu_seconds is the CPU time of
-     * all its threads while tracked, as of the last sample that saw it.
+     * all its threads as of the last sample that saw it: since its start for
+     * a process started after gt_tracker_new, else since the first sample
+     * that saw it.
      * available is 0 without per_process (the report omits the section). */
 #define GT_TOP_PROCESSES 5
     struct {

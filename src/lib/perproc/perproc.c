@@ -52,8 +52,7 @@ struct gt_perproc {
     size_t sp_cap;
     size_t *gpu_slot;
     size_t gpu_slot_cap;
-    double hz, first_ticks;
-    int started;
+    double hz, first_ticks;  /* clock ticks since boot when tracking began */
     pthread_mutex_t mu;    /* guards cur and the finished tops against gt_perproc_top */
     entries prev, cur;
     /* Processes that have left the tree: the best of them so far. */
@@ -143,6 +142,12 @@ gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc 
     pthread_mutex_init(&p->mu, NULL);
     long hz = sysconf(_SC_CLK_TCK);
     p->hz = hz > 0 ? (double)hz : 100;
+    /* Processes started from now on count with all their CPU time: the
+     * command line lets its command run before the first sample, so a
+     * child may be forked before a sample sees it. */
+    struct timespec boot;
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    p->first_ticks = ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) * p->hz;
     gt_status st = cfg->tracking_file ? open_tables(p, err) : GT_OK;
     if (st != GT_OK) {
         gt_error ignored;
@@ -316,12 +321,6 @@ gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double ts, gt_er
             return gt_err(err, GT_ERR_NOMEM, "out of memory");
         n = gt_sampler_processes(s, p->sp, p->sp_cap);
     }
-    if (!p->started) {
-        struct timespec boot;
-        clock_gettime(CLOCK_BOOTTIME, &boot);
-        p->first_ticks = ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) * p->hz;
-        p->started = 1;
-    }
     const gt_gpu_proc *gp = NULL;
     size_t ngp = 0;
     if (p->procs && p->n_gpu_cols > 0) {
@@ -345,7 +344,7 @@ gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double ts, gt_er
             *e = *old;
         } else {
             *e = (entry){.pid = sp->pid, .starttime = sp->starttime};
-            /* Born since tracking began: all its CPU time is the run's. */
+            /* Born since the tracker was created: all its CPU time is the run's. */
             e->cpu_base = (double)sp->starttime + 1 >= p->first_ticks ? 0 : sp->cpu_seconds;
         }
         /* A process that has exited since the sampler read it keeps the
