@@ -22,6 +22,7 @@
 struct gt_side {
     int ncols;
     char *path;
+    char table[32];    /* its name, for messages */
     /* CSV: the sibling file, and the current sample's lines. */
     int fd;
     off_t size;        /* bytes of complete samples */
@@ -70,7 +71,7 @@ static char *sibling(const char *path, const char *name)
 
 static gt_status db_fail(gt_side *s, const char *what, gt_error *err)
 {
-    return gt_err(err, GT_ERR_IO, "cannot %s table of tracking file '%s': %s", what, s->path,
+    return gt_err(err, GT_ERR_IO, "cannot %s table '%s' of tracking file '%s': %s", what, s->table, s->path,
                   s->db ? sqlite3_errmsg(s->db) : "out of memory");
 }
 
@@ -78,7 +79,7 @@ static gt_status open_sqlite(gt_side *s, const char *name, const char *const *na
                              const char *const *types, int ncols, gt_error *err)
 {
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
-        return db_fail(s, "open the side", err);
+        return db_fail(s, "open", err);
     sqlite3_busy_timeout(s->db, SIDE_BUSY_MS);
     /* Column names are ours (fixed words and GPU indexes): no quoting. */
     size_t size = 64 + strlen(name);
@@ -100,7 +101,7 @@ static gt_status open_sqlite(gt_side *s, const char *name, const char *const *na
     snprintf(ins + b, size - b, ")");
     if (sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(s->db, ins, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) != SQLITE_OK)
-        st = db_fail(s, "create the side", err);
+        st = db_fail(s, "create", err);
 done:
     free(create);
     free(ins);
@@ -135,6 +136,7 @@ gt_status gt_side_open(const char *tracking_file, const char *name, const char *
     }
     s->ncols = ncols;
     s->fd = -1;
+    snprintf(s->table, sizeof s->table, "%s", name);
     gt_status st;
     if (csv && (!(s->memo_v = calloc((size_t)ncols, sizeof *s->memo_v)) ||
                 !(s->memo_t = calloc((size_t)ncols, sizeof *s->memo_t)) ||
@@ -307,7 +309,7 @@ gt_status gt_side_end_sample(gt_side *s, gt_error *err)
     int rc = flush_rows(s);
     /* Locked: the rows wait for the next sample (or the close). */
     if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
-        return db_fail(s, "write to the side", err);
+        return db_fail(s, "write", err);
     return GT_OK;
 }
 
@@ -320,13 +322,13 @@ gt_status gt_side_close(gt_side **sp, gt_error *err)
     if (s->db && s->n_rows) {
         sqlite3_busy_timeout(s->db, SIDE_BUSY_CLOSE_MS);
         if (flush_rows(s) != SQLITE_OK)
-            st = db_fail(s, "write to the side", err);
+            st = db_fail(s, "write", err);
     }
     if (s->fd >= 0 && close(s->fd) != 0 && st == GT_OK)
         st = gt_err(err, GT_ERR_IO, "cannot close tracking file '%s': %s", s->path, strerror(errno));
     sqlite3_finalize(s->insert);
     if (s->db && sqlite3_close(s->db) != SQLITE_OK && st == GT_OK)
-        st = db_fail(s, "close the side", err);
+        st = db_fail(s, "close", err);
     free(s->buf);
     free(s->memo_v);
     free(s->memo_t);
