@@ -17,6 +17,9 @@ rows() {
     esac
 }
 
+# has_table FILE: the SQLite file has its processes table.
+has_table() { [ "$(sqlite3 -cmd '.timeout 5000' "$1" "SELECT count(*) FROM sqlite_master WHERE name = 'processes'" 2>/dev/null)" = 1 ]; }
+
 # has_rows FILE PID N: process PID has at least N rows.
 has_rows() { [ "$(rows "$1" "$2")" -ge "$3" ]; }
 
@@ -191,3 +194,19 @@ grep -q "x.processes.csv' already exists" e.txt || fail "existing sibling: $(cat
 printf '{"per_process": true, "tracking_file": "c.csv"}\n' >c.json
 "$GT_BIN" --tconfig=c.json --disable-logs -- true >/dev/null
 [ -s c.processes.csv ] || fail "per_process in --tconfig"
+
+# Another program holding the SQLite file's write lock for a while delays
+# the rows but loses none: every sample of table data has its rows in
+# table processes (the main process is in every sample, a zombie in the
+# last), none twice.
+"$GT_BIN" --st=0.05 --per-process --tf=l.sqlite --disable-logs -- "$W/touch_mem" 10 3 >/dev/null &
+gt=$!
+wait_for test -s l.sqlite
+wait_for has_table l.sqlite
+sqlite3 -cmd '.timeout 20000' l.sqlite 'BEGIN IMMEDIATE;' '.shell sleep 1' 'COMMIT;'
+wait $gt || fail "gpu-tracker with a locked file: exit $?"
+samples=$(sqlite3 l.sqlite 'SELECT count(*) FROM data')
+[ "$(sqlite3 l.sqlite 'SELECT count(DISTINCT timestamp) FROM processes')" = "$samples" ] ||
+    fail "samples with process rows: $(sqlite3 l.sqlite 'SELECT count(DISTINCT timestamp) FROM processes') of $samples"
+[ "$(sqlite3 l.sqlite 'SELECT count(*) FROM (SELECT 1 FROM processes GROUP BY timestamp, pid HAVING count(*) > 1)')" = 0 ] ||
+    fail "a process row written twice"
