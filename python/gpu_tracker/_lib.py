@@ -47,7 +47,7 @@ class Error(ctypes.Structure):
 
 # The GT_STRUCT_VERSION of include/gpu_tracker.h that Options below is
 # written for: the version that gt_options_init() is given.
-STRUCT_VERSION = 1
+STRUCT_VERSION = 2
 
 
 class Options(ctypes.Structure):
@@ -71,6 +71,9 @@ class Options(ctypes.Structure):
         ('energy_unit', ctypes.c_int),
         ('on_timepoint', ctypes.c_void_p),
         ('on_timepoint_ctx', ctypes.c_void_p),
+        # Version 2.
+        ('per_process', ctypes.c_int),
+        ('per_gpu', ctypes.c_int),
     ]
 
 
