@@ -211,6 +211,16 @@ typedef struct gt_options {
     gt_energy_unit energy_unit; /* default joules */
     gt_timepoint_fn on_timepoint; /* NULL: none */
     void *on_timepoint_ctx;
+
+    /* Version 2. */
+    /* 1: every tracked process at every sample, in table "processes" of an
+     * SQLite tracking_file or in the sibling file "<name>.processes.csv" of a
+     * CSV one, and the report's top_processes section (also without a
+     * tracking file). */
+    int per_process;
+    /* 1: every selected GPU at every sample, in table "gpus" or the sibling
+     * file "<name>.gpus.csv"; needs tracking_file. */
+    int per_gpu;
 } gt_options;
 
 /* The Python package's defaults, of this header's version:
@@ -333,6 +343,25 @@ typedef struct gt_usage {
     char ram_unavailable[160];
 
     /* Version 2. */
+    /* With gt_options.per_process: the processes with the largest peak RSS
+     * and those with the most CPU seconds, largest first (n of each, at most
+     * GT_TOP_PROCESSES).  peak_rss is the largest total RSS (private +
+     * shared, as in the processes table) seen at a sample, in max_ram.unit,
+     * < 0 where its memory could not be read; cpu_seconds is the CPU time of
+     * all its threads as of the last sample that saw it: since its start for
+     * a process started after gt_tracker_new, else since the first sample
+     * that saw it.
+     * available is 0 without per_process (the report omits the section). */
+#define GT_TOP_PROCESSES 5
+    struct {
+        int available;
+        int n;
+        struct gt_top_process {
+            pid_t pid;
+            char command[16];   /* the kernel's comm, control characters as '?' */
+            double peak_rss, cpu_seconds;
+        } by_peak_ram[GT_TOP_PROCESSES], by_cpu_seconds[GT_TOP_PROCESSES];
+    } top_processes;
     /* DRAM energy attributed by memory share, beside the CPU-time share of
      * energy.domains[].attributed_energy: each sample interval's energy of
      * a DRAM domain times the tracked processes' total RSS over the used

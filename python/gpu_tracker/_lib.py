@@ -71,6 +71,9 @@ class Options(ctypes.Structure):
         ('energy_unit', ctypes.c_int),
         ('on_timepoint', ctypes.c_void_p),
         ('on_timepoint_ctx', ctypes.c_void_p),
+        # Version 2.
+        ('per_process', ctypes.c_int),
+        ('per_gpu', ctypes.c_int),
     ]
 
 

@@ -111,6 +111,8 @@ static int prepare(run *r)
             return gt_cli_usage_error("the command given to --execute is empty");
         s->cmd = r->split;
     }
+    if (s->o.per_gpu && !s->o.tracking_file)
+        return gt_cli_usage_error("--per-gpu needs a tracking file (--tf) to write its rows to");
     if ((rc = gt_cli_job_names(&s->output, &s->o.tracking_file, r->job_names)))
         return rc;
     /* The report would go into the tracking file, or (with --overwrite) to

@@ -246,6 +246,12 @@ const gt_cli_opt gt_cli_track_opts[] = {
              "127.0.0.1; port 0 picks a free port)."},
     {.longname = "--wait-descendants", .store = GT_CLI_FLAG, FIELD(wait_descendants),
      .help = "When the command exits, keep tracking until every descendant it left running has exited too."},
+    {.longname = "--per-process", .store = GT_CLI_FLAG, FIELD(o.per_process), .key = "per_process",
+     .json = GT_CLI_JSON_BOOL,
+     .help = "Record every tracked process at every sample (table 'processes', or "
+             "<tracking-file>.processes.csv) and report the top processes."},
+    {.longname = "--per-gpu", .store = GT_CLI_FLAG, FIELD(o.per_gpu), .key = "per_gpu", .json = GT_CLI_JSON_BOOL,
+     .help = "Record every selected GPU at every sample (table 'gpus', or <tracking-file>.gpus.csv); needs --tf."},
 };
 
 const size_t gt_cli_track_n_opts = sizeof gt_cli_track_opts / sizeof *gt_cli_track_opts;

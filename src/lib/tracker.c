@@ -16,6 +16,7 @@
 #include "abi.h"
 #include "energy/energy.h"
 #include "gpu/gpu.h"
+#include "perproc/perproc.h"
 #include "sampler/sampler.h"
 #include "store/row.h"
 #include "store/store.h"
@@ -60,6 +61,7 @@ struct gt_tracker {
     gt_sampler *sampler;
     gt_energy *energy;
     gt_store *store;
+    gt_perproc *perproc;    /* NULL without per_process / per_gpu */
     gt_static_data sd;
     enum state state;
     pthread_t thread;
@@ -72,7 +74,7 @@ struct gt_tracker {
     uint64_t main_maxrss;
     int warned_denied, warned_fds;
     gt_status status;       /* first failure while running */
-    int store_failed;
+    int store_failed, perproc_failed;
     gt_error err;
 };
 
@@ -241,6 +243,18 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     }
     if (t->store && !opts->disable_logs)
         gt_store_set_log(t->store, t->opts.log, t->opts.log_ctx);
+    if (opts->per_process || opts->per_gpu) {
+        gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
+                                opts->ram_unit, opts->gpu_ram_unit};
+        if ((st = gt_perproc_open(&pc, t->gpu, &t->perproc, &t->err)) != GT_OK) {
+            /* The tracking file was created just now and holds no sample:
+             * left there, it would make the next attempt fail with "exists". */
+            gt_error ignored;
+            if (t->store && gt_store_close(&t->store, &ignored) == GT_OK)
+                unlink(t->tracking_file);
+            return fail(t, st, err);
+        }
+    }
     int rc = pthread_create(&t->thread, NULL, sampling_thread, t);
     if (rc != 0)
         return fail(t, gt_err(&t->err, GT_ERR_SYS, "cannot start the sampling thread: %s", strerror(rc)),
@@ -460,6 +474,21 @@ static void take(gt_tracker *t, int last)
         if (!t->opts.disable_logs)
             t->opts.log(t->opts.log_ctx, e.msg);
     }
+    /* The same for the per-process and per-GPU rows: once it fails, the
+     * top processes are still followed, the rows no longer written. */
+    if (t->perproc && gt_perproc_sample(t->perproc, t->sampler, s.timestamp, &e) != GT_OK &&
+        !t->perproc_failed) {
+        pthread_mutex_lock(&t->mu);
+        t->perproc_failed = 1;
+        if (t->status == GT_OK) {
+            t->status = GT_ERR_IO;
+            t->err = e;
+        }
+        pthread_mutex_unlock(&t->mu);
+        if (!t->opts.disable_logs)
+            t->opts.log(t->opts.log_ctx, e.msg);
+        gt_perproc_finish(t->perproc, &e);
+    }
 }
 
 static void add_seconds(struct timespec *ts, double sec)
@@ -569,6 +598,12 @@ gt_status gt_tracker_stop(gt_tracker *t)
     clock_gettime(CLOCK_MONOTONIC, &t->t_stop);
     t->state = ST_STOPPED;
     gt_error e;
+    /* The side tables first: their connection to an SQLite file would keep
+     * the store's close from checkpointing the log into the file. */
+    if (t->perproc && gt_perproc_finish(t->perproc, &e) != GT_OK && t->status == GT_OK) {
+        t->status = GT_ERR_IO;
+        t->err = e;
+    }
     if (t->store && gt_store_close(&t->store, &e) != GT_OK && t->status == GT_OK) {
         t->status = GT_ERR_IO;
         t->err = e;
@@ -711,6 +746,8 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     pthread_mutex_lock(&t->mu);
     gt_energy_usage(t->energy, t->opts.energy_unit, u);
     pthread_mutex_unlock(&t->mu);
+    /* Kept after stop (the side tables closed, the figures still there). */
+    gt_perproc_top(t->perproc, u);
 }
 
 gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out)
@@ -771,6 +808,7 @@ void gt_tracker_free(gt_tracker **tp)
         pthread_join(t->thread, NULL);
     }
     gt_error e;
+    gt_perproc_close(&t->perproc, &e);
     gt_store_close(&t->store, &e);
     gt_sampler_free(&t->sampler);
     gt_energy_close(&t->energy);

@@ -254,6 +254,44 @@ static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
     return n;
 }
 
+/* Items of one ranked process (6). */
+static size_t top_process_items(const struct gt_top_process *p, const char *rank, item *it)
+{
+    size_t n = 0;
+    it[n++] = (item)SECTION(rank, rank);
+    it[n++] = (item)INT("PID", "pid", (long)p->pid);
+    it[n++] = (item)STR("Command", "command", p->command);
+    it[n++] = (item)FLT_OPT("Peak RSS", "peak_rss", p->peak_rss);
+    it[n++] = (item)FLT("CPU seconds", "cpu_seconds", p->cpu_seconds);
+    it[n++] = (item)END;
+    return n;
+}
+
+#define TOP_MAX_ITEMS (6 + 2 * 6 * GT_TOP_PROCESSES)
+
+/* gpu-tracker's own, last: the top processes (--per-process), each list
+ * keyed by rank ("1" the largest). */
+static size_t top_items(const gt_usage *u, item *it)
+{
+    static const char *const ranks[GT_TOP_PROCESSES] = {"1", "2", "3", "4", "5"};
+    if (!u->top_processes.available)
+        return 0;
+    int k = u->top_processes.n < GT_TOP_PROCESSES ? u->top_processes.n : GT_TOP_PROCESSES;
+    size_t n = 0;
+    it[n++] = (item)SECTION("Top processes", "top_processes");
+    it[n++] = (item)STR("Unit", "unit", u->max_ram.unit);
+    it[n++] = (item)SECTION("By peak RAM", "by_peak_ram");
+    for (int i = 0; i < k; i++)
+        n += top_process_items(&u->top_processes.by_peak_ram[i], ranks[i], it + n);
+    it[n++] = (item)END;
+    it[n++] = (item)SECTION("By CPU seconds", "by_cpu_seconds");
+    for (int i = 0; i < k; i++)
+        n += top_process_items(&u->top_processes.by_cpu_seconds[i], ranks[i], it + n);
+    it[n++] = (item)END;
+    it[n++] = (item)END;
+    return n;
+}
+
 static gt_status write_usage(const gt_usage *u, gt_format fmt, FILE *out)
 {
     const item layout[] = {
@@ -319,9 +357,10 @@ static gt_status write_usage(const gt_usage *u, gt_format fmt, FILE *out)
         FLT("Mean", "mean", u->gpu_power.mean),
         END,
     };
-    item shown[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS];
+    item shown[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS + TOP_MAX_ITEMS];
     size_t n = drop_omitted(shown, layout, sizeof layout / sizeof *layout);
     n += energy_items(u, fmt, shown + n);
+    n += top_items(u, shown + n);
     errno = 0;
     if (fmt == GT_FORMAT_JSON)
         write_json(out, shown, n);
