@@ -223,7 +223,7 @@ class Tracker:
                  resource_usage_file: str | None = None, n_join_attempts: int = 5, join_timeout: float = 10.0,
                  gpu_brand: str | None = None, tracking_file: str | None = None, overwrite: bool = False,
                  python_heap: bool = False, logger: logging.Logger | None = None, energy_unit: str = 'joules',
-                 model=None, input_size=None):
+                 model=None, input_size=None, per_process: bool = False, per_gpu: bool = False):
         self._handle = ctypes.c_void_p()
         self._forked = False
         self._state = _TrackerState.NEW
@@ -262,6 +262,8 @@ class Tracker:
             self._tracking_file = _lib.encode(tracking_file)
             opts.tracking_file = self._tracking_file
         opts.overwrite = bool(overwrite)
+        opts.per_process = bool(per_process)
+        opts.per_gpu = bool(per_gpu)
         if process_id is not None:
             if isinstance(process_id, bool) or not isinstance(process_id, int) or not 1 <= process_id <= _INT_MAX:
                 raise ValueError(f'process_id of {process_id!r} is invalid: must be a positive integer up to '

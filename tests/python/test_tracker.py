@@ -332,6 +332,29 @@ def test_tracking_file_and_overwrite(rapl_tree):
     assert tracker.tracking_file == 'samples.csv'
 
 
+def test_per_process_rows_and_top_processes():
+    # A child that holds 60 MiB until told to exit: its rows, with its PID and
+    # ours as its parent, reach its size; the report ranks it among the top.
+    child = subprocess.Popen([sys.executable, '-c', 'import sys; x = b"\\x01" * (60 << 20); print(1, flush=True); '
+                              'sys.stdin.read()'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        with gput.Tracker(sleep_time=0.02, tracking_file='p.csv', ram_unit='megabytes', per_process=True) as tracker:
+            assert child.stdout.readline() == '1\n'
+            time.sleep(0.3)
+    finally:
+        child.communicate('')
+    rows = list(csv.DictReader(open('p.processes.csv')))
+    mine = [r for r in rows if int(r['pid']) == child.pid]
+    assert mine and all(int(r['ppid']) == os.getpid() for r in mine)
+    peak = max(float(r['total_rss']) for r in mine if r['total_rss'])
+    assert 60 * MIB / 1e6 <= peak <= (60 * MIB + 20e6) / 1e6
+    top = [p for p in tracker.to_json()['top_processes']['by_peak_ram'].values() if p['pid'] == child.pid]
+    assert top and top[0]['peak_rss'] == peak
+    with gput.Tracker(sleep_time=0.02, tracking_file='q.csv') as plain:
+        pass
+    assert not os.path.exists('q.processes.csv') and 'top_processes' not in plain.to_json()
+
+
 def test_warnings_go_to_logging(caplog):
     with caplog.at_level(logging.WARNING, logger='gpu_tracker'):
         with gput.Tracker(sleep_time=0.01) as tracker:
