@@ -362,6 +362,17 @@ typedef struct gt_usage {
             double peak_rss, cpu_seconds;
         } by_peak_ram[GT_TOP_PROCESSES], by_cpu_seconds[GT_TOP_PROCESSES];
     } top_processes;
+    /* DRAM energy attributed by memory share, beside the CPU-time share of
+     * energy.domains[].attributed_energy: each sample interval's energy of
+     * a DRAM domain times the tracked processes' total RSS over the used
+     * system RAM at the interval's end (AIPowerMeter's method), summed, in
+     * energy.unit.  Parallel to energy.domains; < 0 for a domain that is
+     * not DRAM or was not read.  method names it; NULL when energy was not
+     * measured, and for a program of version 1. */
+    struct {
+        const char *method;
+        double attributed_energy[GT_ENERGY_MAX_DOMAINS];
+    } dram_memory_share;
 } gt_usage;
 
 /* An empty usage of this header's version, for gt_tracker_usage to fill. */

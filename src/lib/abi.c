@@ -25,7 +25,7 @@ static const size_t timepoint_sizes[GT_STRUCT_VERSION + 1] = {
 };
 static const size_t usage_sizes[GT_STRUCT_VERSION + 1] = {
     [1] = GT_END_OF(gt_usage, ram_unavailable),
-    [2] = GT_END_OF(gt_usage, top_processes),
+    [2] = GT_END_OF(gt_usage, dram_memory_share), /* top_processes, dram_memory_share */
 };
 
 static const struct {

@@ -229,14 +229,16 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         .n_expected_gpus = gt_gpu_expected(t->gpu),
     };
     /* The file is created here so that "exists" fails before anything runs. */
+    gt_power_column power[GT_POWER_SLOTS];
+    int npower = gt_energy_power_columns(t->energy, t->gpu, power);
     if (t->tracking_file) {
         char node[256];
         gt_store_extra extra[4];
         size_t nextra = 0;
         if ((st = run_identity(node, sizeof node, extra, &nextra, &t->err)) != GT_OK ||
             (st = gt_store_open_extra(t->tracking_file, opts->overwrite, &t->sd,
-                                      gt_energy_measured(t->energy, t->gpu), extra, nextra, &t->store,
-                                      &t->err)) != GT_OK)
+                                      gt_energy_measured(t->energy, t->gpu), extra, nextra, power, npower,
+                                      &t->store, &t->err)) != GT_OK)
             return fail(t, st, err);
     }
     if (t->store && !opts->disable_logs)
@@ -390,10 +392,9 @@ static void publish(const gt_tracker *t, const gt_sample *s, const aggregate *a)
         .descendants_n_threads = s->descendants_n_threads,
         .combined_n_threads = s->combined_n_threads,
     };
-    /* The devices' readings are those of this sample: same thread. */
-    size_t n;
-    const gt_gpu_device_reading *dev = gt_gpu_devices(t->gpu, &n);
-    for (size_t i = 0; dev && i < n && i < GT_TIMEPOINT_MAX_GPUS; i++) {
+    /* The devices' readings as this sample carries them. */
+    const gt_gpu_device_reading *dev = s->gpus;
+    for (size_t i = 0; i < s->n_gpus && i < GT_TIMEPOINT_MAX_GPUS; i++) {
         gt_timepoint_gpu *g = &tp.gpus[tp.n_gpus++];
         snprintf(g->uuid, sizeof g->uuid, "%s", dev[i].uuid ? dev[i].uuid : "");
         g->power_valid = dev[i].power_valid;
@@ -443,7 +444,7 @@ static void take(gt_tracker *t, int last)
     gt_status st = last ? gt_sampler_take_last(t->sampler, &s, &e) : gt_sampler_take(t->sampler, &s, &e);
     gt_energy_reading er;
     if (st == GT_OK)
-        gt_energy_read(t->energy, t->gpu, &er);
+        gt_energy_read(t->energy, &er);
     pthread_mutex_lock(&t->mu);
     if (st != GT_OK) {
         if (t->status == GT_OK) {

@@ -318,10 +318,11 @@ def test_tracking_file_and_overwrite(rapl_tree):
         time.sleep(0.2)
     rows = list(csv.reader(open('samples.csv')))
     assert rows[0][:3] == ['ram_unit', 'gpu_ram_unit', 'time_unit'] and rows[1][0] == 'megabytes'
-    # gpu-tracker's energy columns follow the Python package's, which end with timestamp.
+    # gpu-tracker's energy columns, then its power columns (one per RAPL domain kind present),
+    # follow the Python package's, which end with timestamp.
     assert rows[2][0] == 'main_ram' and 'timestamp' in rows[2]
     assert rows[2][rows[2].index('timestamp') + 1:] == ['cpu_energy_joules', 'dram_energy_joules',
-                                                        'gpu_energy_joules']
+                                                        'gpu_energy_joules', 'package_power_watts']
     assert len(rows) - 3 >= 2  # first sample at start, last at stop
     with pytest.raises(FileExistsError, match='samples.csv'):
         gput.Tracker(tracking_file='samples.csv')
@@ -411,3 +412,23 @@ def test_a_forked_child_exits_at_once():
     proc = run_python(code)
     assert proc.stdout == ('Cannot start tracking in a forked child: this Tracker belongs to the parent process. '
                            'Create a new Tracker in the child.\nparent True\n')
+
+
+def test_dram_energy_by_memory_share(tmp_path, monkeypatch):
+    # A DRAM domain carries its memory-share attribution beside the CPU-time one; other domains do not.
+    for zone, name in (('intel-rapl:0', 'package-0'), ('intel-rapl:0:0', 'dram')):
+        d = tmp_path / 'sys' / 'class' / 'powercap' / zone
+        d.mkdir(parents=True)
+        (d / 'name').write_text(name + '\n')
+        (d / 'max_energy_range_uj').write_text('262143328850\n')
+        (d / 'energy_uj').write_text('1000000\n')
+    monkeypatch.setenv('GT_SYSFS_ROOT', str(tmp_path / 'sys'))
+    with gput.Tracker(sleep_time=0.02, disable_logs=True, tracking_file=str(tmp_path / 't.csv')) as tracker:
+        time.sleep(0.1)
+    cpu = tracker.resource_usage.energy.cpu
+    assert cpu.dram_attribution_method.startswith('memory_share: ')
+    assert cpu.domains['package-0:dram'].attributed_energy_memory_share_estimate == 0.0  # a still counter
+    assert cpu.domains['package-0'].attributed_energy_memory_share_estimate is None
+    assert 'Attributed energy by memory share (estimate): 0.0' in str(tracker)
+    header = list(csv.reader(open(tmp_path / 't.csv')))[2]
+    assert header[-2:] == ['package_power_watts', 'dram_power_watts']

@@ -427,7 +427,7 @@ static void test_extra_static(void **state)
     for (int i = 0; i < 2; i++) {
         gt_store *st;
         gt_error err;
-        assert_int_equal(gt_store_open_extra(paths[i], 1, &sd, 0, node, 2, &st, &err), GT_OK);
+        assert_int_equal(gt_store_open_extra(paths[i], 1, &sd, 0, node, 2, NULL, 0, &st, &err), GT_OK);
         assert_int_equal(gt_store_add_static(st, "model_not_counted", "ReLU,GELU", &err), GT_OK);
         assert_int_equal(gt_store_add_static(st, "Bad key", "1", &err), GT_ERR_INVALID);
         assert_int_equal(gt_store_add_static(st, "host", "n2", &err), GT_ERR_INVALID);

@@ -223,6 +223,25 @@ gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking
                                          "cpu_descendants_sum_utilization_percent",
                                          "cpu_combined_sum_utilization_percent",
                                          "cpu_system_sum_utilization_percent", NULL};
+    /* gpu-tracker's power columns, drawn where the file has them: the RAPL
+     * domain kinds, then GPUs by the vendor's device index (0 to
+     * MAX_GPU_INDEX, far beyond any one machine's GPU count). */
+    static const char *const rapl_power[] = {"package", "core", "uncore", "dram", "psys"};
+    enum { N_RAPL = sizeof rapl_power / sizeof *rapl_power, N_BASE = sizeof wanted / sizeof *wanted - 1,
+           MAX_GPU_INDEX = 63, N_POWER = N_RAPL + MAX_GPU_INDEX + 1 };
+    char power_names[N_POWER][40];
+    const char *want[N_BASE + N_POWER + 1];
+    for (int i = 0; i < N_BASE; i++)
+        want[i] = wanted[i];
+    for (int k = 0; k < N_POWER; k++) {
+        if (k < N_RAPL)
+            snprintf(power_names[k], sizeof power_names[k], "?%s_power_watts", rapl_power[k]);
+        else
+            snprintf(power_names[k], sizeof power_names[k], "?gpu_%d_power_watts", k - N_RAPL);
+        want[N_BASE + k] = power_names[k];
+    }
+    want[N_BASE + N_POWER] = NULL;
+    char power_titles[GT_PLOT_MAX_CHARTS][48];
     gt_table *stat = NULL, *tp = NULL, *marks = NULL;
     gt_plot_span *spans = NULL;
     size_t n_spans = 0;
@@ -232,7 +251,7 @@ gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking
         (st = ram_scale(stat, "ram_unit", &ram_sc, err)) != GT_OK ||
         (st = ram_scale(stat, "gpu_ram_unit", &gpu_sc, err)) != GT_OK ||
         (st = numbers(stat, "n_expected_gpus", &gpus, err)) != GT_OK ||
-        (st = gt_table_read_columns(tracking_file, GT_TABLE_TIMEPOINTS, wanted, NULL, &tp, err)) != GT_OK ||
+        (st = gt_table_read_columns(tracking_file, GT_TABLE_TIMEPOINTS, want, NULL, &tp, err)) != GT_OK ||
         (st = numbers(tp, "timestamp", &ts, err)) != GT_OK)
         goto done;
     size_t n = gt_table_nrows(tp);
@@ -264,6 +283,23 @@ gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking
         if ((st = numbers(tp, wanted[c], &v, err)) != GT_OK ||
             (st = check_range(tracking_file, wanted[c], v, n, MAX_ABS_VALUE, 1, err)) != GT_OK)
             goto done;
+    }
+    /* One chart per power column, in the file's order (empty cells, as in
+     * the first row, are gaps). */
+    for (int k = 0; k < N_POWER && d.n_charts < GT_PLOT_MAX_CHARTS; k++) {
+        const char *col = power_names[k] + 1; /* without the '?' */
+        if (gt_table_find(tp, col) < 0)
+            continue;
+        gt_plot_chart *ch = &d.charts[d.n_charts];
+        int len = (int)(strlen(col) - strlen("_power_watts"));
+        snprintf(power_titles[d.n_charts], sizeof power_titles[d.n_charts], "Power: %.*s", len, col);
+        *ch = (gt_plot_chart){.title = power_titles[d.n_charts], .y_label = "over each sample interval",
+                              .kind = GT_PLOT_WATTS, .n_series = 1};
+        ch->series[0].label = power_titles[d.n_charts] + strlen("Power: ");
+        if ((st = numbers(tp, col, &ch->series[0].v, err)) != GT_OK ||
+            (st = check_range(tracking_file, col, ch->series[0].v, n, MAX_ABS_VALUE, 1, err)) != GT_OK)
+            goto done;
+        d.n_charts++;
     }
     st = write_atomically(&d, fmt, out_path, err);
 done:

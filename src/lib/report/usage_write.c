@@ -165,9 +165,19 @@ static size_t drop_omitted(item *dst, const item *src, size_t n)
         FLT_OPT("Private RSS", "private_rss", (r).private_rss),                    \
         FLT_OPT("Shared RSS", "shared_rss", (r).shared_rss), END
 
-/* Per-domain items of one energy domain (7 items). */
-static size_t energy_domain_items(const struct gt_energy_domain *d, item *it)
+/* A RAPL DRAM domain: "dram", or a package's "package-N:dram". */
+static int is_dram(const struct gt_energy_domain *d)
 {
+    size_t len = strlen(d->name);
+    return !d->gpu && len >= 4 && strcmp(d->name + len - 4, "dram") == 0 &&
+           (len == 4 || d->name[len - 5] == ':');
+}
+
+/* Per-domain items of energy domain i (at most 8 items); a DRAM domain has
+ * its memory-share attribution beside the CPU-time one. */
+static size_t energy_domain_items(const gt_usage *u, int i, item *it)
+{
+    const struct gt_energy_domain *d = &u->energy.domains[i];
     size_t n = 0;
     it[n++] = (item)SECTION(d->name, d->name);
     it[n++] = (item)STR("Source", "source", d->source);
@@ -176,11 +186,24 @@ static size_t energy_domain_items(const struct gt_energy_domain *d, item *it)
     it[n++] = (item){K_FLOAT, "Max power (watts)", "max_power_watts", "", d->max_power_watts, 0};
     it[n++] = (item){K_FLOAT, "Attributed energy (estimate)", "attributed_energy_estimate", "",
                      d->attributed_energy, 0};
+    if (u->dram_memory_share.method && is_dram(d))
+        it[n++] = (item){K_FLOAT, "Attributed energy by memory share (estimate)",
+                         "attributed_energy_memory_share_estimate", "",
+                         u->dram_memory_share.attributed_energy[i], 0};
     it[n++] = (item)END;
     return n;
 }
 
-#define ENERGY_MAX_ITEMS (12 + 7 * GT_ENERGY_MAX_DOMAINS)
+#define ENERGY_MAX_ITEMS (13 + 8 * GT_ENERGY_MAX_DOMAINS)
+
+/* Whether the CPU group has a DRAM domain to attribute by memory share. */
+static int has_dram(const gt_usage *u)
+{
+    for (int i = 0; u->dram_memory_share.method && i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
+        if (is_dram(&u->energy.domains[i]))
+            return 1;
+    return 0;
+}
 
 /* One group of the Energy section: its domains (those whose gpu flag is
  * gpu), the reason some are unavailable (stated once), the attribution. */
@@ -200,10 +223,13 @@ static size_t energy_group(const gt_usage *u, gt_format fmt, int gpu, item *it)
         it[n++] = (item)STR("Attribution method", "attribution_method",
                             gpu ? u->energy.gpu_attribution_method
                                 : u->energy.cpu_attribution_method);
+        if (!gpu && has_dram(u))
+            it[n++] = (item)STR("DRAM attribution method", "dram_attribution_method",
+                                u->dram_memory_share.method);
         it[n++] = gpu ? (item)SECTION("Devices", "devices") : (item)SECTION("Domains", "domains");
         for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
             if (u->energy.domains[i].gpu == gpu)
-                n += energy_domain_items(&u->energy.domains[i], it + n);
+                n += energy_domain_items(u, i, it + n);
         it[n++] = (item)END;
     }
     it[n++] = (item)END;

@@ -1215,6 +1215,10 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         out->gpu_sm_combined = g.combined_sm_percent;
         out->gpu_power_valid = 0;
         out->gpu_power_watts = 0;
+        /* The devices' readings travel in the sample to energy/. */
+        out->n_gpus = g.n_devices < GT_SAMPLE_MAX_GPUS ? g.n_devices : GT_SAMPLE_MAX_GPUS;
+        if (out->n_gpus)
+            memcpy(out->gpus, g.devices, out->n_gpus * sizeof *out->gpus);
         for (size_t i = 0; i < g.n_devices; i++)
             if (g.devices[i].power_valid) {
                 out->gpu_power_valid = 1;

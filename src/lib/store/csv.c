@@ -15,22 +15,23 @@
 #include <string.h>
 #include <unistd.h>
 
-/* GT_STORE_NCOLUMNS cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
-#define LINE_MAX_BYTES (GT_STORE_NCOLUMNS * (GT_PYFLOAT_BUFSZ + 1) + 2)
+/* GT_STORE_MAX_COLUMNS cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
+#define LINE_MAX_BYTES (GT_STORE_MAX_COLUMNS * (GT_PYFLOAT_BUFSZ + 1) + 2)
 
 /* The last text of each timepoint column: most cells repeat from one row to
  * the next (an idle process's memory, zero GPU figures), and reusing the text
  * of an identical double saves the costly shortest-repr search. */
 typedef struct float_memo {
-    double v[GT_STORE_NCOLUMNS];
-    char text[GT_STORE_NCOLUMNS][GT_PYFLOAT_BUFSZ];
-    unsigned char len[GT_STORE_NCOLUMNS]; /* 0: nothing kept */
+    double v[GT_STORE_MAX_COLUMNS];
+    char text[GT_STORE_MAX_COLUMNS][GT_PYFLOAT_BUFSZ];
+    unsigned char len[GT_STORE_MAX_COLUMNS]; /* 0: nothing kept */
 } float_memo;
 
 typedef struct csv_store {
     int fd;
     off_t size; /* bytes of complete rows */
     int ncols;  /* timepoint columns written */
+    const char *const *names; /* their names (the caller's, valid until close) */
     char *path;
     float_memo memo;
     char line[LINE_MAX_BYTES];
@@ -179,6 +180,8 @@ static gt_status write_head(csv_store *s, const gt_cell *static_cells, const gt_
     /* Both headers (~700 bytes) and the static row fit in 2 KiB; the extra
      * columns add their keys and values, quoted where needed. */
     size_t size = 2048, len = 0;
+    for (int c = GT_STORE_NCOLUMNS; c < s->ncols; c++) /* the power columns */
+        size += strlen(s->names[c]) + 1;
     for (size_t i = 0; i < nextra; i++)
         size += strlen(extra[i].key) + 2 + GT_CSV_FIELD_MAX(extra[i].value ? strlen(extra[i].value) : 0);
     char *head = malloc(size);
@@ -193,7 +196,7 @@ static gt_status write_head(csv_store *s, const gt_cell *static_cells, const gt_
         len += gt_csv_field(head + len, extra[i].value ? extra[i].value : "", NULL);
         head[len++] = '\n';
     }
-    len += format_header(gt_store_columns, s->ncols, head + len, size - len);
+    len += format_header(s->names, s->ncols, head + len, size - len);
     gt_status st = write_all(s, head, len, err);
     free(head);
     return st;
@@ -214,7 +217,8 @@ static gt_status csv_add_static(void *impl, const gt_cell *static_cells, const g
 const gt_store_backend gt_store_csv_backend = {csv_append, csv_close, csv_add_static};
 
 gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
-                            const gt_store_extra *extra, size_t nextra, int ncols, void **impl, gt_error *err)
+                            const gt_store_extra *extra, size_t nextra, const char *const *names, int ncols,
+                            void **impl, gt_error *err)
 {
     gt_status st;
     csv_store *s = NULL;
@@ -226,6 +230,7 @@ gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cell
     }
     s->fd = fd;
     s->ncols = ncols;
+    s->names = names;
     fd = -1;
     int fl = fcntl(s->fd, F_GETFL);
     if (fl < 0 || fcntl(s->fd, F_SETFL, fl | O_APPEND) != 0) {

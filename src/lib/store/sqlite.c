@@ -33,7 +33,7 @@ typedef struct sqlite_store {
     char *path;
     int sys_errno; /* of the last failed step, taken before the reset */
     char failed_msg[256]; /* SQLite's message for a failure undone by ROLLBACK */
-    gt_cell *pending; /* rows waiting for the lock, GT_STORE_NCOLUMNS cells each (ncols written) */
+    gt_cell *pending; /* rows waiting for the lock, GT_STORE_MAX_COLUMNS cells each (ncols written) */
     size_t n_pending, cap_pending;
 } sqlite_store;
 
@@ -136,14 +136,14 @@ static int run_row(sqlite3_stmt *st, const gt_cell *c, int n, int *sys_errno)
 static int queue_row(sqlite_store *s, const gt_cell *cells)
 {
     if (s->n_pending == s->cap_pending) {
-        size_t cap = gt_grow_cap(s->cap_pending, s->n_pending + 1, 16, GT_STORE_NCOLUMNS * sizeof *s->pending);
-        gt_cell *p = cap ? realloc(s->pending, cap * GT_STORE_NCOLUMNS * sizeof *p) : NULL;
+        size_t cap = gt_grow_cap(s->cap_pending, s->n_pending + 1, 16, GT_STORE_MAX_COLUMNS * sizeof *s->pending);
+        gt_cell *p = cap ? realloc(s->pending, cap * GT_STORE_MAX_COLUMNS * sizeof *p) : NULL;
         if (!p)
             return -1;
         s->pending = p;
         s->cap_pending = cap;
     }
-    memcpy(s->pending + s->n_pending * GT_STORE_NCOLUMNS, cells, GT_STORE_NCOLUMNS * sizeof *cells);
+    memcpy(s->pending + s->n_pending * GT_STORE_MAX_COLUMNS, cells, GT_STORE_MAX_COLUMNS * sizeof *cells);
     s->n_pending++;
     return 0;
 }
@@ -154,7 +154,7 @@ static int flush_pending(sqlite_store *s)
 {
     int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     for (size_t i = 0; i < s->n_pending && rc == SQLITE_OK; i++)
-        rc = run_row(s->insert, s->pending + i * GT_STORE_NCOLUMNS, s->ncols, &s->sys_errno);
+        rc = run_row(s->insert, s->pending + i * GT_STORE_MAX_COLUMNS, s->ncols, &s->sys_errno);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
@@ -247,8 +247,8 @@ static gt_status sqlite_add_static(void *impl, const gt_cell *static_cells, cons
 const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close, sqlite_add_static};
 
 gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
-                               const gt_store_extra *extra, size_t nextra, int ncols, void **impl,
-                               gt_error *err)
+                               const gt_store_extra *extra, size_t nextra, const char *const *data_names,
+                               const char *const *data_types, int ncols, void **impl, gt_error *err)
 {
     gt_status st = GT_OK;
     sqlite_store *s = NULL;
@@ -293,7 +293,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = create_sql("data", gt_store_columns, gt_store_column_types, ncols)))
+    if (!(sql = create_sql("data", data_names, data_types, ncols)))
         goto nomem;
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
@@ -305,7 +305,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
         run_row(static_insert, cells, nstatic, &s->sys_errno) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = insert_sql("data", gt_store_columns, ncols)))
+    if (!(sql = insert_sql("data", data_names, ncols)))
         goto nomem;
     /* PERSISTENT: the statement lives as long as the file. */
     if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) !=

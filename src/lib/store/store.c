@@ -15,8 +15,13 @@ struct gt_store {
     const gt_store_backend *backend;
     void *impl;
     gt_static_data sd;
-    gt_cell cells[GT_STORE_NCOLUMNS];
+    gt_cell cells[GT_STORE_MAX_COLUMNS];
     gt_cell static_cells[GT_STORE_NSTATIC_COLUMNS];
+    /* The timepoint columns' names and SQL types, read by the backends for
+     * as long as the file is open; the power columns come last. */
+    const char *names[GT_STORE_MAX_COLUMNS], *types[GT_STORE_MAX_COLUMNS];
+    int npower;
+    gt_power_column power[GT_POWER_SLOTS];
     gt_store_extra *extra; /* the file's extra static columns, pointing into own */
     char **own;            /* their copies: key, value of each (value may be NULL) */
     size_t nextra;
@@ -107,7 +112,7 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
 gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
                         gt_store **out, gt_error *err)
 {
-    return gt_store_open_extra(path, overwrite, sd, with_energy, NULL, 0, out, err);
+    return gt_store_open_extra(path, overwrite, sd, with_energy, NULL, 0, NULL, 0, out, err);
 }
 
 /* Keys become CSV header cells and SQL column names: a plain identifier
@@ -138,7 +143,8 @@ static gt_status check_extra(const gt_store_extra *extra, size_t nextra, gt_erro
 }
 
 gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
-                              const gt_store_extra *extra, size_t nextra, gt_store **out, gt_error *err)
+                              const gt_store_extra *extra, size_t nextra, const gt_power_column *power,
+                              int npower, gt_store **out, gt_error *err)
 {
     gt_store *s = NULL;
     int fd = -1;
@@ -155,6 +161,11 @@ gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_d
                       path);
     if ((st = gt_store_static_check(sd, err)) != GT_OK || (st = check_extra(extra, nextra, err)) != GT_OK)
         return st;
+    if (!with_energy || npower < 0)
+        npower = 0;
+    if (npower > GT_POWER_SLOTS)
+        return gt_err(err, GT_ERR_INVALID, "tracking file: %d power columns, at most %d", npower,
+                      GT_POWER_SLOTS);
     if (!(s = calloc(1, sizeof *s))) {
         st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
         goto done;
@@ -174,10 +185,20 @@ gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_d
         if ((st = keep_extra(s, extra[i].key, extra[i].value, err)) != GT_OK)
             goto done;
     int ncols = with_energy ? GT_STORE_NCOLUMNS : GT_STORE_NBASE_COLUMNS;
+    for (int c = 0; c < ncols; c++) {
+        s->names[c] = gt_store_columns[c];
+        s->types[c] = gt_store_column_types[c];
+    }
+    s->npower = npower;
+    for (int k = 0; k < npower; k++, ncols++) {
+        s->power[k] = power[k];
+        s->names[ncols] = s->power[k].name;
+        s->types[ncols] = "FLOAT";
+    }
     if (csv) {
         s->backend = &gt_store_csv_backend;
         s->watch_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        st = gt_store_csv_open(fd, path, static_cells, extra, nextra, ncols, &s->impl, err);
+        st = gt_store_csv_open(fd, path, static_cells, extra, nextra, s->names, ncols, &s->impl, err);
         fd = -1; /* owned by the backend, closed by it on failure */
     } else {
         /* SQLite opens the file by name itself.  The fd stays open until
@@ -186,7 +207,7 @@ gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_d
         s->watch_fd = fd;
         fd = -1;
         s->backend = &gt_store_sqlite_backend;
-        st = gt_store_sqlite_open(path, static_cells, extra, nextra, ncols, &s->impl, err);
+        st = gt_store_sqlite_open(path, static_cells, extra, nextra, s->names, s->types, ncols, &s->impl, err);
     }
     if (st != GT_OK) {
         /* The file is ours and holds no sample: leaving it would only make
@@ -238,6 +259,7 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err)
 {
     /* cells live in the handle: nothing is allocated per sample. */
     gt_store_row_fill(&s->sd, smp, s->cells);
+    gt_store_row_fill_power(smp, s->power, s->npower, s->cells + GT_STORE_NCOLUMNS);
     s->appended = 1;
     return s->backend->append(s->impl, s->cells, err);
 }

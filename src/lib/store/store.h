@@ -31,9 +31,11 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
  * package's.  A key is lowercase letters, digits and '_' (a letter first),
  * at most 64 of them, and names no other static column; a value is at most
  * 4096 bytes.  Else GT_ERR_INVALID, nothing created.  The strings are not
- * kept. */
+ * kept.  With with_energy, the npower power columns power[] (at most
+ * GT_POWER_SLOTS; copied) follow the energy columns. */
 gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
-                              const gt_store_extra *extra, size_t nextra, gt_store **out, gt_error *err);
+                              const gt_store_extra *extra, size_t nextra, const gt_power_column *power,
+                              int npower, gt_store **out, gt_error *err);
 /* Adds a static column (rules of gt_store_open_extra) to a file that has
  * no sample yet: GT_ERR_STATE after the first gt_store_append.  On failure
  * the file is as before, except after a failed write (GT_ERR_IO). */
@@ -56,7 +58,8 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
                                const char *hint, int *fd_out, gt_error *err);
 
 /* Timepoint column names in file order (21 measurements, "timestamp", then
- * the energy columns, which a file has only with_energy). */
+ * the energy columns, which a file has only with_energy; its power columns
+ * follow, named by the gt_power_column list). */
 extern const char *const gt_store_columns[];
 extern const int gt_store_ncolumns;
 /* Static-data column names in file order. */
