@@ -65,7 +65,22 @@ typedef struct proc_entry {
      * or not) and the shared bytes it found. */
     int walked, walked_paths;
     uint64_t walk_shared;
+    /* Idle processes (see visit()): the CPU clock read at this sample, when
+     * stat and the children were last read (boot-time seconds), and where
+     * its children are in the walk's queue. */
+    uint64_t clock_ns;
+    double full_t;
+    size_t kids_at, nkids;
+    int skipped;               /* stat and children taken from the last sample */
+    int matched;               /* found again at this sample (prev list only) */
 } proc_entry;
+
+/* A PID to visit; from_kept: listed by the last sample's children of an
+ * idle parent, so it must still be the process seen then. */
+typedef struct queued {
+    pid_t pid;
+    int from_kept;
+} queued;
 
 typedef struct proc_list {
     proc_entry *v;
@@ -81,8 +96,14 @@ struct gt_sampler {
     long hz;
     proc_list prev, cur;
     int have_prev, main_alive;
-    pid_t *queue, *pids_main, *pids_desc;
-    size_t queue_cap, pids_cap, pids_main_cap;
+    queued *queue, *prev_queue;  /* this walk's and the last one's */
+    size_t queue_cap, prev_queue_cap;
+    pid_t *pids_main, *pids_desc;
+    size_t pids_cap, pids_main_cap;
+    /* An idle process's stat and children are read again at least this
+     * often (seconds); the boot-time clock at this sample; 1: read all. */
+    double idle_refresh, now;
+    int full_walk;
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
     size_t max_cap;
@@ -215,6 +236,7 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->use_clock = clocks_usable(cfg->proc_root);
     gt_cpu_window_init(&s->window, CPU_WINDOW_SPAN);
     s->walk_budget = GT_SAMPLER_WALK_BUDGET;
+    s->idle_refresh = GT_SAMPLER_IDLE_REFRESH;
     s->root_files.stat_fd = s->root_files.children_fd = s->root_files.task_fd = -1;
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
@@ -242,6 +264,12 @@ void gt_sampler_set_walk_budget(gt_sampler *s, double share_of_core)
 {
     if (share_of_core > 0)
         s->walk_budget = share_of_core;
+}
+
+void gt_sampler_set_idle_refresh(gt_sampler *s, double seconds)
+{
+    if (seconds >= 0)
+        s->idle_refresh = seconds;
 }
 
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
@@ -307,6 +335,7 @@ void gt_sampler_free(gt_sampler **sp)
         close(s->stat_fd);
     release_entry(s, &s->root_files);
     free(s->queue);
+    free(s->prev_queue);
     free(s->pids_main);
     free(s->pids_desc);
     free(s->max_desc);
@@ -318,12 +347,17 @@ void gt_sampler_free(gt_sampler **sp)
     *sp = NULL;
 }
 
-static int push_pid(gt_sampler *s, size_t *qn, pid_t pid)
+static int push_queued(gt_sampler *s, size_t *qn, pid_t pid, int from_kept)
 {
     if (grow((void **)&s->queue, &s->queue_cap, *qn + 1, sizeof *s->queue) != 0)
         return -1;
-    s->queue[(*qn)++] = pid;
+    s->queue[(*qn)++] = (queued){pid, from_kept};
     return 0;
+}
+
+static int push_pid(gt_sampler *s, size_t *qn, pid_t pid)
+{
+    return push_queued(s, qn, pid, 0);
 }
 
 static int queue_pid_text(gt_sampler *s, const char *d, ssize_t n, size_t *qn)
@@ -558,19 +592,17 @@ static clockid_t process_clock(pid_t pid)
     return (clockid_t)((~(unsigned)pid << 3) | 2u);
 }
 
-/* Reads a process's stat into e (through its kept fd when it has one);
- * returns -1 if it is gone. */
-static int read_stat(gt_sampler *s, proc_entry *e)
+/* Reads a process's CPU clock into e->clock_ns; 0 when it cannot be read.
+ * Read before stat: a stat read that then succeeds through a kept
+ * descriptor proves the process was the same one when its clock was read.
+ * One system call, no permission needed, every thread live or exited in
+ * nanoseconds (see cpu_flow.h for how late it can be). */
+static int read_clock(gt_sampler *s, proc_entry *e)
 {
-    char rel[32];
-    const char *d;
-    ssize_t n = -1;
-    /* The CPU clock first: a stat read that then succeeds through a kept
-     * descriptor proves the process was the same one when its clock was
-     * read.  One system call, no permission needed, every thread live or
-     * exited in nanoseconds (see cpu_flow.h for how late it can be). */
     struct timespec clk;
     int have_clk = s->use_clock && clock_gettime(process_clock(e->pid), &clk) == 0;
+    e->clock_ns = have_clk ? (uint64_t)clk.tv_sec * 1000000000u + (uint64_t)clk.tv_nsec : 0;
+    e->cpu = have_clk ? ts_seconds(&clk) : 0;
     if (e->is_main) {
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
@@ -578,6 +610,17 @@ static int read_stat(gt_sampler *s, proc_entry *e)
         if (s->self_tracking)
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s->self_thread_cpu);
     }
+    return have_clk;
+}
+
+/* Reads a process's stat into e (through its kept fd when it has one),
+ * its CPU time from the clock read_clock() read when have_clk; returns -1
+ * if it is gone. */
+static int read_stat(gt_sampler *s, proc_entry *e, int have_clk)
+{
+    char rel[32];
+    const char *d;
+    ssize_t n = -1;
     snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
     if (e->stat_fd >= 0)
         n = gt_procfs_pread(s->fs, e->stat_fd, &d);
@@ -599,7 +642,8 @@ static int read_stat(gt_sampler *s, proc_entry *e)
     if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
         return -1;
     e->starttime = ps.starttime;
-    e->cpu = have_clk ? ts_seconds(&clk) : (double)(ps.utime + ps.stime) / (double)s->hz;
+    if (!have_clk)
+        e->cpu = (double)(ps.utime + ps.stime) / (double)s->hz;
     e->cpu_from_clock = have_clk;
     e->ccpu = (double)(ps.cutime + ps.cstime) / (double)s->hz;
     e->threads = ps.num_threads;
@@ -744,49 +788,158 @@ static proc_entry *find_prev(gt_sampler *s, const proc_entry *e)
     return p && p->starttime == e->starttime ? p : NULL;
 }
 
-/* Walks the tree from the root, reading every member's stat once. */
-static int discover(gt_sampler *s)
+/* The state of one walk of the tree. */
+typedef struct walk {
+    size_t qn;        /* PIDs queued */
+    size_t matched;   /* members of the last sample found again */
+    size_t skipped;   /* idle members whose stat and children were not read */
+    int orphans;      /* a member became a zombie: its children moved */
+    size_t sorted_n;  /* completing: cur[0..sorted_n) sorted and visited */
+} walk;
+
+/* Whether a process's stat and children can be taken from the last sample
+ * (p) instead of read: its CPU clock has not moved since, so it has not run,
+ * and all that only it can change (threads, state, faults, cutime, its
+ * own children: a fork by any thread runs and moves the clock) is as it
+ * was.  What others can change is bounded: its RSS may fall while it sleeps
+ * (reclaim, swap, a mapped file truncated) or rise by another's hand
+ * (process_vm_writev, ptrace, khugepaged), and a subreaper's children may
+ * change by adoption, so an idle process is read afresh every idle_refresh
+ * seconds; and when a member exited (its children moved) the children of
+ * every idle one are read again (complete_walk()). */
+static int idle_since(const gt_sampler *s, const proc_entry *p, const proc_entry *e)
+{
+    return !s->full_walk && p->cpu_from_clock && p->clock_ns == e->clock_ns &&
+           s->now - p->full_t < s->idle_refresh;
+}
+
+/* Takes an idle process's figures from the last sample, and queues the
+ * children it had then. */
+static int reuse_idle(gt_sampler *s, proc_entry *e, proc_entry *p, walk *w)
+{
+    e->starttime = p->starttime;
+    e->cpu = p->cpu;
+    e->cpu_from_clock = 1;
+    e->ccpu = p->ccpu;
+    e->threads = p->threads;
+    e->state = p->state;
+    memcpy(e->activity, p->activity, sizeof e->activity);
+    e->full_t = p->full_t;
+    e->skipped = 1;
+    w->skipped++;
+    e->kids_at = w->qn;
+    for (size_t k = 0; k < p->nkids; k++)
+        if (push_queued(s, &w->qn, s->prev_queue[p->kids_at + k].pid, 1) != 0)
+            return -1;
+    e->nkids = w->qn - e->kids_at;
+    return 0;
+}
+
+static int queue_kids(gt_sampler *s, proc_entry *e, walk *w)
+{
+    e->kids_at = w->qn;
+    int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &w->qn)
+                                           : queue_children_by_scan(s, e->pid, &w->qn);
+    e->nkids = w->qn - e->kids_at;
+    return rc;
+}
+
+static int is_dead(char state)
+{
+    return state == 'Z' || state == 'X';
+}
+
+/* Visits one queued PID: reads its clock, then its stat and children unless
+ * it is idle (idle_since()), and adds it to this sample's members. */
+static int visit(gt_sampler *s, queued q, walk *w)
 {
     proc_list *cur = &s->cur;
-    cur->n = 0;
-    size_t qn = 0;
-    if (push_pid(s, &qn, s->root) != 0)
+    pid_t pid = q.pid;
+    proc_entry key = {.pid = pid};
+    if (w->sorted_n && bsearch(&key, cur->v, w->sorted_n, sizeof key, cmp_entry))
+        return 0; /* completing the walk: already a member */
+    if (grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v) != 0)
         return -1;
-    for (size_t qi = 0; qi < qn; qi++) {
-        pid_t pid = s->queue[qi];
-        if (grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v) != 0)
-            return -1;
-        proc_entry *e = &cur->v[cur->n];
-        memset(e, 0, sizeof *e);
-        e->pid = pid;
-        e->is_main = pid == s->main_pid;
-        e->stat_fd = e->children_fd = e->task_fd = -1;
-        int is_root_only = pid == s->root && s->root != s->main_pid;
-        /* Tracking an ancestor of this process: the tracker is never one
-         * of the tracked (nor what it runs, e.g. the metrics thread). */
-        if (pid == s->self_pid && !s->self_tracking && !is_root_only)
-            continue;
-        proc_entry *p = find_prev_pid(s, pid);
-        if (is_root_only)
-            move_files(e, &s->root_files);
-        else if (p) /* its open files move to this sample's entry */
-            move_files(e, p);
-        if (read_stat(s, e) != 0) {
+    proc_entry *e = &cur->v[cur->n];
+    memset(e, 0, sizeof *e);
+    e->pid = pid;
+    e->is_main = pid == s->main_pid;
+    e->stat_fd = e->children_fd = e->task_fd = -1;
+    int is_root_only = pid == s->root && s->root != s->main_pid;
+    /* Tracking an ancestor of this process: the tracker is never one
+     * of the tracked (nor what it runs, e.g. the metrics thread). */
+    if (pid == s->self_pid && !s->self_tracking && !is_root_only)
+        return 0;
+    proc_entry *p = find_prev_pid(s, pid);
+    if (is_root_only)
+        move_files(e, &s->root_files);
+    else if (p) /* its open files move to this sample's entry */
+        move_files(e, p);
+    int have_clk = read_clock(s, e);
+    int rc = 0;
+    if (p && have_clk && !is_root_only && idle_since(s, p, e)) {
+        rc = reuse_idle(s, e, p, w);
+    } else {
+        /* Gone: its children were re-parented and show up elsewhere.  One
+         * listed by an idle parent's kept list must be the process seen
+         * then: a new one with its PID is no member. */
+        if (read_stat(s, e, have_clk) != 0 || (q.from_kept && (!p || p->starttime != e->starttime))) {
             release_entry(s, e);
-            continue; /* gone: its children were re-parented and show up elsewhere */
+            return 0;
         }
+        e->full_t = s->now;
         if (is_root_only)
             s->root_ccpu_now = e->ccpu;
-        int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &qn)
-                                               : queue_children_by_scan(s, pid, &qn);
-        if (is_root_only) { /* the launcher itself is not tracked */
-            move_files(&s->root_files, e);
-        } else {
-            cur->n++;
-        }
-        if (rc != 0)
-            return -1;
+        rc = queue_kids(s, e, w);
     }
+    int same = p && p->starttime == e->starttime;
+    if (same && !p->matched) {
+        p->matched = 1;
+        w->matched++;
+    }
+    if (is_dead(e->state) && !(same && is_dead(p->state)))
+        w->orphans = 1;
+    if (is_root_only) /* the launcher itself is not tracked */
+        move_files(&s->root_files, e);
+    else
+        cur->n++;
+    return rc;
+}
+
+/* After a member exited or became a zombie, its children belong to a
+ * subreaper, which may be an idle member: the children of every member
+ * taken as idle are read now, and the new ones visited. */
+static int complete_walk(gt_sampler *s, walk *w)
+{
+    proc_list *cur = &s->cur;
+    qsort(cur->v, cur->n, sizeof *cur->v, cmp_entry);
+    w->sorted_n = cur->n;
+    size_t from = w->qn;
+    for (size_t i = 0; i < w->sorted_n; i++) {
+        proc_entry *e = &cur->v[i];
+        if (e->skipped && queue_kids(s, e, w) != 0)
+            return -1;
+        e->skipped = 0;
+    }
+    for (size_t qi = from; qi < w->qn; qi++)
+        if (visit(s, s->queue[qi], w) != 0)
+            return -1;
+    return 0;
+}
+
+/* Walks the tree from the root, reading every member's clock once, and the
+ * stat and children of every member that ran since the last sample. */
+static int discover(gt_sampler *s)
+{
+    walk w = {0};
+    s->cur.n = 0;
+    if (push_pid(s, &w.qn, s->root) != 0)
+        return -1;
+    for (size_t qi = 0; qi < w.qn; qi++)
+        if (visit(s, s->queue[qi], &w) != 0)
+            return -1;
+    if (w.skipped && (w.matched < s->prev.n || w.orphans))
+        return complete_walk(s, &w);
     return 0;
 }
 
@@ -1059,6 +1212,9 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->budget_checked = 0;
     s->read_mono = -1;
     s->self_thread_cpu = (struct timespec){0, 0};
+    s->now = ts_seconds(&boot);
+    /* The last sample reads everything: the run's final figures are exact. */
+    s->full_walk = s->closing;
 
     int ncores = 0;
     if (read_system(s, &out->system_ram, &ncores) != 0)
@@ -1231,6 +1387,12 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->prev = s->cur;
     s->cur = tmp;
     s->cur.n = 0;
+    queued *q = s->prev_queue; /* holds the children lists of idle members */
+    size_t qcap = s->prev_queue_cap;
+    s->prev_queue = s->queue;
+    s->prev_queue_cap = s->queue_cap;
+    s->queue = q;
+    s->queue_cap = qcap;
     s->prev_read_mono = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
     s->prev_self_thread_cpu = thread_cpu;
