@@ -40,6 +40,7 @@ typedef struct proc_entry {
     pid_t pid;
     int is_main;
     int stat_fd, children_fd;  /* kept open across samples, or -1 */
+    int status_fd;             /* kept once its memory was read, or -1 */
     /* Several threads: the task folder and each thread's children file. */
     int task_fd;
     thread_file *tf;
@@ -238,6 +239,7 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->walk_budget = GT_SAMPLER_WALK_BUDGET;
     s->idle_refresh = GT_SAMPLER_IDLE_REFRESH;
     s->root_files.stat_fd = s->root_files.children_fd = s->root_files.task_fd = -1;
+    s->root_files.status_fd = -1;
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
         s->hz = 100;
@@ -312,6 +314,7 @@ static void release_entry(gt_sampler *s, proc_entry *e)
         s->kept_fds--;
     }
     e->stat_fd = e->children_fd = -1;
+    close_kept(s, &e->status_fd);
 }
 
 static void free_list(gt_sampler *s, proc_list *l)
@@ -707,6 +710,23 @@ static int walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
     return ok;
 }
 
+/* Reads a process's status through a descriptor kept while it lives and
+ * the fd budget allows; -1 when it is gone. */
+static ssize_t read_status(gt_sampler *s, proc_entry *e, const char **d)
+{
+    char rel[40];
+    ssize_t n = e->status_fd >= 0 ? gt_procfs_pread(s->fs, e->status_fd, d) : -1;
+    if (n > 0)
+        return n;
+    /* Not kept yet, or its process exited (the PID may be another's now:
+     * the stat read of this sample said it is the same one). */
+    close_kept(s, &e->status_fd);
+    snprintf(rel, sizeof rel, "%d/status", (int)e->pid);
+    e->status_fd = open_kept(s, rel);
+    return e->status_fd >= 0 ? gt_procfs_pread(s->fs, e->status_fd, d)
+                             : gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, d);
+}
+
 /* Reads the memory figures of one process.  The total is the kernel's
  * VmRSS at every read; the split comes from a fresh page-table walk when
  * the budget allows one, otherwise shared is the last walk's (at most the
@@ -725,17 +745,16 @@ static int read_memory(gt_sampler *s, proc_entry *e)
         e->mem_denied = 0;
         return 0;
     }
-    int dirfd = gt_procfs_open_pid(s->fs, e->pid);
-    if (dirfd < 0) {
+    const char *d;
+    uint64_t rss = 0;
+    int have_rss = 0;
+    ssize_t n = read_status(s, e, &d);
+    if (n < 0) { /* gone */
         e->npaths = 0;
         e->paths_valid = 1;
         e->mem_denied = 0;
         return 0;
     }
-    const char *d;
-    uint64_t rss = 0;
-    int have_rss = 0;
-    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
     if (n > 0) {
         if (gt_parse_status_hwm(d, (size_t)n, &e->hwm) == 0)
             e->hwm_ok = e->hwm > 0;
@@ -743,12 +762,15 @@ static int read_memory(gt_sampler *s, proc_entry *e)
             have_rss = 0;
     }
     int walk = !have_rss || may_walk(s, e);
+    /* The folder is opened only for a walk, which reads several files. */
+    int dirfd = walk ? gt_procfs_open_pid(s->fs, e->pid) : -1;
     /* A walk cut short (the process exiting) leaves the last one's split. */
-    if ((!walk || !walk_memory(s, dirfd, e)) && have_rss && e->walked) {
+    if ((dirfd < 0 || !walk_memory(s, dirfd, e)) && have_rss && e->walked) {
         e->shared_rss = e->walk_shared < rss ? e->walk_shared : rss;
         e->private_rss = rss - e->shared_rss;
     }
-    close(dirfd);
+    if (dirfd >= 0)
+        close(dirfd);
     return !walk;
 }
 
@@ -757,6 +779,8 @@ static void move_files(proc_entry *dst, proc_entry *src)
 {
     dst->stat_fd = src->stat_fd;
     dst->children_fd = src->children_fd;
+    dst->status_fd = src->status_fd;
+    src->status_fd = -1;
     dst->task_fd = src->task_fd;
     dst->tf = src->tf;
     dst->ntf = src->ntf;
@@ -864,7 +888,7 @@ static int visit(gt_sampler *s, queued q, walk *w)
     memset(e, 0, sizeof *e);
     e->pid = pid;
     e->is_main = pid == s->main_pid;
-    e->stat_fd = e->children_fd = e->task_fd = -1;
+    e->stat_fd = e->children_fd = e->task_fd = e->status_fd = -1;
     int is_root_only = pid == s->root && s->root != s->main_pid;
     /* Tracking an ancestor of this process: the tracker is never one
      * of the tracked (nor what it runs, e.g. the metrics thread). */
@@ -875,7 +899,7 @@ static int visit(gt_sampler *s, queued q, walk *w)
         move_files(e, &s->root_files);
     else if (p) /* its open files move to this sample's entry */
         move_files(e, p);
-    int have_clk = read_clock(s, e);
+    int have_clk = !is_root_only && read_clock(s, e); /* the root's CPU is not counted */
     int rc = 0;
     if (p && have_clk && !is_root_only && idle_since(s, p, e)) {
         rc = reuse_idle(s, e, p, w);
