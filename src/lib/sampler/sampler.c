@@ -58,6 +58,7 @@ typedef struct proc_entry {
     uint64_t private_rss, shared_rss, hwm;
     int hwm_ok;                /* hwm was read from a live process */
     int mem_denied;            /* errno when its memory could not be read */
+    int mem_read;              /* its memory figures were read (0: status failed) */
     /* Per-path shared memory, re-read only when the total changes. */
     path_use *paths;
     uint32_t npaths, cap;
@@ -73,6 +74,7 @@ typedef struct proc_entry {
     double full_t;
     size_t kids_at, nkids;
     int skipped;               /* stat and children taken from the last sample */
+    int kids_unread;           /* a children file could not be read */
     int matched;               /* found again at this sample (prev list only) */
 } proc_entry;
 
@@ -105,6 +107,9 @@ struct gt_sampler {
      * often (seconds); the boot-time clock at this sample; 1: read all. */
     double idle_refresh, now;
     int full_walk;
+    /* A read failed or a process vanished at this sample: the next one
+     * reads every process, so a failure is never carried over. */
+    int read_failed;
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
     size_t max_cap;
@@ -383,7 +388,8 @@ static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t
 {
     const char *d;
     ssize_t n = gt_procfs_read_small(s->fs, dirfd, rel, &d);
-    return n > 0 ? queue_pid_text(s, d, n, qn) : 0; /* exited meanwhile, or none */
+    /* 1: not read (exited meanwhile, or a failed read), not "none" */
+    return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
 }
 
 /* Opens a per-process file to keep, within the fd budget; -1 otherwise. */
@@ -443,7 +449,7 @@ static int queue_thread_children(gt_sampler *s, proc_entry *e, int tfd, const ch
         n = kept->fd >= 0 ? gt_procfs_pread(s->fs, kept->fd, &d)
                           : gt_procfs_read_small(s->fs, tfd, rel, &d);
     }
-    return n > 0 ? queue_pid_text(s, d, n, qn) : 0;
+    return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
 }
 
 /* Appends the children of every thread of pid to the queue.  A child may be
@@ -461,7 +467,7 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
         }
         const char *d;
         ssize_t n = gt_procfs_pread(s->fs, e->children_fd, &d);
-        return n > 0 ? queue_pid_text(s, d, n, qn) : 0;
+        return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
     }
     /* The task folder stays open and is listed again from its start; each
      * thread's children file stays open while the thread lives. */
@@ -473,11 +479,11 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
         if (tfd < 0)
             tfd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (tfd < 0)
-            return 0;
+            return 1;
     }
     char dents[4096];
     long nread;
-    int rc = 0;
+    int rc = 0, unread = 0;
     uint32_t w = 0;
     while (rc == 0 && (nread = syscall(SYS_getdents64, tfd, dents, sizeof dents)) > 0) {
         for (long off = 0; rc == 0 && off < nread;) {
@@ -491,7 +497,9 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
             /* The sampling thread (the caller) forks nothing. */
             if (pid == s->self_pid && atoi(name) == s->self_tid)
                 continue;
-            rc = queue_thread_children(s, e, tfd, name, &w, qn);
+            int r = queue_thread_children(s, e, tfd, name, &w, qn);
+            rc = r < 0 ? -1 : 0;
+            unread |= r > 0;
         }
     }
     /* Files of threads that have exited. */
@@ -500,7 +508,7 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
     e->ntf = w;
     if (tfd != e->task_fd)
         close(tfd);
-    return rc;
+    return rc ? rc : unread;
 }
 
 /* Without CONFIG_PROC_CHILDREN: one pass over /proc, parent links by stat. */
@@ -508,7 +516,7 @@ static int queue_children_by_scan(gt_sampler *s, pid_t parent, size_t *qn)
 {
     int dfd = openat(gt_procfs_root(s->fs), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
-        return 0;
+        return 1;
     char dents[8192];
     long nread;
     int rc = 0;
@@ -743,13 +751,16 @@ static int read_memory(gt_sampler *s, proc_entry *e)
         e->npaths = 0;
         e->paths_valid = 1;
         e->mem_denied = 0;
+        e->mem_read = 1;
         return 0;
     }
     const char *d;
     uint64_t rss = 0;
     int have_rss = 0;
     ssize_t n = read_status(s, e, &d);
-    if (n < 0) { /* gone */
+    e->mem_read = n >= 0;
+    if (n < 0) { /* gone, or a failed read: not to be reused as its figures */
+        s->read_failed = 1;
         e->npaths = 0;
         e->paths_valid = 1;
         e->mem_denied = 0;
@@ -764,11 +775,14 @@ static int read_memory(gt_sampler *s, proc_entry *e)
     int walk = !have_rss || may_walk(s, e);
     /* The folder is opened only for a walk, which reads several files. */
     int dirfd = walk ? gt_procfs_open_pid(s->fs, e->pid) : -1;
+    int walked = dirfd >= 0 && walk_memory(s, dirfd, e);
     /* A walk cut short (the process exiting) leaves the last one's split. */
-    if ((dirfd < 0 || !walk_memory(s, dirfd, e)) && have_rss && e->walked) {
+    if (!walked && have_rss && e->walked) {
         e->shared_rss = e->walk_shared < rss ? e->walk_shared : rss;
         e->private_rss = rss - e->shared_rss;
     }
+    e->mem_read = walked || (have_rss && e->walked);
+    s->read_failed |= !e->mem_read;
     if (dirfd >= 0)
         close(dirfd);
     return !walk;
@@ -833,7 +847,7 @@ typedef struct walk {
  * every idle one are read again (complete_walk()). */
 static int idle_since(const gt_sampler *s, const proc_entry *p, const proc_entry *e)
 {
-    return !s->full_walk && p->cpu_from_clock && p->clock_ns == e->clock_ns &&
+    return !s->full_walk && !p->kids_unread && p->cpu_from_clock && p->clock_ns == e->clock_ns &&
            s->now - p->full_t < s->idle_refresh;
 }
 
@@ -865,7 +879,9 @@ static int queue_kids(gt_sampler *s, proc_entry *e, walk *w)
     int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &w->qn)
                                            : queue_children_by_scan(s, e->pid, &w->qn);
     e->nkids = w->qn - e->kids_at;
-    return rc;
+    e->kids_unread = rc > 0; /* an incomplete list is never reused */
+    s->read_failed |= rc > 0;
+    return rc < 0 ? -1 : 0;
 }
 
 static int is_dead(char state)
@@ -909,6 +925,7 @@ static int visit(gt_sampler *s, queued q, walk *w)
          * then: a new one with its PID is no member. */
         if (read_stat(s, e, have_clk) != 0 || (q.from_kept && (!p || p->starttime != e->starttime))) {
             release_entry(s, e);
+            s->read_failed = 1;
             return 0;
         }
         e->full_t = s->now;
@@ -988,13 +1005,14 @@ static void read_memories(gt_sampler *s)
         size_t i = (start + k) % s->cur.n;
         proc_entry *e = &s->cur.v[i];
         proc_entry *p = find_prev(s, e);
-        if (p && same_members && p->paths_valid == s->need_paths &&
+        if (p && same_members && p->mem_read && p->paths_valid == s->need_paths &&
             !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state) {
             e->private_rss = p->private_rss;
             e->shared_rss = p->shared_rss;
             e->hwm = p->hwm;
             e->hwm_ok = p->hwm_ok;
             e->mem_denied = p->mem_denied;
+            e->mem_read = 1;
             e->paths = p->paths;
             e->npaths = p->npaths;
             e->cap = p->cap;
@@ -1238,7 +1256,8 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->self_thread_cpu = (struct timespec){0, 0};
     s->now = ts_seconds(&boot);
     /* The last sample reads everything: the run's final figures are exact. */
-    s->full_walk = s->closing;
+    s->full_walk = s->closing || s->read_failed;
+    s->read_failed = 0;
 
     int ncores = 0;
     if (read_system(s, &out->system_ram, &ncores) != 0)
