@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -452,6 +451,27 @@ static int queue_thread_children(gt_sampler *s, proc_entry *e, int tfd, const ch
     return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
 }
 
+/* One listing of a process's task folder. */
+typedef struct thread_walk {
+    gt_sampler *s;
+    proc_entry *e;
+    int tfd;
+    uint32_t w;     /* threads seen so far (see queue_thread_children) */
+    size_t *qn;
+    int unread;     /* some thread's children could not be read */
+} thread_walk;
+
+static int on_thread(void *ctx, const char *name)
+{
+    thread_walk *tw = ctx;
+    /* The sampling thread (the caller) forks nothing. */
+    if (tw->e->pid == tw->s->self_pid && atoi(name) == tw->s->self_tid)
+        return 0;
+    int r = queue_thread_children(tw->s, tw->e, tw->tfd, name, &tw->w, tw->qn);
+    tw->unread |= r > 0;
+    return r < 0 ? -1 : 0;
+}
+
 /* Appends the children of every thread of pid to the queue.  A child may be
  * forked by any thread, but most processes have one. */
 static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
@@ -481,27 +501,10 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
         if (tfd < 0)
             return 1;
     }
-    char dents[4096];
-    long nread;
-    int rc = 0, unread = 0;
-    uint32_t w = 0;
-    while (rc == 0 && (nread = syscall(SYS_getdents64, tfd, dents, sizeof dents)) > 0) {
-        for (long off = 0; rc == 0 && off < nread;) {
-            /* struct linux_dirent64: ino(8) off(8) reclen(2) type(1) name */
-            unsigned short reclen;
-            memcpy(&reclen, dents + off + 16, sizeof reclen);
-            const char *name = dents + off + 19;
-            off += reclen;
-            if (name[0] < '0' || name[0] > '9')
-                continue;
-            /* The sampling thread (the caller) forks nothing. */
-            if (pid == s->self_pid && atoi(name) == s->self_tid)
-                continue;
-            int r = queue_thread_children(s, e, tfd, name, &w, qn);
-            rc = r < 0 ? -1 : 0;
-            unread |= r > 0;
-        }
-    }
+    thread_walk tw = {s, e, tfd, 0, qn, 0};
+    int rc = gt_procfs_each_pid(tfd, on_thread, &tw) < 0 ? -1 : 0;
+    uint32_t w = tw.w;
+    int unread = tw.unread;
     /* Files of threads that have exited. */
     for (uint32_t k = w; k < e->ntf; k++)
         close_kept(s, &e->tf[k].fd);
@@ -511,33 +514,34 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
     return rc ? rc : unread;
 }
 
+typedef struct scan_walk {
+    gt_sampler *s;
+    int dfd;
+    pid_t parent;
+    size_t *qn;
+} scan_walk;
+
+static int on_scanned(void *ctx, const char *name)
+{
+    scan_walk *sw = ctx;
+    char rel[40];
+    snprintf(rel, sizeof rel, "%.20s/stat", name);
+    const char *d;
+    ssize_t n = gt_procfs_read_small(sw->s->fs, sw->dfd, rel, &d);
+    gt_proc_stat ps;
+    if (n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.ppid == sw->parent)
+        return push_pid(sw->s, sw->qn, ps.pid);
+    return 0;
+}
+
 /* Without CONFIG_PROC_CHILDREN: one pass over /proc, parent links by stat. */
 static int queue_children_by_scan(gt_sampler *s, pid_t parent, size_t *qn)
 {
     int dfd = openat(gt_procfs_root(s->fs), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return 1;
-    char dents[8192];
-    long nread;
-    int rc = 0;
-    while (rc == 0 && (nread = syscall(SYS_getdents64, dfd, dents, sizeof dents)) > 0) {
-        for (long off = 0; off < nread;) {
-            unsigned short reclen;
-            memcpy(&reclen, dents + off + 16, sizeof reclen);
-            const char *name = dents + off + 19;
-            off += reclen;
-            if (name[0] < '0' || name[0] > '9')
-                continue;
-            char rel[40];
-            snprintf(rel, sizeof rel, "%.20s/stat", name);
-            const char *d;
-            ssize_t n = gt_procfs_read_small(s->fs, dfd, rel, &d);
-            gt_proc_stat ps;
-            if (n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.ppid == parent &&
-                push_pid(s, qn, ps.pid) != 0)
-                rc = -1;
-        }
-    }
+    scan_walk sw = {s, dfd, parent, qn};
+    int rc = gt_procfs_each_pid(dfd, on_scanned, &sw) < 0 ? -1 : 0;
     close(dfd);
     return rc;
 }
