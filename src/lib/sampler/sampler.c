@@ -1238,43 +1238,11 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     out->cpu_combined_sum = out->cpu_main_sum + out->cpu_descendants_sum;
 }
 
-gt_status gt_sampler_take_last(gt_sampler *s, gt_sample *out, gt_error *err)
+/* Sorts this sample's members by PID; a PID read twice (reparented between
+ * two children lists) counts once. */
+static void drop_duplicates(gt_sampler *s)
 {
-    s->closing = 1;
-    gt_status st = gt_sampler_take(s, out, err);
-    s->closing = 0;
-    return st;
-}
-
-gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
-{
-    memset(out, 0, sizeof *out);
-    if (!s->self_tid)
-        s->self_tid = gettid(); /* always the same thread, see sampler.h */
-    struct timespec real, boot;
-    clock_gettime(CLOCK_REALTIME, &real);
-    clock_gettime(CLOCK_BOOTTIME, &boot);
-    out->timestamp = ts_seconds(&real);
-    s->budget_checked = 0;
-    s->read_mono = -1;
-    s->self_thread_cpu = (struct timespec){0, 0};
-    s->now = ts_seconds(&boot);
-    /* The last sample reads everything: the run's final figures are exact. */
-    s->full_walk = s->closing || s->read_failed;
-    s->read_failed = 0;
-
-    int ncores = 0;
-    if (read_system(s, &out->system_ram, &ncores) != 0)
-        return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
-    if (discover(s) != 0)
-        return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
-    if (s->read_mono < 0) { /* main was not read: gone */
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        s->read_mono = ts_seconds(&t);
-    }
     qsort(s->cur.v, s->cur.n, sizeof *s->cur.v, cmp_entry);
-    /* A PID read twice (reparented between two children lists) counts once. */
     size_t w = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
         if (w > 0 && s->cur.v[w - 1].pid == s->cur.v[i].pid) {
@@ -1284,31 +1252,11 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         s->cur.v[w++] = s->cur.v[i];
     }
     s->cur.n = w;
-    /* Exits since the last sample, now that the walk tells whose they are. */
-    if (s->exits)
-        gt_exit_peaks_drain(s->exits, is_member, s);
+}
 
-    proc_entry *main_e = NULL;
-    size_t n_desc = 0;
-    for (size_t i = 0; i < s->cur.n; i++) {
-        if (s->cur.v[i].is_main)
-            main_e = &s->cur.v[i];
-        else
-            n_desc++;
-    }
-    if (!main_e && !s->have_prev && gt_procfs_take_fd_short(s->fs))
-        return gt_err(err, GT_ERR_SYS, "cannot read process %d: too few file descriptors (open files limit, "
-                      "ulimit -n)", (int)s->main_pid);
-    if (!main_e && !s->have_prev)
-        return gt_err(err, GT_ERR_NOPROC, "process %d does not exist", (int)s->main_pid);
-    s->main_alive = main_e != NULL;
-    /* Per-path data is only needed when shared memory of several processes
-     * must be combined. */
-    s->need_paths = n_desc > 0;
-    read_memories(s);
-    if (s->need_paths && ensure_path_scratch(s) != 0)
-        return gt_err(err, GT_ERR_NOMEM, "out of memory");
-
+/* Memory, threads and peaks of main, the descendants and both. */
+static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
+{
     uint64_t desc_priv = 0, desc_shared_sum = 0;
     int all_paths = 1;
     s->desc_alive = 0;
@@ -1362,19 +1310,12 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         out->main_hwm_exact |= complete && xm > 0;
         out->descendants_hwm_exact = complete;
     }
-    out->fd_short = gt_procfs_take_fd_short(s->fs);
+}
 
-    /* CPU over the interval since the last sample. */
-    double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
-    double thread_cpu = ts_seconds(&s->self_thread_cpu);
-    double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
-    if (s->have_prev)
-        cpu_interval(s, thread_cpu, rccpu);
-    gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc,
-                       out->main_n_threads, out->descendants_n_threads};
-    if (!s->have_prev)
-        s->first_mono = s->read_mono;
-    cpu_percents(s, out, &pt, ncores);
+/* The machine's CPU: each core's busy share since the last sample (or,
+ * for the first sample with CPU figures, since the first), summed. */
+static void system_cpu(gt_sampler *s, gt_sample *out, int ncores)
+{
     if (s->have_prev) {
         double sys = 0;
         const gt_cpu_times *base = out->cpu_since_first ? s->cores_first : s->cores_prev;
@@ -1391,43 +1332,49 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     }
     memcpy(s->cores_prev, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
     s->ncores = ncores;
+}
 
-    /* GPU memory is attributed by PID. */
-    if (s->gpu) {
-        if (grow((void **)&s->pids_main, &s->pids_main_cap, 1, sizeof(pid_t)) != 0 ||
-            grow((void **)&s->pids_desc, &s->pids_cap, s->cur.n + 1, sizeof(pid_t)) != 0)
-            return gt_err(err, GT_ERR_NOMEM, "out of memory");
-        gt_pidset set = {s->pids_main, 0, s->pids_desc, 0};
-        for (size_t i = 0; i < s->cur.n; i++) {
-            if (s->cur.v[i].is_main)
-                s->pids_main[set.n_main++] = s->cur.v[i].pid;
-            else
-                s->pids_desc[set.n_desc++] = s->cur.v[i].pid;
-        }
-        qsort(s->pids_desc, set.n_desc, sizeof(pid_t), pid_cmp);
-        gt_gpu_reading g;
-        gt_gpu_sample(s->gpu, &set, &g);
-        out->main_gpu_ram = g.main_bytes;
-        out->descendants_gpu_ram = g.descendants_bytes;
-        out->combined_gpu_ram = g.combined_bytes;
-        out->system_gpu_ram = g.system_bytes;
-        out->gpu_sum_percent = g.sum_util_percent;
-        out->gpu_sm_valid = g.sm_valid;
-        out->gpu_sm_main = g.main_sm_percent;
-        out->gpu_sm_descendants = g.descendants_sm_percent;
-        out->gpu_sm_combined = g.combined_sm_percent;
-        out->gpu_power_valid = 0;
-        out->gpu_power_watts = 0;
-        for (size_t i = 0; i < g.n_devices; i++)
-            if (g.devices[i].power_valid) {
-                out->gpu_power_valid = 1;
-                out->gpu_power_watts += g.devices[i].power_watts;
-            }
+/* GPU figures, attributed by PID; -1 when out of memory. */
+static int sample_gpus(gt_sampler *s, gt_sample *out)
+{
+    if (grow((void **)&s->pids_main, &s->pids_main_cap, 1, sizeof(pid_t)) != 0 ||
+        grow((void **)&s->pids_desc, &s->pids_cap, s->cur.n + 1, sizeof(pid_t)) != 0)
+        return -1;
+    gt_pidset set = {s->pids_main, 0, s->pids_desc, 0};
+    for (size_t i = 0; i < s->cur.n; i++) {
+        if (s->cur.v[i].is_main)
+            s->pids_main[set.n_main++] = s->cur.v[i].pid;
+        else
+            s->pids_desc[set.n_desc++] = s->cur.v[i].pid;
     }
+    qsort(s->pids_desc, set.n_desc, sizeof(pid_t), pid_cmp);
+    gt_gpu_reading g;
+    gt_gpu_sample(s->gpu, &set, &g);
+    out->main_gpu_ram = g.main_bytes;
+    out->descendants_gpu_ram = g.descendants_bytes;
+    out->combined_gpu_ram = g.combined_bytes;
+    out->system_gpu_ram = g.system_bytes;
+    out->gpu_sum_percent = g.sum_util_percent;
+    out->gpu_sm_valid = g.sm_valid;
+    out->gpu_sm_main = g.main_sm_percent;
+    out->gpu_sm_descendants = g.descendants_sm_percent;
+    out->gpu_sm_combined = g.combined_sm_percent;
+    out->gpu_power_valid = 0;
+    out->gpu_power_watts = 0;
+    for (size_t i = 0; i < g.n_devices; i++)
+        if (g.devices[i].power_valid) {
+            out->gpu_power_valid = 1;
+            out->gpu_power_watts += g.devices[i].power_watts;
+        }
 
-    /* This sample becomes the baseline of the next interval; the lists swap
-     * so their memory is reused.  Caches not carried over belonged to
-     * processes that are gone. */
+    return 0;
+}
+
+/* This sample becomes the baseline of the next interval; the lists swap
+ * so their memory is reused.  Caches not carried over belonged to
+ * processes that are gone. */
+static void rotate(gt_sampler *s)
+{
     for (size_t i = 0; i < s->prev.n; i++)
         release_entry(s, &s->prev.v[i]);
     proc_list tmp = s->prev;
@@ -1440,6 +1387,90 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->prev_queue_cap = s->queue_cap;
     s->queue = q;
     s->queue_cap = qcap;
+}
+
+gt_status gt_sampler_take_last(gt_sampler *s, gt_sample *out, gt_error *err)
+{
+    s->closing = 1;
+    gt_status st = gt_sampler_take(s, out, err);
+    s->closing = 0;
+    return st;
+}
+
+gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!s->self_tid)
+        s->self_tid = gettid(); /* always the same thread, see sampler.h */
+    struct timespec real, boot;
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    out->timestamp = ts_seconds(&real);
+    s->budget_checked = 0;
+    s->read_mono = -1;
+    s->self_thread_cpu = (struct timespec){0, 0};
+    s->now = ts_seconds(&boot);
+    /* The last sample reads everything: the run's final figures are exact. */
+    s->full_walk = s->closing || s->read_failed;
+    s->read_failed = 0;
+
+    int ncores = 0;
+    if (read_system(s, &out->system_ram, &ncores) != 0)
+        return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
+    if (discover(s) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
+    if (s->read_mono < 0) { /* main was not read: gone */
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        s->read_mono = ts_seconds(&t);
+    }
+    drop_duplicates(s);
+    /* Exits since the last sample, now that the walk tells whose they are. */
+    if (s->exits)
+        gt_exit_peaks_drain(s->exits, is_member, s);
+
+    proc_entry *main_e = NULL;
+    size_t n_desc = 0;
+    for (size_t i = 0; i < s->cur.n; i++) {
+        if (s->cur.v[i].is_main)
+            main_e = &s->cur.v[i];
+        else
+            n_desc++;
+    }
+    if (!main_e && !s->have_prev && gt_procfs_take_fd_short(s->fs))
+        return gt_err(err, GT_ERR_SYS, "cannot read process %d: too few file descriptors (open files limit, "
+                      "ulimit -n)", (int)s->main_pid);
+    if (!main_e && !s->have_prev)
+        return gt_err(err, GT_ERR_NOPROC, "process %d does not exist", (int)s->main_pid);
+    s->main_alive = main_e != NULL;
+    /* Per-path data is only needed when shared memory of several processes
+     * must be combined. */
+    s->need_paths = n_desc > 0;
+    read_memories(s);
+    if (s->need_paths && ensure_path_scratch(s) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+
+    sum_memory(s, out, n_desc);
+    out->fd_short = gt_procfs_take_fd_short(s->fs);
+
+    /* CPU over the interval since the last sample. */
+    double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
+    double thread_cpu = ts_seconds(&s->self_thread_cpu);
+    double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
+    if (s->have_prev)
+        cpu_interval(s, thread_cpu, rccpu);
+    gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc,
+                       out->main_n_threads, out->descendants_n_threads};
+    if (!s->have_prev)
+        s->first_mono = s->read_mono;
+    cpu_percents(s, out, &pt, ncores);
+    system_cpu(s, out, ncores);
+
+    /* GPU memory is attributed by PID. */
+    if (s->gpu && sample_gpus(s, out) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+
+    rotate(s);
     s->prev_read_mono = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
     s->prev_self_thread_cpu = thread_cpu;
