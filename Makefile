@@ -47,6 +47,8 @@ version_part = $(shell sed -n 's/^\#define GT_VERSION_$(1) \([0-9][0-9]*\)$$/\1/
 VERSION_MAJOR := $(call version_part,MAJOR)
 VERSION  := $(VERSION_MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
 SONAME   := libgputracker.so.$(VERSION_MAJOR)
+# The Python package's version, written from the header too (not in git).
+PY_VERSION := python/gpu_tracker/_version.py
 STATIC   := $(BUILD)/libgputracker.a
 SHARED   := $(BUILD)/libgputracker.so
 SHARED_REAL := $(BUILD)/libgputracker.so.$(VERSION)
@@ -61,8 +63,8 @@ FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAYS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzzer/%,$(FUZZ_SRC))
 FUZZ_TIME ?= 60
-# The CLI without main(), for fuzz targets that build in one CLI file and
-# need the others it calls.
+# The CLI without main(), for unit tests and fuzz targets of its parts
+# (included as "cli/name.h").
 CLI_LIB   := $(BUILD)/libgtcli.a
 
 # The SPANK plugin for Slurm, built where Debian's libslurm-dev gives
@@ -71,7 +73,7 @@ CLI_LIB   := $(BUILD)/libgtcli.a
 SPANK    := $(if $(SAN),,$(if $(wildcard /usr/include/slurm/spank.h),$(BUILD)/gpu_tracker_spank.so))
 
 .PHONY: all deps test-deps demo test test-fast test-build check-san check-valgrind fuzz fuzz-run install uninstall clean python FORCE
-all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES) $(SPANK)
+all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES) $(SPANK) $(PY_VERSION)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -101,9 +103,11 @@ $(BUILD)/examples/%: examples/%.c $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(STATIC)
+# Unit tests of the CLI's parts include them as "cli/name.h" and link the
+# CLI without main().
+$(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Itests -Isrc $(ALL_LDFLAGS) -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS) -lcmocka
 
 # Workloads are ground-truth programs for end-to-end tests; built without
 # sanitizers so their memory figures are what the tests expect.
@@ -131,11 +135,11 @@ $(CLI_LIB): $(filter-out %/main.o,$(CLI_OBJ))
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(CLI_LIB) $(STATIC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(CLI_LIB) $(STATIC) $(LDLIBS)
 
 $(BUILD)/fuzzer/%: tests/fuzz/%.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
 
 deps:
 	@scripts/setup-deps.sh
@@ -202,6 +206,16 @@ $(PC): include/gpu_tracker.h FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
 FORCE:
 
+# Rewritten only when the header's version differs from it, so that the
+# package's files do not change with every build.
+$(PY_VERSION): include/gpu_tracker.h FORCE
+	@printf '%s\n' '# SPDX-License-Identifier: MIT' \
+	    '"""The version of this package: the version of the C library it is built for.' \
+	    'Written by make from GT_VERSION_MAJOR/MINOR/PATCH in include/gpu_tracker.h;' \
+	    'do not edit.  The library'"'"'s gt_version() must return it."""' \
+	    "__version__ = '$(VERSION)'" >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+
 # What install puts in place, under DESTDIR; uninstall removes exactly these.
 INSTALLED := $(BINDIR)/gpu-tracker $(LIBDIR)/libgputracker.a $(LIBDIR)/libgputracker.so.$(VERSION) \
              $(LIBDIR)/$(SONAME) $(LIBDIR)/libgputracker.so $(INCLUDEDIR)/gpu_tracker.h \
@@ -226,10 +240,10 @@ uninstall:
 
 # The Python package with the library inside it, for
 # `pip install --no-build-isolation ./python`.
-python: $(SHARED)
+python: $(SHARED) $(PY_VERSION)
 	cp $(SHARED) python/gpu_tracker/libgputracker.so
 
 clean:
-	rm -rf build build-san build-fuzz python/build python/gpu_tracker.egg-info python/gpu_tracker/libgputracker.so
+	rm -rf build build-san build-fuzz python/build python/gpu_tracker.egg-info python/gpu_tracker/libgputracker.so $(PY_VERSION)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -37,12 +37,12 @@ int main(int argc, char **argv)
     gt_energy_reading r;
     gt_sample s;
     memset(&s, 0, sizeof s);
-    gt_energy_read(e, NULL, &r);
+    gt_energy_read(e, &r);
     for (int i = 0; i < u.energy.n_domains; i++)
         readable += r.ok[i];
     double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
     for (long i = 0; i < n; i++) {
-        gt_energy_read(e, NULL, &r);
+        gt_energy_read(e, &r);
         gt_energy_fold(e, &r, &s);
     }
     double w = now(CLOCK_MONOTONIC) - w0, c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;

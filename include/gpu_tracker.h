@@ -10,6 +10,9 @@
  *  - The library never prints to stdout, never exits, and never installs
  *    signal handlers.  Warnings go through the log callback in gt_options.
  *  - *_free(T **) functions accept NULL and set the pointer to NULL.
+ *  - The structs a program allocates (gt_options, gt_usage, gt_timepoint)
+ *    carry a version, so that a program keeps working with later libraries
+ *    of the same major version: see "Struct versions" below.
  */
 #ifndef GPU_TRACKER_H
 #define GPU_TRACKER_H
@@ -23,9 +26,10 @@
 extern "C" {
 #endif
 
-/* The version, in this one place (the Makefile reads it from here for the
- * shared library's file name and gputracker.pc).  The soname changes with
- * GT_VERSION_MAJOR only. */
+/* The version, in this one place: the Makefile reads it from here for the
+ * shared library's file name, gputracker.pc and the Python package's
+ * python/gpu_tracker/_version.py.  The soname changes with GT_VERSION_MAJOR
+ * only. */
 #define GT_VERSION_MAJOR 0
 #define GT_VERSION_MINOR 1
 #define GT_VERSION_PATCH 0
@@ -96,6 +100,34 @@ GT_API gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out);
 
 typedef void (*gt_log_fn)(void *ctx, const char *message);
 
+/* ------------------------------------------------------------------------
+ * Struct versions.  gt_options, gt_timepoint and gt_usage live in the
+ * program's memory, so their size is compiled into the program.  Each starts
+ * with `unsigned int version`: the GT_STRUCT_VERSION of the header the
+ * program was built with, set by GT_OPTIONS_INIT or gt_options_init(),
+ * GT_TIMEPOINT_INIT and GT_USAGE_INIT.  The library reads and writes only
+ * the fields of that version, gives the program timepoints and usage in that
+ * version's layout (a tracker in the version of its gt_options), and refuses
+ * version 0 (not initialised) and versions newer than its own with
+ * GT_ERR_INVALID and a message.  So a program built with this header works
+ * with every later libgputracker.so of the same major version.
+ *
+ * Adding a field to one of these structs, the only change they may have:
+ *  1. Append it at the end of the struct, under a "Version N" comment; never
+ *     inside a nested struct or array, never reordered, resized or removed.
+ *     gt_error, gt_subtrack_scope and the nested structs are frozen.
+ *  2. Set GT_STRUCT_VERSION to N, once per release: the fields added between
+ *     two releases share one number.
+ *  3. In src/lib/abi.c, add [N] = GT_END_OF(struct, its new last field) to
+ *     that struct's table of sizes.
+ *  4. Zero must mean "not set" or "unavailable" (older programs have no such
+ *     field, and the library reads it as 0); a gt_options default other
+ *     than 0 goes into GT_OPTIONS_INIT, which gt_options_init() uses too.
+ *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and a gt_options field
+ *     in its Options too.
+ * ------------------------------------------------------------------------ */
+#define GT_STRUCT_VERSION 2
+
 #define GT_TIMEPOINT_MAX_GPUS 16
 
 /* One selected GPU in a gt_timepoint. */
@@ -114,6 +146,9 @@ typedef struct gt_timepoint_gpu {
  * bytes, percent of one core (CPU) or of one GPU, seconds.  The *_valid
  * flags say which figures are available; an unavailable percent is NaN. */
 typedef struct gt_timepoint {
+    /* Version 1.  The tracker's gt_options.version in a timepoint of the
+     * library; GT_TIMEPOINT_INIT in one the program fills itself. */
+    unsigned int version;
     double timestamp;           /* Unix seconds */
     double elapsed;             /* seconds since gt_tracker_start */
     unsigned long n_samples;    /* samples taken so far, this one included */
@@ -149,11 +184,17 @@ typedef struct gt_timepoint {
     int main_ram_unavailable, descendants_ram_unavailable, combined_ram_unavailable;
 } gt_timepoint;
 
+/* A timepoint with no figures, of this header's version.  Designated
+ * initializers: C99, or C++20. */
+#define GT_TIMEPOINT_INIT { .version = GT_STRUCT_VERSION }
+
 /* Called on the sampling thread right after each sample; must be quick and
  * must not call back into the tracker. */
 typedef void (*gt_timepoint_fn)(void *ctx, const gt_timepoint *tp);
 
 typedef struct gt_options {
+    /* Version 1. */
+    unsigned int version;       /* GT_STRUCT_VERSION; set by the two initializers below */
     double sleep_time;          /* seconds between samples, 0.001 to 86400; default 1.0 */
     gt_ram_unit ram_unit;       /* default gigabytes */
     gt_ram_unit gpu_ram_unit;   /* default gigabytes */
@@ -175,10 +216,27 @@ typedef struct gt_options {
     gt_energy_unit energy_unit; /* default joules */
     gt_timepoint_fn on_timepoint; /* NULL: none */
     void *on_timepoint_ctx;
+
+    /* Version 2. */
+    /* 1: every tracked process at every sample, in table "processes" of an
+     * SQLite tracking_file or in the sibling file "<name>.processes.csv" of a
+     * CSV one, and the report's top_processes section (also without a
+     * tracking file). */
+    int per_process;
+    /* 1: every selected GPU at every sample, in table "gpus" or the sibling
+     * file "<name>.gpus.csv"; needs tracking_file. */
+    int per_gpu;
 } gt_options;
 
-/* Fills *opts with the Python package's defaults. */
-GT_API void gt_options_init(gt_options *opts);
+/* The Python package's defaults, of this header's version:
+ *     gt_options opts = GT_OPTIONS_INIT; */
+#define GT_OPTIONS_INIT { .version = GT_STRUCT_VERSION, .sleep_time = 1.0, .ram_unit = GT_GIGABYTES, \
+                          .gpu_ram_unit = GT_GIGABYTES, .time_unit = GT_HOURS }
+/* The same defaults, filling the fields of the given struct version (pass
+ * GT_STRUCT_VERSION): for a binding that declares the struct itself.  An
+ * unknown version (0, or newer than this library's) is GT_ERR_INVALID: then
+ * only opts->version is written, and gt_tracker_new says what is wrong. */
+GT_API gt_status gt_options_init(gt_options *opts, unsigned int version);
 
 typedef struct gt_rss_values {
     double total_rss, private_rss, shared_rss;
@@ -193,6 +251,8 @@ typedef struct gt_percentages {
  * meanings follow the Python package's ResourceUsage data classes; the
  * peak_ram section is gpu-tracker's own. */
 typedef struct gt_usage {
+    /* Version 1. */
+    unsigned int version;   /* GT_USAGE_INIT; the library keeps it */
     struct {
         const char *unit;
         double system_capacity, system;
@@ -286,9 +346,53 @@ typedef struct gt_usage {
      * setuid program) are < 0 in max_ram; ram_unavailable says why ("" when
      * all were read). */
     char ram_unavailable[160];
+
+    /* Version 2. */
+    /* With gt_options.per_process: the processes with the largest peak RSS
+     * and those with the most CPU seconds, largest first (n of each, at most
+     * GT_TOP_PROCESSES).  peak_rss is the largest total RSS (private +
+     * shared, as in the processes table) seen at a sample, in max_ram.unit,
+     * < 0 where its memory could not be read; cpu_seconds is the CPU time of
+     * all its threads as of the last sample that saw it: since its start for
+     * a process started after gt_tracker_new, else since the first sample
+     * that saw it.
+     * available is 0 without per_process (the report omits the section). */
+#define GT_TOP_PROCESSES 5
+    struct {
+        int available;
+        int n;
+        struct gt_top_process {
+            pid_t pid;
+            char command[16];   /* the kernel's comm, control characters as '?' */
+            double peak_rss, cpu_seconds;
+        } by_peak_ram[GT_TOP_PROCESSES], by_cpu_seconds[GT_TOP_PROCESSES];
+    } top_processes;
+    /* DRAM energy attributed by memory share, beside the CPU-time share of
+     * energy.domains[].attributed_energy: each sample interval's energy of
+     * a DRAM domain times the tracked processes' total RSS over the used
+     * system RAM at the interval's end (AIPowerMeter's method), summed, in
+     * energy.unit.  Parallel to energy.domains; < 0 for a domain that is
+     * not DRAM or was not read.  method names it; NULL when energy was not
+     * measured, and for a program of version 1. */
+    struct {
+        const char *method;
+        double attributed_energy[GT_ENERGY_MAX_DOMAINS];
+    } dram_memory_share;
 } gt_usage;
 
+/* An empty usage of this header's version, for gt_tracker_usage to fill. */
+#define GT_USAGE_INIT { .version = GT_STRUCT_VERSION }
+
 typedef struct gt_tracker gt_tracker;
+
+/* Adds a column to the static data of the tracker's tracking file, after
+ * the Python package's and gpu-tracker's own (host, slurm_*): key is 1 to 64
+ * lowercase letters, digits or '_' (a letter first) naming no other static
+ * column, value text of at most 4096 bytes (NULL: unavailable).  Only before
+ * gt_tracker_start (GT_ERR_STATE after).  Without a tracking file it records
+ * nothing and returns GT_OK.  GT_ERR_INVALID for a bad key or value, with a
+ * message in err. */
+GT_API gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *value, gt_error *err);
 
 /* Creates a tracker; validates the options (units, sleep time, GPU UUIDs,
  * tracking file).  On failure *out is NULL and err (may be NULL) says why. */
@@ -298,8 +402,14 @@ GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out,
 GT_API gt_status gt_tracker_start(gt_tracker *t);
 /* Takes the last sample, stops the thread, finalizes the tracking file. */
 GT_API gt_status gt_tracker_stop(gt_tracker *t);
-/* Usage so far (works while running too).  Fails before start. */
+/* Usage so far (works while running too), in out->version's layout (set it
+ * with GT_USAGE_INIT).  Fails before start, and for an unknown version. */
 GT_API gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out);
+/* The same, allocated by the library, for bindings that cannot size a
+ * gt_usage: in the tracker's version (that of its gt_options), released
+ * with gt_usage_free().  On failure *out is NULL. */
+GT_API gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out);
+GT_API void gt_usage_free(gt_usage **u);
 /* Gives the tracker ru_maxrss of the reaped main process (bytes), for
  * launchers that wait for it themselves.  It is not main's own peak: it is
  * the largest of main's peak, the peaks of the children main waited for,
@@ -315,7 +425,8 @@ GT_API size_t gt_tracker_descendants_alive(const gt_tracker *t);
 GT_API const char *gt_tracker_error(const gt_tracker *t);
 GT_API void gt_tracker_free(gt_tracker **t);
 
-/* Writes usage as the Python package prints it (text) or to_json() (JSON). */
+/* Writes usage as the Python package prints it (text) or to_json() (JSON).
+ * GT_ERR_INVALID for a usage of an unknown version. */
 GT_API gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out);
 /* The same as a NUL-terminated string in *out, released with gt_string_free()
  * (for bindings without a FILE *).  On failure *out is NULL. */
@@ -329,11 +440,19 @@ GT_API void gt_string_free(char **s);
  * ------------------------------------------------------------------------ */
 typedef struct gt_subtracker gt_subtracker;
 
-/* Opens (creates) a sub-tracking file; path NULL means "<pid>.csv" in the
- * current directory.  An existing file is GT_ERR_EXISTS unless overwrite.
- * The file stays open until gt_subtracker_free. */
+/* Opens (creates) a sub-tracking file; path NULL means the name of
+ * gt_subtracker_default_path() in the current directory.  An existing file
+ * is GT_ERR_EXISTS unless overwrite.  The file stays open until
+ * gt_subtracker_free. */
 GT_API gt_status gt_subtracker_open(const char *path, int overwrite,
                                     gt_subtracker **out, gt_error *err);
+/* The default sub-tracking file name of this process, into buf (size bytes):
+ * "<pid>.csv", the Python package's, or "<host>-<pid>.csv" on a multi-node
+ * run (SLURM_JOB_ID set, or GT_SUBTRACK_HOST set to anything but "" or
+ * "0"), where process IDs repeat from node to node; a '/' in the host name
+ * becomes '_'.  GT_ERR_INVALID when buf is too small, GT_ERR_SYS when the
+ * host name cannot be read. */
+GT_API gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *err);
 /* Writes one mark (position 0 = start, 1 = stop) of the named code block,
  * with the calling process's ID and the current time; the row is in the
  * file when it returns.  Safe to call from several threads at once, and
@@ -470,6 +589,12 @@ GT_API void gt_comparison_free(gt_comparison **c);
  * that cannot be read or are malformed. */
 GT_API gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file,
                                const char *out_file, gt_error *err);
+/* gt_plot_write with the spans of one host's marks only (host "" selects
+ * the marks written without a host); host NULL is gt_plot_write, which
+ * refuses a sub-tracking file with marks of several hosts.  A host with no
+ * marks in the file is GT_ERR_INVALID, naming the file's hosts. */
+GT_API gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking_file, const char *host,
+                                    const char *out_file, gt_error *err);
 
 /* ------------------------------------------------------------------------
  * Metrics endpoint: the latest timepoint served over HTTP in the Prometheus
@@ -486,8 +611,9 @@ GT_API gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error
 /* The address actually bound, "HOST:PORT" (IPv6 hosts in brackets). */
 GT_API const char *gt_metrics_address(const gt_metrics *m);
 /* Publishes tp as the current values; safe from any thread.  Meant to be
- * called from a gt_timepoint_fn. */
-GT_API void gt_metrics_update(gt_metrics *m, const gt_timepoint *tp);
+ * called from a gt_timepoint_fn.  GT_ERR_INVALID (and nothing published)
+ * for a timepoint of an unknown version. */
+GT_API gt_status gt_metrics_update(gt_metrics *m, const gt_timepoint *tp);
 /* Stops serving and closes the sockets, at once: unfinished exchanges are
  * dropped, never waited for.  NULL-safe. */
 GT_API void gt_metrics_free(gt_metrics **m);

@@ -9,7 +9,7 @@ Usage:
     gpu-tracker -v | --version
     gpu-tracker --execute=<command> [--output=<output>] [--format=<format>] [--tconfig=<config-file>] [--st=<sleep-time>] [--ru=<ram-unit>] [--gru=<gpu-ram-unit>] [--tu=<time-unit>] [--nec=<num-cores>] [--guuids=<gpu-uuids>] [--disable-logs] [--gb=<gpu-brand>] [--tf=<tracking-file>] [--overwrite]
     gpu-tracker sub-track combine --stf=<sub-track-file> [-p <file-path>]...
-    gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> [--output=<output>] [--format=<format>]
+    gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> [--host=<host>] [--output=<output>] [--format=<format>]
     gpu-tracker sub-track compare [--output=<output>] [--format=<format>] [--cconfig=<config-file>] [-m <name>=<file-path>...] [--stat=<statistic>]
 
 Options:
@@ -30,6 +30,7 @@ Options:
     --tf=<tracking-file>    The tracking file (.csv or .sqlite) of every measurement.
     --overwrite             Overwrite the tracking file if it exists.
     --stf=<sub-track-file>  The sub-tracking file (.csv or .sqlite).
+    --host=<host>           Analyze only this host's marks (a sub-tracking file of several nodes; the tracking file is that node's).
     -p <file-path>          Sub-tracking files to combine; a single path is a directory whose files are combined.
     --cconfig=<config-file> JSON file with "file_path_map" and "statistic" for sub-track compare.
     -m <name>=<file-path>   A tracking session's name and its results file (pickle, or JSON).
@@ -82,6 +83,7 @@ def _parser():
     p.add_argument('--tf')
     p.add_argument('--overwrite', action='store_true', default=None)
     p.add_argument('--stf')
+    p.add_argument('--host')
     p.add_argument('-p', dest='paths', action='append', default=[])
     p.add_argument('--cconfig')
     p.add_argument('-m', dest='mappings', action='append', default=[])
@@ -157,7 +159,7 @@ def _sub_track(args):
     elif what == 'analyze':
         if args.tf is None or args.stf is None:
             raise _Usage('sub-track analyze needs --tf=<tracking-file> and --stf=<sub-track-file>')
-        results = SubTrackingAnalyzer(args.tf, args.stf).sub_tracking_results()
+        results = SubTrackingAnalyzer(args.tf, args.stf, host=args.host).sub_tracking_results()
         _formatted(results, output_format, args.output, allow_pickle=True)
     elif what == 'compare':
         file_path_map, statistic = {}, 'mean'

@@ -3,9 +3,12 @@
 functions the package calls, and gt_status values turned into exceptions.
 
 Only pointers and opaque handles cross the boundary, plus gt_options, whose
-layout is declared here once (tests check it against include/gpu_tracker.h).
-Reports come back as strings (text, or JSON that json.loads reads), so no
-other C struct layout is assumed.
+fields of struct version STRUCT_VERSION are declared here once (tests check
+them against include/gpu_tracker.h).  The library reads and writes only the
+fields of the version a struct says it has, so nothing is padded for fields
+a later library adds.  Usage is allocated by the library and comes back as
+strings (text, or JSON that json.loads reads), so no other C struct layout
+is assumed.
 """
 import ctypes
 import os
@@ -42,10 +45,15 @@ class Error(ctypes.Structure):
         return self.msg.decode('utf-8', 'replace')
 
 
+# The GT_STRUCT_VERSION of include/gpu_tracker.h that Options below is
+# written for: the version that gt_options_init() is given.
+STRUCT_VERSION = 2
+
+
 class Options(ctypes.Structure):
-    """gt_options, field for field.  _reserved keeps fields appended to the C
-    struct later inside this buffer when gt_options_init() fills it."""
+    """gt_options of STRUCT_VERSION, field for field."""
     _fields_ = [
+        ('version', ctypes.c_uint),
         ('sleep_time', ctypes.c_double),
         ('ram_unit', ctypes.c_int),
         ('gpu_ram_unit', ctypes.c_int),
@@ -63,13 +71,10 @@ class Options(ctypes.Structure):
         ('energy_unit', ctypes.c_int),
         ('on_timepoint', ctypes.c_void_p),
         ('on_timepoint_ctx', ctypes.c_void_p),
-        ('_reserved', ctypes.c_char * 512),
+        # Version 2.
+        ('per_process', ctypes.c_int),
+        ('per_gpu', ctypes.c_int),
     ]
-
-
-# gt_usage is filled by the library and only ever passed back to it, so the
-# binding holds it as an opaque buffer larger than the struct can grow to.
-USAGE_BUFFER_SIZE = 16384
 
 
 def _candidates():
@@ -144,18 +149,20 @@ def _declare(name, restype, *argtypes, required=True):
 
 
 _I = ctypes.c_int
-_declare('gt_options_init', None, ctypes.POINTER(Options))
+_declare('gt_options_init', _I, ctypes.POINTER(Options), ctypes.c_uint)
 _declare('gt_ram_unit_parse', _I, _S, ctypes.POINTER(_I))
 _declare('gt_time_unit_parse', _I, _S, ctypes.POINTER(_I))
 _declare('gt_gpu_brand_parse', _I, _S, ctypes.POINTER(_I))
 _declare('gt_tracker_new', _I, ctypes.POINTER(Options), _PP, _ERR)
 _declare('gt_tracker_start', _I, _P)
 _declare('gt_tracker_stop', _I, _P)
-_declare('gt_tracker_usage', _I, _P, _P)
+_declare('gt_tracker_usage_new', _I, _P, _PP)
+_declare('gt_usage_free', None, _PP)
 _declare('gt_tracker_error', _S, _P)
 _declare('gt_tracker_free', None, _PP)
 _declare('gt_usage_string', _I, _P, _I, _STR_OUT)
 _declare('gt_string_free', None, _STR_OUT)
+_declare('gt_tracker_add_static', _I, _P, _S, _S, _ERR, required=False)
 # Sub-tracking, analysis and comparison: looked up lazily by the classes that
 # use them (sub_tracker.py), so the tracker works with a library built before
 # they existed.
@@ -163,6 +170,7 @@ _declare('gt_subtracker_open', _I, _S, _I, _PP, _ERR, required=False)
 _declare('gt_subtracker_mark', _I, _P, _S, _I, required=False)
 _declare('gt_subtracker_error', _S, _P, required=False)
 _declare('gt_subtracker_free', None, _PP, required=False)
+_declare('gt_subtracker_default_path', _I, ctypes.c_char_p, ctypes.c_size_t, _ERR, required=False)
 _declare('gt_analyze', _I, _S, _S, _PP, _ERR, required=False)
 _declare('gt_analyze_host', _I, _S, _S, _S, _PP, _ERR, required=False)
 _declare('gt_results_string', _I, _P, _I, _STR_OUT, required=False)

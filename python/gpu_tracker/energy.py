@@ -20,6 +20,9 @@ class EnergyDomain:
     mean_power_watts: float | None
     max_power_watts: float | None
     attributed_energy_estimate: float | None
+    # DRAM domains only: the tracked processes' share of used RAM instead of
+    # CPU time (EnergyGroup.dram_attribution_method); None elsewhere.
+    attributed_energy_memory_share_estimate: float | None = None
 
 
 @dclass.dataclass
@@ -29,6 +32,7 @@ class EnergyGroup:
     unavailable: str | None
     attribution_method: str | None
     domains: dict[str, EnergyDomain]
+    dram_attribution_method: str | None = None
 
 
 @dclass.dataclass
@@ -50,4 +54,4 @@ def _group(d, key):
         return None
     domains = {name: EnergyDomain(**{f.name: v.get(f.name) for f in dclass.fields(EnergyDomain)})
                for name, v in (d.get(key) or {}).items()}
-    return EnergyGroup(d.get('unavailable'), d.get('attribution_method'), domains)
+    return EnergyGroup(d.get('unavailable'), d.get('attribution_method'), domains, d.get('dram_attribution_method'))

@@ -90,11 +90,21 @@ def _caller_file(depth: int):
     return frame.f_code.co_filename, frame.f_lineno
 
 
+def _default_path() -> str:
+    """The C library's default name: "<pid>.csv", or "<host>-<pid>.csv" on a
+    multi-node run (Slurm, GT_SUBTRACK_HOST), where process IDs repeat."""
+    buf = ctypes.create_string_buffer(512)
+    err = _lib.Error()
+    _lib.check(_lib.require('gt_subtracker_default_path')(buf, len(buf), ctypes.byref(err)), err.message)
+    return os.fsdecode(buf.value)
+
+
 class SubTracker:
     """Marks the start and stop of a code block in a sub-tracking file, as a
     context manager.  code_block_name defaults to "<relative path>:<attribute>"
     of the file creating it, code_block_attribute to the line creating it;
-    sub_tracking_file to "<process ID>.csv".  The file is created (an
+    sub_tracking_file to "<process ID>.csv" ("<host>-<process ID>.csv" under
+    Slurm or with GT_SUBTRACK_HOST set).  The file is created (an
     existing one refused unless overwrite) on entering the block, as the
     Python package does."""
 
@@ -109,7 +119,7 @@ class SubTracker:
             code_block_name = f'{os.path.relpath(filename)}:{attribute}'
         self.code_block_name = code_block_name
         self.process_id = os.getpid()
-        self.sub_tracking_file = sub_tracking_file if sub_tracking_file is not None else f'{self.process_id}.csv'
+        self.sub_tracking_file = sub_tracking_file if sub_tracking_file is not None else _default_path()
         self.overwrite = overwrite
         if not self.sub_tracking_file.endswith(('.csv', '.sqlite')):
             raise ValueError(f'Invalid file name: "{self.sub_tracking_file}". Valid file extensions are ".csv" and '

@@ -223,7 +223,7 @@ class Tracker:
                  resource_usage_file: str | None = None, n_join_attempts: int = 5, join_timeout: float = 10.0,
                  gpu_brand: str | None = None, tracking_file: str | None = None, overwrite: bool = False,
                  python_heap: bool = False, logger: logging.Logger | None = None, energy_unit: str = 'joules',
-                 model=None, input_size=None):
+                 model=None, input_size=None, per_process: bool = False, per_gpu: bool = False):
         self._handle = ctypes.c_void_p()
         self._forked = False
         self._state = _TrackerState.NEW
@@ -231,7 +231,8 @@ class Tracker:
         self._process_id_given = process_id is not None
         self._disable_logs = bool(disable_logs)
         opts = _lib.Options()
-        _lib.lib.gt_options_init(ctypes.byref(opts))
+        _lib.check(_lib.lib.gt_options_init(ctypes.byref(opts), _lib.STRUCT_VERSION),
+                   f'gt_options version {_lib.STRUCT_VERSION} is unknown to the C library {_lib.library_path}')
         if isinstance(sleep_time, bool) or not isinstance(sleep_time, (int, float)):
             raise TypeError(f'sleep_time must be a number of seconds, not {type(sleep_time).__name__}')
         opts.sleep_time = float(sleep_time)
@@ -261,6 +262,8 @@ class Tracker:
             self._tracking_file = _lib.encode(tracking_file)
             opts.tracking_file = self._tracking_file
         opts.overwrite = bool(overwrite)
+        opts.per_process = bool(per_process)
+        opts.per_gpu = bool(per_gpu)
         if process_id is not None:
             if isinstance(process_id, bool) or not isinstance(process_id, int) or not 1 <= process_id <= _INT_MAX:
                 raise ValueError(f'process_id of {process_id!r} is invalid: must be a positive integer up to '
@@ -278,6 +281,19 @@ class Tracker:
         status = _lib.lib.gt_tracker_new(ctypes.byref(opts), ctypes.byref(self._handle), ctypes.byref(err))
         _lib.check(status, err.message)
         _alive.add(self)
+        if tracking_file is not None and self._extras.complexity is not None:
+            self._record_complexity(self._extras.complexity)
+
+    def _record_complexity(self, c):
+        """The model's complexity in the tracking file's static data, after
+        the Python package's columns (whose readers ignore the rest)."""
+        for key, value in (('model_parameters', c.parameters), ('model_trainable_parameters', c.trainable_parameters),
+                           ('model_macs', c.macs), ('model_not_counted', ','.join(c.not_counted)),
+                           ('model_input_size', json.dumps(c.input_size))):
+            err = _lib.Error()
+            status = _lib.require('gt_tracker_add_static')(self._handle, key.encode(), str(value).encode(),
+                                                           ctypes.byref(err))
+            _lib.check(status, err.message)
 
     @property
     def state(self) -> Tracker.State:
@@ -353,10 +369,14 @@ class Tracker:
         return self.resource_usage.to_json()
 
     def _usage(self) -> ResourceUsage:
-        buf = ctypes.create_string_buffer(_lib.USAGE_BUFFER_SIZE)
-        self._call(_lib.lib.gt_tracker_usage(self._handle, buf))
-        text = _lib.to_string(_lib.lib.gt_usage_string, buf, _lib.FORMAT_TEXT)
-        data = json.loads(_lib.to_string(_lib.lib.gt_usage_string, buf, _lib.FORMAT_JSON))
+        # One snapshot, allocated by the library, for both the text and the JSON.
+        usage = ctypes.c_void_p()
+        self._call(_lib.lib.gt_tracker_usage_new(self._handle, ctypes.byref(usage)))
+        try:
+            text = _lib.to_string(_lib.lib.gt_usage_string, usage, _lib.FORMAT_TEXT)
+            data = json.loads(_lib.to_string(_lib.lib.gt_usage_string, usage, _lib.FORMAT_JSON))
+        finally:
+            _lib.lib.gt_usage_free(ctypes.byref(usage))
         return ResourceUsage._from_json(data, text)
 
     def _error(self) -> str:

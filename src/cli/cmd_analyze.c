@@ -31,8 +31,12 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
 {
     const char *tf = NULL, *stf = NULL, *host = NULL, *output = NULL, *format = "text";
     static const gt_cli_opt defs[] = {
-        {"--tf", 0, 1}, {"--stf", 0, 1}, {"--output", 'o', 1}, {"--format", 'f', 1}, {"--help", 'h', 0},
-        {"--host", 0, 1},
+        {.longname = "--tf", .arg = "<tracking-file>"},
+        {.longname = "--stf", .arg = "<sub-track-file>"},
+        {.longname = "--output", .shortname = 'o', .arg = "<output>"},
+        {.longname = "--format", .shortname = 'f', .arg = "<format>"},
+        {.longname = "--help", .shortname = 'h'},
+        {.longname = "--host", .arg = "<name>"},
     };
     for (int i = 1; i < argc; i++) {
         const gt_cli_opt *d;

@@ -35,7 +35,11 @@ int gt_cli_subtrack_combine(int argc, char **argv)
         fputs("gpu-tracker: out of memory\n", stderr);
         return GT_EXIT_FAILURE;
     }
-    static const gt_cli_opt defs[] = {{"--stf", 0, 1}, {"--path", 'p', 1}, {"--help", 'h', 0}};
+    static const gt_cli_opt defs[] = {
+        {.longname = "--stf", .arg = "<sub-track-file>"},
+        {.longname = "--path", .shortname = 'p', .arg = "<file-path>"},
+        {.longname = "--help", .shortname = 'h'},
+    };
     for (int i = 1; i < argc; i++) {
         const gt_cli_opt *d;
         const char *v;

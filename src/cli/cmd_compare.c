@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "commands.h"
+#include "compare.h"
 #include "gpu_tracker.h"
 #include "options.h"
+#include "util/grow.h"
 
 static const char usage_text[] =
     "Compares the resource usage of tracking sessions, overall and per code block.\n"
@@ -29,14 +31,7 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 on success, 2 for invalid options or input files, 1 if the output cannot be written.\n";
 
-/* The sessions, in the order a Python dict would keep them: a name given
- * again replaces its file where it first appeared.  Strings are owned. */
-typedef struct sessions {
-    char **names, **files;
-    size_t n, cap;
-} sessions;
-
-static int sessions_put(sessions *s, const char *name, size_t name_len, const char *file)
+static int sessions_put(gt_cli_sessions *s, const char *name, size_t name_len, const char *file)
 {
     for (size_t i = 0; i < s->n; i++)
         if (strlen(s->names[i]) == name_len && !strncmp(s->names[i], name, name_len)) {
@@ -48,8 +43,8 @@ static int sessions_put(sessions *s, const char *name, size_t name_len, const ch
             return 0;
         }
     if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 8;
-        char **n = realloc(s->names, cap * sizeof *n);
+        size_t cap = gt_grow_cap(s->cap, s->n + 1, 8, sizeof *s->names);
+        char **n = cap ? realloc(s->names, cap * sizeof *n) : NULL;
         if (!n)
             return -1;
         s->names = n;
@@ -70,21 +65,17 @@ static int sessions_put(sessions *s, const char *name, size_t name_len, const ch
     return 0;
 }
 
-static void sessions_clear(sessions *s)
+void gt_cli_compare_settings_free(gt_cli_compare_settings *s)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->names[i]);
-        free(s->files[i]);
+    for (size_t i = 0; i < s->ss.n; i++) {
+        free(s->ss.names[i]);
+        free(s->ss.files[i]);
     }
-    free(s->names);
-    free(s->files);
+    free(s->ss.names);
+    free(s->ss.files);
+    free(s->stat);
+    memset(s, 0, sizeof *s);
 }
-
-typedef struct settings {
-    sessions ss;
-    char *stat;  /* owned */
-    const char *output, *format;
-} settings;
 
 static int out_of_memory(void)
 {
@@ -92,7 +83,7 @@ static int out_of_memory(void)
     return GT_EXIT_FAILURE;
 }
 
-static int set_stat(settings *s, const char *v)
+static int set_stat(gt_cli_compare_settings *s, const char *v)
 {
     char *copy = strdup(v);
     if (!copy)
@@ -102,7 +93,7 @@ static int set_stat(settings *s, const char *v)
     return 0;
 }
 
-static int add_mapping(settings *s, const char *v)
+static int add_mapping(gt_cli_compare_settings *s, const char *v)
 {
     const char *eq = strchr(v, '=');
     if (!eq || eq == v || !eq[1])
@@ -112,8 +103,7 @@ static int add_mapping(settings *s, const char *v)
     return 0;
 }
 
-/* Reads --cconfig: {"file_path_map": {name: file, ...}, "statistic": s}. */
-static int load_cconfig(settings *s, const char *path)
+int gt_cli_compare_load_config(gt_cli_compare_settings *s, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -151,14 +141,18 @@ static int load_cconfig(settings *s, const char *path)
 }
 
 static const gt_cli_opt optdefs[] = {
-    {"--output", 'o', 1}, {"--format", 'f', 1}, {"--cconfig", 0, 1},
-    {"--stat", 0, 1},     {"-m", 'm', 1},       {"--help", 'h', 0},
+    {.longname = "--output", .shortname = 'o', .arg = "<output>"},
+    {.longname = "--format", .shortname = 'f', .arg = "<format>"},
+    {.longname = "--cconfig", .arg = "<config-file>"},
+    {.longname = "--stat", .arg = "<statistic>"},
+    {.longname = "-m", .shortname = 'm', .arg = "<name>=<file-path>"},
+    {.longname = "--help", .shortname = 'h'},
 };
 
 /* Parses argv into s: --cconfig first, then the rest in order, so that the
  * command line overrides the config.  Returns 0, an exit status, or -1
  * after --help. */
-static int parse_args(int argc, char **argv, settings *s)
+static int parse_args(int argc, char **argv, gt_cli_compare_settings *s)
 {
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 1; i < argc; i++) {
@@ -176,7 +170,7 @@ static int parse_args(int argc, char **argv, settings *s)
                 return -1;
             }
             if (is_cconfig)
-                rc = load_cconfig(s, v);
+                rc = gt_cli_compare_load_config(s, v);
             else if (!strcmp(d->longname, "-m"))
                 rc = add_mapping(s, v);
             else if (!strcmp(d->longname, "--stat"))
@@ -198,7 +192,7 @@ static int parse_args(int argc, char **argv, settings *s)
     return 0;
 }
 
-static int run(settings *s)
+static int run(gt_cli_compare_settings *s)
 {
     if (s->ss.n == 0)
         return gt_cli_usage_error("no sessions to compare: give -m <name>=<file-path> (or file_path_map in "
@@ -236,14 +230,13 @@ static int run(settings *s)
 
 int gt_cli_subtrack_compare(int argc, char **argv)
 {
-    settings s;
+    gt_cli_compare_settings s;
     memset(&s, 0, sizeof s);
     int rc = parse_args(argc, argv, &s);
     if (rc == 0)
         rc = run(&s);
     else if (rc < 0)
         rc = 0;
-    sessions_clear(&s.ss);
-    free(s.stat);
+    gt_cli_compare_settings_free(&s);
     return rc;
 }

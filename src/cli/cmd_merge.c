@@ -60,7 +60,10 @@ int gt_cli_merge(int argc, char **argv)
     FILE *out = NULL;
     int rc;
     static const gt_cli_opt defs[] = {
-        {"--format", 'f', 1}, {"--output", 'o', 1}, {"--align", 0, 1}, {"--help", 'h', 0},
+        {.longname = "--format", .shortname = 'f', .arg = "<format>"},
+        {.longname = "--output", .shortname = 'o', .arg = "<output>"},
+        {.longname = "--align", .arg = "<seconds>"},
+        {.longname = "--help", .shortname = 'h'},
     };
     if (!args) {
         fputs("gpu-tracker: out of memory\n", stderr);

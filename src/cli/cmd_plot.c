@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* gpu-tracker plot --tf=FILE [--stf=FILE] -o FILE.html|FILE.svg */
+/* gpu-tracker plot --tf=FILE [--stf=FILE [--host=HOST]] -o FILE.html|FILE.svg */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,7 +8,8 @@
 #include "options.h"
 
 static const char usage_text[] =
-    "Usage: gpu-tracker plot --tf=<tracking-file> [--stf=<sub-track-file>] --output=<file.html|file.svg>\n"
+    "Usage: gpu-tracker plot --tf=<tracking-file> [--stf=<sub-track-file> [--host=<host>]]\n"
+    "                        --output=<file.html|file.svg>\n"
     "\n"
     "Draws the tracking file as timelines of RAM, GPU RAM, CPU and GPU utilization, with the code\n"
     "blocks of the sub-tracking file as labelled spans on the time axis.  The output is one\n"
@@ -16,15 +17,22 @@ static const char usage_text[] =
     "\n"
     "    --tf=<tracking-file>     The tracking file (.csv or .sqlite) written with --tf.\n"
     "    --stf=<sub-track-file>   A sub-tracking file (.csv or .sqlite) of the same run.\n"
+    "    --host=<host>            Only the marks of this host, for a sub-tracking file of several\n"
+    "                             nodes (its tracking file is that node's); --host= selects the marks\n"
+    "                             written without a host.\n"
     "    -o --output=<file>       The plot to write; its extension chooses the format.\n";
 
 static const gt_cli_opt optdefs[] = {
-    {"--tf", 0, 1}, {"--stf", 0, 1}, {"--output", 'o', 1}, {"--help", 'h', 0},
+    {.longname = "--tf", .arg = "<tracking-file>"},
+    {.longname = "--stf", .arg = "<sub-track-file>"},
+    {.longname = "--output", .shortname = 'o', .arg = "<file>"},
+    {.longname = "--help", .shortname = 'h'},
+    {.longname = "--host", .arg = "<host>"},
 };
 
 int gt_cli_plot(int argc, char **argv)
 {
-    const char *tf = NULL, *stf = NULL, *output = NULL;
+    const char *tf = NULL, *stf = NULL, *output = NULL, *host = NULL;
     for (int i = 1; i < argc; i++) {
         const gt_cli_opt *d;
         const char *v;
@@ -40,14 +48,18 @@ int gt_cli_plot(int argc, char **argv)
             tf = v;
         else if (!strcmp(d->longname, "--stf"))
             stf = v;
+        else if (!strcmp(d->longname, "--host"))
+            host = v;
         else
             output = v;
     }
     if (!tf || !output)
         return gt_cli_usage_error("plot needs --tf=<tracking-file> and --output=<file.html|file.svg>; "
                                   "see 'gpu-tracker plot --help'");
+    if (host && !stf)
+        return gt_cli_usage_error("plot: --host selects marks of a sub-tracking file: it needs --stf");
     gt_error err;
-    gt_status st = gt_plot_write(tf, stf, output, &err);
+    gt_status st = gt_plot_write_host(tf, stf, host, output, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         /* As 'sub-track analyze': unreadable or unwritable files and lack of

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -40,8 +42,8 @@ int gt_cli_list_dir(const char *dir, char ***out, size_t *n)
         if (e->d_name[0] == '.' || !gt_cli_is_data_file(e->d_name))
             continue;
         if (len == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **p = realloc(v, cap * sizeof *p);
+            cap = gt_grow_cap(cap, len + 1, 16, sizeof *v);
+            char **p = cap ? realloc(v, cap * sizeof *p) : NULL;
             if (!p)
                 goto nomem;
             v = p;

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "util/grow.h"
 
 /* A positive count from the environment, or 0 when unset or not a number. */
 static long env_count(const char *name)
@@ -98,8 +99,8 @@ int gt_cli_job_name(const char *pattern, const char *option, char **out)
             p++;
         }
         if (len + n + 1 > cap) {
-            cap = 2 * (len + n + 1);
-            char *t = realloc(s, cap);
+            cap = gt_grow_cap(cap, len + n + 1, 1, 1);
+            char *t = cap ? realloc(s, cap) : NULL;
             if (!t) {
                 free(s);
                 fputs("gpu-tracker: out of memory\n", stderr);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Option scanning and messages shared by the subcommands. */
+/* Option scanning, --help lines and messages shared by the subcommands. */
 #include "options.h"
 
 #include <stdarg.h>
@@ -7,6 +7,11 @@
 #include <string.h>
 
 #include "commands.h"
+
+/* --help's layout: synopsis from column 4, help from column 28, lines
+ * broken before this column. */
+#define HELP_INDENT 28
+#define HELP_WIDTH 112
 
 int gt_cli_usage_error(const char *fmt, ...)
 {
@@ -34,23 +39,28 @@ int gt_cli_next_opt(int argc, char **argv, int *i, const gt_cli_opt *defs, size_
     if (a[0] == '-' && a[1] == '-') {
         const char *eq = strchr(a, '=');
         size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-        for (size_t k = 0; k < n_defs; k++)
+        /* "--=x" names no option, not the entry that documents "--". */
+        for (size_t k = 0; k < n_defs && nl > 2; k++)
             if (strlen(defs[k].longname) == nl && !strncmp(a, defs[k].longname, nl))
                 d = &defs[k];
-        if (d && eq)
+        if (d && eq) {
+            if (!d->arg)
+                return gt_cli_usage_error("option '%s' takes no value", d->longname);
             v = eq + 1;
+        }
     } else if (a[0] == '-' && a[1]) {
         for (size_t k = 0; k < n_defs; k++)
             if (defs[k].shortname && defs[k].shortname == a[1])
                 d = &defs[k];
-        if (d && a[2])
+        if (d && a[2]) {
+            if (!d->arg)
+                return gt_cli_usage_error("option '%s' takes no value", a);
             v = a + 2;
+        }
     }
     if (!d)
         return gt_cli_usage_error("unknown option '%s'; see '%s --help'", a, help);
-    if (v && !d->has_arg)
-        return gt_cli_usage_error("option '%s' takes no value", d->longname);
-    if (d->has_arg && !v) {
+    if (d->arg && !v) {
         if (*i + 1 >= argc || !strcmp(argv[*i + 1], "--"))
             return gt_cli_usage_error("option '%s' needs a value; see '%s --help'", a, help);
         v = argv[++*i];
@@ -58,4 +68,85 @@ int gt_cli_next_opt(int argc, char **argv, int *i, const gt_cli_opt *defs, size_
     *def = d;
     *value = v;
     return 0;
+}
+
+int gt_cli_apply(const gt_cli_opt *def, void *settings, const char *name, const char *value)
+{
+    char *member = (char *)settings + def->field;
+    switch (def->store) {
+    case GT_CLI_FLAG:
+        *(int *)(void *)member = !value || strcmp(value, "false") != 0;
+        return 0;
+    case GT_CLI_STRING:
+        *(const char **)(void *)member = value;
+        return 0;
+    case GT_CLI_CALL:
+        break;
+    }
+    return def->apply ? def->apply(settings, name, value) : 0;
+}
+
+const char *gt_cli_opt_synopsis(const gt_cli_opt *def, char *buf, size_t size)
+{
+    int is_long = def->longname[1] == '-';
+    char shortname[4] = {0};
+    if (is_long && def->shortname)
+        snprintf(shortname, sizeof shortname, "-%c ", def->shortname);
+    snprintf(buf, size, "%s%s%s%s", shortname, def->longname, def->arg ? (is_long ? "=" : " ") : "",
+             def->arg ? def->arg : "");
+    return buf;
+}
+
+const char *gt_cli_config_keys(const gt_cli_opt *defs, size_t n_defs, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < n_defs; k++)
+        if (defs[k].key && len < size) {
+            int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", defs[k].key);
+            len += n > 0 ? (size_t)n : 0;
+        }
+    return buf;
+}
+
+/* Prints text from column col on, breaking lines between words before
+ * HELP_WIDTH and starting each new line at HELP_INDENT. */
+static void print_wrapped(FILE *out, const char *text, size_t col)
+{
+    const char *p = text;
+    int first = 1;
+    while (*p) {
+        size_t word = strcspn(p, " ");
+        if (!first && col + 1 + word > HELP_WIDTH) {
+            fprintf(out, "\n%*s", HELP_INDENT, "");
+            col = HELP_INDENT;
+        } else if (!first) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(p, 1, word, out);
+        col += word;
+        first = 0;
+        p += word;
+        p += strspn(p, " ");
+    }
+    fputc('\n', out);
+}
+
+int gt_cli_print_opts(FILE *out, const gt_cli_opt *defs, size_t n_defs)
+{
+    char keys[1024], syn[128], help[4096];
+    gt_cli_config_keys(defs, n_defs, keys, sizeof keys);
+    for (size_t k = 0; k < n_defs; k++) {
+        if (!defs[k].help)
+            continue;
+        const char *h = defs[k].help, *at = strstr(h, "{keys}");
+        if (at)
+            snprintf(help, sizeof help, "%.*s%s%s", (int)(at - h), h, keys, at + strlen("{keys}"));
+        else
+            snprintf(help, sizeof help, "%s", h);
+        int n = fprintf(out, "    %-*s ", HELP_INDENT - 5, gt_cli_opt_synopsis(&defs[k], syn, sizeof syn));
+        print_wrapped(out, help, n > 0 ? (size_t)n : 0);
+    }
+    return ferror(out) ? -1 : 0;
 }

@@ -1,15 +1,51 @@
 /* SPDX-License-Identifier: MIT */
-/* Pieces every subcommand's option handling shares: one-line usage errors,
- * warnings on stderr, and the option scanner (--name=value, --name value,
- * -xvalue, -x value). */
+/* Pieces every subcommand's option handling shares: the option table's
+ * entry, the scanner over it (--name=value, --name value, -xvalue,
+ * -x value), the --help lines it gives, one-line usage errors and warnings
+ * on stderr.
+ *
+ * An option is one gt_cli_opt: its names, its value's name and help for
+ * --help, its key in the command's JSON config file, and how its value is
+ * stored.  Whatever lists options (the parser, --help, the config keys) reads
+ * the table, so a new option is one new entry; see track_options.c for the
+ * steps. */
 #ifndef GT_CLI_OPTIONS_H
 #define GT_CLI_OPTIONS_H
 #include <stddef.h>
+#include <stdio.h>
+
+/* How a value reaches the settings. */
+typedef enum gt_cli_store {
+    GT_CLI_CALL,   /* apply(settings, name, value) checks and stores it */
+    GT_CLI_FLAG,   /* the int at field becomes 1 (a config file's false: 0) */
+    GT_CLI_STRING, /* the const char * at field points to the value */
+} gt_cli_store;
+
+/* The JSON type of an option's key in a config file, and how its value is
+ * given to the option as text. */
+typedef enum gt_cli_json {
+    GT_CLI_JSON_NONE,    /* no key */
+    GT_CLI_JSON_NUMBER,  /* printed with "%.17g" */
+    GT_CLI_JSON_STRING,  /* as is */
+    GT_CLI_JSON_BOOL,    /* "true" or "false" */
+    GT_CLI_JSON_STRINGS, /* a string as is, or a list of strings joined with commas */
+} gt_cli_json;
 
 typedef struct gt_cli_opt {
     const char *longname; /* canonical, e.g. "--output" (or "-m" for a short-only option) */
     char shortname;       /* 0: none */
-    int has_arg;
+    const char *arg;      /* the value's name in --help, e.g. "<output>"; NULL: the option takes no value */
+    const char *help;     /* one paragraph for --help, wrapped when printed; "{keys}" stands for the
+                           * table's config keys; NULL: not listed */
+    const char *key;      /* its key in the command's config file, or NULL */
+    gt_cli_json json;     /* the key's type */
+    gt_cli_store store;
+    size_t field;         /* offsetof the member of the settings, for GT_CLI_FLAG and GT_CLI_STRING */
+    /* For GT_CLI_CALL: name is the option ("--st") or the config key
+     * ("sleep_time") as the user wrote it, value NULL for an option without
+     * one.  Returns 0, an exit status after a message, or -1: done, exit 0
+     * (--help). */
+    int (*apply)(void *settings, const char *name, const char *value);
 } gt_cli_opt;
 
 /* Prints "gpu-tracker: <message>" on one line; returns GT_EXIT_USAGE. */
@@ -22,8 +58,26 @@ void gt_cli_log_stderr(void *ctx, const char *msg);
  * *def and *value (NULL for an option without one).  Returns 0, or the
  * usage error's exit status for an unknown option, a missing value or a
  * value given to an option that takes none; help names the command for
- * "see '<help> --help'". */
+ * "see '<help> --help'".  "--" is no option: callers take it first. */
 int gt_cli_next_opt(int argc, char **argv, int *i, const gt_cli_opt *defs, size_t n_defs, const char *help,
                     const gt_cli_opt **def, const char **value);
+
+/* Stores value (see gt_cli_opt) in settings; name is how the user wrote the
+ * option or key.  Returns what apply returns, 0 for a stored flag or
+ * string. */
+int gt_cli_apply(const gt_cli_opt *def, void *settings, const char *name, const char *value);
+
+/* The option as --help shows it: "-o --output=<output>", "--quiet",
+ * "-m <name>=<file-path>".  Returns buf, cut to size. */
+const char *gt_cli_opt_synopsis(const gt_cli_opt *def, char *buf, size_t size);
+
+/* Writes the table's config keys, in its order, as "a, b, c" into buf (cut
+ * to size); returns buf. */
+const char *gt_cli_config_keys(const gt_cli_opt *defs, size_t n_defs, char *buf, size_t size);
+
+/* Prints the --help lines of the options that have help: the synopsis from
+ * column 4, the help from column 28, wrapped before column 113.  Returns 0,
+ * or -1 if out could not be written. */
+int gt_cli_print_opts(FILE *out, const gt_cli_opt *defs, size_t n_defs);
 
 #endif

@@ -17,7 +17,7 @@
  * the rows are in time order, which the analysis relies on to pair them.
  *
  * Under Slurm (SLURM_JOB_ID set) or with GT_SUBTRACK_HOST=1, each row also
- * gets a trailing host column, the node's name: every node of a job has its
+ * gets a trailing host column (and the default name the host), the node's name: every node of a job has its
  * own PIDs, so only (host, process ID) tells the ranks of several nodes
  * apart once their files are combined.  Elsewhere the file has exactly the
  * Python package's four columns. */
@@ -25,6 +25,8 @@
 #include "store/csvfield.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/grow.h"
+#include "util/node.h"
 #include "util/pyfloat.h"
 
 #include <errno.h>
@@ -58,24 +60,39 @@ struct gt_subtracker {
 };
 
 /* The host name to write with each mark, or NULL when the file keeps the
- * Python package's columns: under Slurm, or when GT_SUBTRACK_HOST is set to
- * anything but "" or "0".  Slurm's name for the node, else the kernel's. */
+ * Python package's columns (see util/node.h). */
 static gt_status host_name(char **out, gt_error *err)
 {
-    const char *ask = getenv("GT_SUBTRACK_HOST"), *job = getenv("SLURM_JOB_ID");
     char buf[256];
+    int multi;
+    gt_status st = gt_node_name(buf, sizeof buf, &multi, err);
     *out = NULL;
-    if (!(job && *job) && !(ask && *ask && strcmp(ask, "0") != 0))
-        return GT_OK;
-    const char *name = getenv("SLURMD_NODENAME");
-    if (!name || !*name) {
-        if (gethostname(buf, sizeof buf) != 0)
-            return gt_err(err, GT_ERR_SYS, "sub-tracking file: cannot get the host name: %s", strerror(errno));
-        buf[sizeof buf - 1] = '\0';
-        name = buf;
-    }
-    if (!(*out = strdup(name)))
+    if (st != GT_OK || !multi)
+        return st;
+    if (!(*out = strdup(buf)))
         return gt_err(err, GT_ERR_NOMEM, "sub-tracking file: out of memory");
+    return GT_OK;
+}
+
+gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *err)
+{
+    char host[256];
+    int multi, n;
+    gt_status st = gt_node_name(host, sizeof host, &multi, err);
+    if (st != GT_OK)
+        return st;
+    for (char *c = host; *c; c++)
+        if (*c == '/')
+            *c = '_';
+    /* PIDs repeat across nodes: marks of two nodes' ranks in one shared
+     * directory would otherwise collide, or one rank would be refused. */
+    if (multi)
+        n = snprintf(buf, size, "%s-%lld.csv", host, (long long)getpid());
+    else
+        n = snprintf(buf, size, "%lld.csv", (long long)getpid());
+    if (n < 0 || (size_t)n >= size)
+        return gt_err(err, GT_ERR_INVALID, "sub-tracking file: the default name needs %d bytes, more than %zu",
+                      n + 1, size);
     return GT_OK;
 }
 
@@ -95,10 +112,8 @@ static int reserve(gt_subtracker *s, size_t n)
 {
     if (n <= s->cap)
         return 0;
-    size_t cap = s->cap ? s->cap : 256;
-    while (cap < n)
-        cap *= 2;
-    char *p = realloc(s->buf, cap);
+    size_t cap = gt_grow_cap(s->cap, n, 256, 1);
+    char *p = cap ? realloc(s->buf, cap) : NULL;
     if (!p)
         return -1;
     s->buf = p;
@@ -281,14 +296,15 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
 {
     gt_status st;
     gt_subtracker *s = NULL;
-    char def[32];
+    char def[300];
     struct stat sb;
 
     if (!out)
         return gt_err(err, GT_ERR_INVALID, "sub-tracking file: no place for the handle");
     *out = NULL;
     if (!path) {
-        snprintf(def, sizeof def, "%lld.csv", (long long)getpid());
+        if ((st = gt_subtracker_default_path(def, sizeof def, err)) != GT_OK)
+            return st;
         path = def;
     }
     int csv = has_suffix(path, ".csv");

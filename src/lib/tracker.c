@@ -13,10 +13,14 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "abi.h"
 #include "energy/energy.h"
 #include "gpu/gpu.h"
+#include "perproc/perproc.h"
 #include "sampler/sampler.h"
+#include "store/row.h"
 #include "store/store.h"
+#include "util/node.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -50,12 +54,14 @@ typedef struct aggregate {
 } aggregate;
 
 struct gt_tracker {
-    gt_options opts;
+    gt_options opts;        /* the program's, read into this version's layout */
+    unsigned int version;   /* the program's struct version: its timepoints' and usage's */
     char *uuids, *tracking_file;
     gt_gpu *gpu;
     gt_sampler *sampler;
     gt_energy *energy;
     gt_store *store;
+    gt_perproc *perproc;    /* NULL without per_process / per_gpu */
     gt_static_data sd;
     enum state state;
     pthread_t thread;
@@ -68,11 +74,36 @@ struct gt_tracker {
     uint64_t main_maxrss;
     int warned_denied, warned_fds;
     gt_status status;       /* first failure while running */
-    int store_failed;
+    int store_failed, perproc_failed;
     gt_error err;
 };
 
 static void *sampling_thread(void *arg);
+
+/* The static columns that say where a tracking file was made, so that
+ * `gpu-tracker merge` can group a job's per-task files by node: on a
+ * multi-node run (see util/node.h) the node's name, and under Slurm its
+ * job, step and task (NULL where Slurm left one unset).  Elsewhere none, and
+ * the file keeps the Python package's static columns exactly.  extra holds
+ * 4; its strings point into node and the environment. */
+static gt_status run_identity(char *node, size_t size, gt_store_extra *extra, size_t *n, gt_error *err)
+{
+    static const char *const slurm[][2] = {
+        {"slurm_job_id", "SLURM_JOB_ID"}, {"slurm_step_id", "SLURM_STEP_ID"}, {"slurm_task_id", "SLURM_PROCID"}};
+    int multi;
+    gt_status st = gt_node_name(node, size, &multi, err);
+    *n = 0;
+    if (st != GT_OK || !multi)
+        return st;
+    extra[(*n)++] = (gt_store_extra){"host", node};
+    const char *job = getenv("SLURM_JOB_ID");
+    if (job && *job)
+        for (size_t i = 0; i < sizeof slurm / sizeof *slurm; i++) {
+            const char *v = getenv(slurm[i][1]);
+            extra[(*n)++] = (gt_store_extra){slurm[i][0], v && *v ? v : NULL};
+        }
+    return GT_OK;
+}
 
 static void default_log(void *ctx, const char *msg)
 {
@@ -80,13 +111,17 @@ static void default_log(void *ctx, const char *msg)
     fprintf(stderr, "gpu-tracker: warning: %s\n", msg);
 }
 
-void gt_options_init(gt_options *o)
+gt_status gt_options_init(gt_options *o, unsigned int version)
 {
-    memset(o, 0, sizeof *o);
-    o->sleep_time = 1.0;
-    o->ram_unit = GT_GIGABYTES;
-    o->gpu_ram_unit = GT_GIGABYTES;
-    o->time_unit = GT_HOURS;
+    /* Only the fields of the program's version: its struct may be smaller
+     * than this library's. */
+    if (gt_abi_size(GT_ABI_OPTIONS, version) == 0) {
+        memcpy(o, &version, sizeof version); /* for gt_tracker_new's message */
+        return GT_ERR_INVALID;
+    }
+    const gt_options defaults = GT_OPTIONS_INIT;
+    gt_abi_write(GT_ABI_OPTIONS, &defaults, o, version);
+    return GT_OK;
 }
 
 static double elapsed(const struct timespec *a, const struct timespec *b)
@@ -102,14 +137,21 @@ static gt_status fail(gt_tracker *t, gt_status st, gt_error *err)
     return st;
 }
 
-gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err)
+gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_error *err)
 {
     *out = NULL;
     gt_error scratch;
     if (!err)
         err = &scratch;
-    if (!opts)
+    if (!program_opts)
         return gt_err(err, GT_ERR_INVALID, "options are required");
+    gt_status st = gt_abi_check(GT_ABI_OPTIONS, program_opts->version, err);
+    if (st != GT_OK)
+        return st;
+    /* The fields a program of an older version lacks have their defaults. */
+    gt_options full = GT_OPTIONS_INIT;
+    gt_abi_read(GT_ABI_OPTIONS, program_opts, &full);
+    const gt_options *opts = &full;
     if (!isfinite(opts->sleep_time) || opts->sleep_time < MIN_SLEEP_TIME)
         return gt_err(err, GT_ERR_INVALID,
                       "sleep time of %g is invalid: must be at least %g seconds",
@@ -134,6 +176,7 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
     if (!t)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
     t->opts = *opts;
+    t->version = program_opts->version;
     if (!t->opts.log)
         t->opts.log = default_log;
     if (!t->opts.process_id)
@@ -150,8 +193,8 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
     t->opts.gpu_uuids = t->uuids;
     t->opts.tracking_file = t->tracking_file;
 
-    gt_status st = gt_gpu_open(opts->gpu_brand, t->uuids, t->opts.log, t->opts.log_ctx,
-                               opts->disable_logs, &t->gpu, &t->err);
+    st = gt_gpu_open(opts->gpu_brand, t->uuids, t->opts.log, t->opts.log_ctx, opts->disable_logs, &t->gpu,
+                     &t->err);
     if (st != GT_OK)
         return fail(t, st, err);
     /* GT_PEAKS=sampled forces the method used without taskstats' privilege,
@@ -186,12 +229,32 @@ gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out, gt_error *err
         .n_expected_gpus = gt_gpu_expected(t->gpu),
     };
     /* The file is created here so that "exists" fails before anything runs. */
-    if (t->tracking_file &&
-        (st = gt_store_open(t->tracking_file, opts->overwrite, &t->sd, gt_energy_measured(t->energy, t->gpu),
-                            &t->store, &t->err)) != GT_OK)
-        return fail(t, st, err);
+    gt_power_column power[GT_POWER_SLOTS];
+    int npower = gt_energy_power_columns(t->energy, t->gpu, power);
+    if (t->tracking_file) {
+        char node[256];
+        gt_store_extra extra[4];
+        size_t nextra = 0;
+        if ((st = run_identity(node, sizeof node, extra, &nextra, &t->err)) != GT_OK ||
+            (st = gt_store_open_extra(t->tracking_file, opts->overwrite, &t->sd,
+                                      gt_energy_measured(t->energy, t->gpu), extra, nextra, power, npower,
+                                      &t->store, &t->err)) != GT_OK)
+            return fail(t, st, err);
+    }
     if (t->store && !opts->disable_logs)
         gt_store_set_log(t->store, t->opts.log, t->opts.log_ctx);
+    if (opts->per_process || opts->per_gpu) {
+        gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
+                                opts->ram_unit, opts->gpu_ram_unit};
+        if ((st = gt_perproc_open(&pc, t->gpu, &t->perproc, &t->err)) != GT_OK) {
+            /* The tracking file was created just now and holds no sample:
+             * left there, it would make the next attempt fail with "exists". */
+            gt_error ignored;
+            if (t->store && gt_store_close(&t->store, &ignored) == GT_OK)
+                unlink(t->tracking_file);
+            return fail(t, st, err);
+        }
+    }
     int rc = pthread_create(&t->thread, NULL, sampling_thread, t);
     if (rc != 0)
         return fail(t, gt_err(&t->err, GT_ERR_SYS, "cannot start the sampling thread: %s", strerror(rc)),
@@ -289,7 +352,10 @@ static void publish(const gt_tracker *t, const gt_sample *s, const aggregate *a)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     const gt_static_data *sd = &t->sd;
+    /* This version's fields, labelled with the program's version, which
+     * reads only its own: a copy it makes of *tp is then of its version. */
     gt_timepoint tp = {
+        .version = t->version,
         .timestamp = s->timestamp,
         .elapsed = elapsed(&t->t_start, &now),
         .n_samples = a->n,
@@ -329,10 +395,9 @@ static void publish(const gt_tracker *t, const gt_sample *s, const aggregate *a)
         .descendants_n_threads = s->descendants_n_threads,
         .combined_n_threads = s->combined_n_threads,
     };
-    /* The devices' readings are those of this sample: same thread. */
-    size_t n;
-    const gt_gpu_device_reading *dev = gt_gpu_devices(t->gpu, &n);
-    for (size_t i = 0; dev && i < n && i < GT_TIMEPOINT_MAX_GPUS; i++) {
+    /* The devices' readings as this sample carries them. */
+    const gt_gpu_device_reading *dev = s->gpus;
+    for (size_t i = 0; i < s->n_gpus && i < GT_TIMEPOINT_MAX_GPUS; i++) {
         gt_timepoint_gpu *g = &tp.gpus[tp.n_gpus++];
         snprintf(g->uuid, sizeof g->uuid, "%s", dev[i].uuid ? dev[i].uuid : "");
         g->power_valid = dev[i].power_valid;
@@ -382,7 +447,7 @@ static void take(gt_tracker *t, int last)
     gt_status st = last ? gt_sampler_take_last(t->sampler, &s, &e) : gt_sampler_take(t->sampler, &s, &e);
     gt_energy_reading er;
     if (st == GT_OK)
-        gt_energy_read(t->energy, t->gpu, &er);
+        gt_energy_read(t->energy, &er);
     pthread_mutex_lock(&t->mu);
     if (st != GT_OK) {
         if (t->status == GT_OK) {
@@ -411,6 +476,21 @@ static void take(gt_tracker *t, int last)
         pthread_mutex_unlock(&t->mu);
         if (!t->opts.disable_logs)
             t->opts.log(t->opts.log_ctx, e.msg);
+    }
+    /* The same for the per-process and per-GPU rows: once it fails, the
+     * top processes are still followed, the rows no longer written. */
+    if (t->perproc && gt_perproc_sample(t->perproc, t->sampler, s.timestamp, &e) != GT_OK &&
+        !t->perproc_failed) {
+        pthread_mutex_lock(&t->mu);
+        t->perproc_failed = 1;
+        if (t->status == GT_OK) {
+            t->status = GT_ERR_IO;
+            t->err = e;
+        }
+        pthread_mutex_unlock(&t->mu);
+        if (!t->opts.disable_logs)
+            t->opts.log(t->opts.log_ctx, e.msg);
+        gt_perproc_finish(t->perproc, &e);
     }
 }
 
@@ -471,6 +551,20 @@ static void *sampling_thread(void *arg)
     return NULL;
 }
 
+gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *value, gt_error *err)
+{
+    gt_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!t || !key)
+        return gt_err(err, GT_ERR_INVALID, "static data: no tracker or no key");
+    if (t->state != ST_NEW)
+        return gt_err(err, GT_ERR_STATE, "static data '%s' must be added before tracking starts", key);
+    if (!t->store)
+        return GT_OK; /* no tracking file: nowhere to record it */
+    return gt_store_add_static(t->store, key, value, err);
+}
+
 gt_status gt_tracker_start(gt_tracker *t)
 {
     if (t->state != ST_NEW)
@@ -507,6 +601,12 @@ gt_status gt_tracker_stop(gt_tracker *t)
     clock_gettime(CLOCK_MONOTONIC, &t->t_stop);
     t->state = ST_STOPPED;
     gt_error e;
+    /* The side tables first: their connection to an SQLite file would keep
+     * the store's close from checkpointing the log into the file. */
+    if (t->perproc && gt_perproc_finish(t->perproc, &e) != GT_OK && t->status == GT_OK) {
+        t->status = GT_ERR_IO;
+        t->err = e;
+    }
     if (t->store && gt_store_close(&t->store, &e) != GT_OK && t->status == GT_OK) {
         t->status = GT_ERR_IO;
         t->err = e;
@@ -589,11 +689,11 @@ static void rss(gt_rss_values *v, const gt_rss *max, const gt_rss *at_max, gt_ra
                    gt_ram_in_unit((double)at_max->shared_rss, u);
 }
 
-gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
+/* Fills *u, of this version, with the usage so far. */
+static void fill_usage(gt_tracker *t, gt_usage *u)
 {
-    if (t->state == ST_NEW)
-        return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
     memset(u, 0, sizeof *u);
+    u->version = GT_STRUCT_VERSION;
     pthread_mutex_lock(&t->mu);
     aggregate a = t->agg;
     uint64_t maxrss = t->main_maxrss;
@@ -649,7 +749,46 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *u)
     pthread_mutex_lock(&t->mu);
     gt_energy_usage(t->energy, t->opts.energy_unit, u);
     pthread_mutex_unlock(&t->mu);
+    /* Kept after stop (the side tables closed, the figures still there). */
+    gt_perproc_top(t->perproc, u);
+}
+
+gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out)
+{
+    if (t->state == ST_NEW)
+        return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
+    gt_status st = gt_abi_check(GT_ABI_USAGE, out->version, &t->err);
+    if (st != GT_OK)
+        return st;
+    gt_usage u;
+    fill_usage(t, &u);
+    gt_abi_write(GT_ABI_USAGE, &u, out, out->version);
     return GT_OK;
+}
+
+gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out)
+{
+    *out = NULL;
+    if (t->state == ST_NEW)
+        return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
+    /* Allocated whole, filled to the tracker's version: fields of later
+     * versions stay zero, as in the program's own struct. */
+    gt_usage *copy = calloc(1, sizeof *copy);
+    if (!copy)
+        return gt_err(&t->err, GT_ERR_NOMEM, "out of memory");
+    gt_usage u;
+    fill_usage(t, &u);
+    gt_abi_write(GT_ABI_USAGE, &u, copy, t->version);
+    *out = copy;
+    return GT_OK;
+}
+
+void gt_usage_free(gt_usage **u)
+{
+    if (!u)
+        return;
+    free(*u);
+    *u = NULL;
 }
 
 const char *gt_tracker_error(const gt_tracker *t)
@@ -672,6 +811,7 @@ void gt_tracker_free(gt_tracker **tp)
         pthread_join(t->thread, NULL);
     }
     gt_error e;
+    gt_perproc_close(&t->perproc, &e);
     gt_store_close(&t->store, &e);
     gt_sampler_free(&t->sampler);
     gt_energy_close(&t->energy);

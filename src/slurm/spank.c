@@ -29,6 +29,7 @@
 #include <slurm/spank.h>
 
 #include "gpu_tracker.h"
+#include "util/grow.h"
 
 SPANK_PLUGIN(gpu-tracker, 1)
 
@@ -105,8 +106,9 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
-/* DIR/<job>.<step>, created for the job's user (slurmstepd is root here). */
-static int make_dir(spank_t sp, char *out, size_t size)
+/* DIR/<job>.<step>, created for the job's user (slurmstepd is root here);
+ * jobname and stepname (16 bytes each) get the job's ID and the step's name. */
+static int make_dir(spank_t sp, char *out, size_t size, char *jobname, char *stepname)
 {
     uint32_t job = 0, stepid = 0;
     uid_t uid = 0;
@@ -123,8 +125,8 @@ static int make_dir(spank_t sp, char *out, size_t size)
         slurm_error("gpu-tracker: cannot read the job's ID, step or user from Slurm");
         return -1;
     }
+    snprintf(jobname, 16, "%u", job);
     /* Slurm's special steps by the names sacct gives them. */
-    char stepname[16];
     if (stepid == SLURM_BATCH_SCRIPT)
         strcpy(stepname, "batch");
     else if (stepid == SLURM_EXTERN_CONT)
@@ -132,7 +134,7 @@ static int make_dir(spank_t sp, char *out, size_t size)
     else if (stepid == SLURM_INTERACTIVE_STEP)
         strcpy(stepname, "interactive");
     else
-        snprintf(stepname, sizeof stepname, "%u", stepid);
+        snprintf(stepname, 16, "%u", stepid);
     if (snprintf(out, size, "%s/%u.%s", base, job, stepname) >= (int)size) {
         slurm_error("gpu-tracker: directory name '%s/%u.%s' is too long", base, job, stepname);
         return -1;
@@ -156,8 +158,8 @@ static int make_dir(spank_t sp, char *out, size_t size)
 static task *add_task(void)
 {
     if (step.ntasks == step.cap) {
-        size_t cap = step.cap ? 2 * step.cap : 8;
-        task *t = realloc(step.tasks, cap * sizeof *t);
+        size_t cap = gt_grow_cap(step.cap, step.ntasks + 1, 8, sizeof *step.tasks);
+        task *t = cap ? realloc(step.tasks, cap * sizeof *t) : NULL;
         if (!t)
             return NULL;
         step.tasks = t;
@@ -185,7 +187,8 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         slurm_error("gpu-tracker: cannot read the task's PID or rank from Slurm");
         return 0;
     }
-    if (make_dir(sp, dir, sizeof dir) != 0)
+    char jobname[16], stepname[16];
+    if (make_dir(sp, dir, sizeof dir, jobname, stepname) != 0)
         return 0;
     if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node) != ESPANK_SUCCESS &&
         gethostname(node, sizeof node) != 0)
@@ -204,8 +207,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         step.ntasks--;
         return 0;
     }
-    gt_options o;
-    gt_options_init(&o);
+    gt_options o = GT_OPTIONS_INIT;
     o.process_id = pid;
     o.tracking_file = tf;
     o.sleep_time = step.sleep_time;
@@ -216,6 +218,15 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         step.ntasks--;
         return 0;
     }
+    /* merge groups a job's files by the node their static data names; the
+     * library takes it from its own environment, and slurmstepd's is not the
+     * job's: say it here.  A column the library wrote already stays. */
+    char r[16];
+    snprintf(r, sizeof r, "%u", rank);
+    (void)gt_tracker_add_static(t->tracker, "host", node, NULL);
+    (void)gt_tracker_add_static(t->tracker, "slurm_job_id", jobname, NULL);
+    (void)gt_tracker_add_static(t->tracker, "slurm_step_id", stepname, NULL);
+    (void)gt_tracker_add_static(t->tracker, "slurm_task_id", r, NULL);
     if (gt_tracker_start(t->tracker) != GT_OK) {
         slurm_error("gpu-tracker: task %u: %s", rank, gt_tracker_error(t->tracker));
         gt_tracker_free(&t->tracker);
@@ -232,7 +243,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
  * link (slurmstepd writes as root into a directory the user owns). */
 static void finish(task *t, uid_t uid, gid_t gid)
 {
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     if (gt_tracker_stop(t->tracker) != GT_OK)
         slurm_error("gpu-tracker: task %u: %s", t->rank, gt_tracker_error(t->tracker));
     if (gt_tracker_usage(t->tracker, &u) != GT_OK) {

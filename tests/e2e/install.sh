@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # `make install` into a staging folder (DESTDIR) from the build under test:
 # the versioned shared library and its links, the static library, the
-# header, gputracker.pc and the man page; a program built against the staged
+# header, gputracker.pc and the man page, all of the header's version (as
+# the Python package is); a program built against the staged
 # tree with pkg-config runs; `make uninstall` removes every file it put there.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/_lib.sh"
@@ -20,6 +21,13 @@ fi
 version=$("$GT_BIN" --version | sed -n 's/^gpu-tracker //p')
 [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "--version: '$version'"
 major=${version%%.*}
+# One version: the header's GT_VERSION_* macros, from which make names the
+# library and writes gputracker.pc and the Python package's _version.py.
+header=$(sed -n 's/^#define GT_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9][0-9]*\)$/\2/p' "$ROOT/include/gpu_tracker.h" |
+    paste -sd.)
+[ "$header" = "$version" ] || fail "--version says $version, include/gpu_tracker.h $header"
+grep -qx "__version__ = '$version'" "$ROOT/python/gpu_tracker/_version.py" ||
+    fail "python/gpu_tracker/_version.py is not $version: $(grep __version__ "$ROOT/python/gpu_tracker/_version.py")"
 P=$TMP/root/usr/local
 lib=$P/lib
 [ -f "$lib/libgputracker.so.$version" ] && [ ! -L "$lib/libgputracker.so.$version" ] ||

@@ -12,17 +12,22 @@ task() { # RANK NODE, then gpu-tracker's arguments
         SLURM_STEP_NUM_TASKS=4 SLURM_STEP_NUM_NODES=2 "$GT_BIN" --quiet "$@"
 }
 
-# Four tasks on two nodes, each with its own tracking file and report.
+# Four tasks on two nodes, each with its own tracking file and report;
+# task r holds (r+1)*10 MiB.
 mkdir job
 for r in 0 1 2 3; do
     task "$r" "n$((r / 2 + 1))" --st=0.05 --ru=megabytes --tf="job/t-%j.%s-%N-%t.csv" -o "job/r-%t.txt" \
-        -- "$W/touch_mem" 20 0.5 >/dev/null 2>&1 &
+        -- "$W/touch_mem" $(((r + 1) * 10)) 0.5 >/dev/null 2>&1 &
 done
 wait
 for f in job/t-77.3-n1-0.csv job/t-77.3-n1-1.csv job/t-77.3-n2-2.csv job/t-77.3-n2-3.csv job/r-0.txt job/r-3.txt; do
     [ -s "$f" ] || fail "no file $f: $(ls job)"
 done
 grep -q 'Max RAM' job/r-0.txt || fail "report r-0.txt"
+# Each file says where it was made, after the Python package's columns.
+[ "$(head -n 1 job/t-77.3-n2-3.csv | cut -d, -f10-)" = host,slurm_job_id,slurm_step_id,slurm_task_id ] ||
+    fail "static header: $(head -n 1 job/t-77.3-n2-3.csv)"
+[ "$(sed -n 2p job/t-77.3-n2-3.csv | cut -d, -f10-)" = n2,77,3,3 ] || fail "static row: $(sed -n 2p job/t-77.3-n2-3.csv)"
 
 # Two tasks per node, one file per node: refused before anything runs.
 set +e
@@ -56,10 +61,29 @@ done
 "$GT_BIN" merge -f json -o merged.json --align=60 job >/dev/null
 [ "$(jget merged.json '.files | length')" = 4 ] || fail "merged files: $(jget merged.json '.files | length')"
 [ "$(jget merged.json '.ram_unit')" = megabytes ] || fail "unit"
-within "$(jget merged.json '.files[0].peak.ram')" 20 40 "one task's RAM"
+within "$(jget merged.json '.files[0].peak.ram')" 10 20 "one task's RAM"
 jq -e '(.job.peak.ram - ([.files[].peak.ram] | add)) | fabs < 1e-9' merged.json >/dev/null ||
     fail "job RAM peak $(jget merged.json .job.peak.ram) is not the sum of the files' peaks"
 jget merged.json '.files[].name' | grep -qx 't-77.3-n2-3' || fail "names"
+# Two nodes of two tasks each: a node's peak is the sum of its tasks' (10 +
+# 20 MiB on n1, 30 + 40 on n2, each with up to 8 MB of the program itself).
+[ "$(jget merged.json '.job.nodes')" = 2 ] || fail "nodes: $(jget merged.json '.job.nodes')"
+[ "$(jq -c '[.nodes[] | [.host, .files]]' merged.json)" = '[["n1",["t-77.3-n1-0","t-77.3-n1-1"]],["n2",["t-77.3-n2-2","t-77.3-n2-3"]]]' ] ||
+    fail "node files: $(jq -c '[.nodes[] | [.host, .files]]' merged.json)"
+within "$(jget merged.json '.nodes[0].peak.ram')" 31.4 47.5 "n1 RAM (MB)"
+within "$(jget merged.json '.nodes[1].peak.ram')" 73.4 89.5 "n2 RAM (MB)"
+jq -e '[.nodes[] | .peak.ram] | add | (. - (input | .job.peak.ram)) | fabs < 1e-9' merged.json merged.json >/dev/null ||
+    fail "the job's RAM peak is not the sum of the nodes'"
+[ "$(jq -c '[.files[] | .task]' merged.json)" = '["0","1","2","3"]' ] || fail "tasks: $(jq -c '[.files[] | .task]' merged.json)"
+# A file made outside Slurm records no node: it counts as a node of its own.
+env -u SLURM_JOB_ID -u GT_SUBTRACK_HOST "$GT_BIN" --quiet --tf=job/plain.csv -- true >/dev/null 2>&1
+[ "$(head -n 1 job/plain.csv | cut -d, -f10)" = "" ] || fail "host outside Slurm: $(head -n 1 job/plain.csv)"
+"$GT_BIN" merge -f json -o mixed.json --align=60 job >/dev/null
+[ "$(jq -c '[.job.nodes, .job.files_without_node, (.nodes[] | select(.host == null) | .name)]' mixed.json)" = '[3,1,"plain"]' ] ||
+    fail "file without a node: $(jq -c .job mixed.json)"
+"$GT_BIN" merge job >mixed.txt
+grep -q '1 of the files record no host' mixed.txt || fail "text: $(cat mixed.txt)"
+rm job/plain.csv
 "$GT_BIN" merge job/t-77.3-n1-0.csv job/t-77.3-n2-2.csv >text.txt
 grep -q '^Job (2 tracking files' text.txt || fail "text: $(cat text.txt)"
 grep -q 't-77.3-n2-2' text.txt || fail "text rows"

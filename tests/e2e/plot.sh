@@ -76,6 +76,28 @@ grep -qi 'parsererror\|error on line' svgdom.txt && fail "report.svg is not well
 timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1160,1300 \
     --screenshot="$TMP/shot.png" "file://$TMP/report2.html" 2>>chromium.log >/dev/null
 [ "$(stat -c %s shot.png)" -gt 20000 ] || fail "screenshot too small"
+# Marks of two nodes (the same process ID on each): one node's plot has
+# that node's blocks only, picked with --host; an unknown host is refused
+# with the file's hosts named, and so is a plot of both at once.
+{
+    echo "process_id,code_block_name,position,timestamp,host"
+    awk -v a="$t0" -v b="$t1" 'BEGIN {
+        printf "41,on-n1,0,%.6f,n1\n41,on-n1,1,%.6f,n1\n", a + 0.05, a + 1
+        printf "41,on-n2,0,%.6f,n2\n41,on-n2,1,%.6f,n2\n", a + 1.02, b - 0.02 }'
+} >hosts.csv
+"$GT_BIN" plot --tf=run.csv --stf=hosts.csv --host=n1 -o n1.html
+grep -q 'on-n1: 1 call' n1.html || fail "n1's block missing from its plot"
+grep -q 'on-n2' n1.html && fail "n2's block in n1's plot"
+set +e
+"$GT_BIN" plot --tf=run.csv --stf=hosts.csv --host=n3 -o n3.html 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q "no marks of host 'n3' (its hosts: 'n1', 'n2')" err.txt || fail "unknown host: $rc $(cat err.txt)"
+"$GT_BIN" plot --tf=run.csv --stf=hosts.csv -o both.html 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q "several hosts" err.txt || fail "two hosts at once: $rc $(cat err.txt)"
+"$GT_BIN" plot --tf=run.csv --host=n1 -o x.html 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q "needs --stf" err.txt || fail "--host without --stf: $rc $(cat err.txt)"
+set -e
+[ ! -e n3.html ] && [ ! -e both.html ] || fail "a plot was written for a refused host"
+
 # Errors: a missing file, a wrong extension, missing options.
 set +e
 "$GT_BIN" plot --tf=missing.csv -o x.html 2>err.txt; rc=$?

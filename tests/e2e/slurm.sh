@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # `srun gpu-tracker` on a real Slurm (tests/e2e/_slurm.sh): a 2-node, 4-task
 # job runs `srun gpu-tracker --tf=...%N...%t` and the merged report must
-# agree with what each task was made to use; a job cancelled with scancel
+# agree with what each task and each node (two tasks) was made to use; a job cancelled with scancel
 # must still leave complete files.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
@@ -33,6 +33,22 @@ within "$(jget merged.json .job.peak.ram)" 104.8 137 "job RAM peak (MB)"
 within "$(jget merged.json .job.cpu_seconds)" 1.6 3.5 "job CPU seconds (4 x 0.5 s burnt)"
 within "$(jget merged.json .job.compute_time_seconds)" 3.9 30 "job time (s)"
 [ "$(jget merged.json .job.largest_by_ram)" = "track-$job-n2-3" ] || fail "largest: $(jget merged.json .job.largest_by_ram)"
+# Per node: each file records its node and task, so the two tasks of a node
+# add up into it: 10 + 20 MiB on n1, 30 + 40 MiB on n2 (each task up to 8 MB
+# more), and 2 x 0.5 s of CPU.
+[ "$(sed -n 2p "out/track-$job-n2-3.csv" | cut -d, -f10-)" = "n2,$job,0,3" ] ||
+    fail "static data of task 3: $(head -n 2 "out/track-$job-n2-3.csv")"
+[ "$(jq -c '[.nodes[] | [.host, .files]]' merged.json)" = \
+    "[[\"n1\",[\"track-$job-n1-0\",\"track-$job-n1-1\"]],[\"n2\",[\"track-$job-n2-2\",\"track-$job-n2-3\"]]]" ] ||
+    fail "nodes: $(jq -c '[.nodes[] | [.host, .files]]' merged.json)"
+[ "$(jq -c '[.files[] | .task]' merged.json)" = '["0","1","2","3"]' ] || fail "tasks: $(jq -c '[.files[] | .task]' merged.json)"
+for n in 0 1; do
+    lo=$(awk -v n=$n -v m=$mib 'BEGIN { print (n ? 70 : 30) * m }')
+    within "$(jget merged.json ".nodes[$n].peak.ram")" "$lo" "$(awk -v lo="$lo" 'BEGIN { print lo + 16 }')" "node $n RAM (MB)"
+    within "$(jget merged.json ".nodes[$n].cpu_seconds")" 0.8 1.75 "node $n CPU seconds (2 x 0.5 s burnt)"
+done
+"$GT_BIN" merge out >merged.txt
+grep -q "^Job (4 tracking files on 2 nodes" merged.txt || fail "text report: $(cat merged.txt)"
 
 # -- a job cancelled while it runs still leaves every node's file and
 # report complete (scancel's SIGTERM reaches gpu-tracker, which forwards it

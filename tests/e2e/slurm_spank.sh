@@ -35,6 +35,16 @@ for r in 0 1 2 3; do
     within "$f" "$(awk -v r=$r 'BEGIN { print (r + 1) * 10 * 1.048576 / 1000 }')" \
         "$(awk -v r=$r 'BEGIN { print ((r + 1) * 10 * 1.048576 + 4) / 1000 }')" "task $r RAM (GB)"
 done
+# Each file names its node and task, so merge finds two nodes of two tasks.
+[ "$(jq -c '[.nodes[] | [.host, (.files | length)]], [.files[] | .task]' merged.json | tr -d '\n')" = \
+    '[["n1",2],["n2",2]]["0","1","2","3"]' ] || fail "nodes: $(jq -c '.nodes, .files' merged.json)"
+# ... and its job and step, as a file written by the library under srun does.
+head -n 2 "$d/n2.3.csv" >static.csv
+for c in slurm_job_id slurm_step_id; do
+    v=$(awk -F, -v c=$c 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i } NR == 2 && k { print $k }' static.csv)
+    want=${d##*/}; want=$([ $c = slurm_job_id ] && echo "${want%%.*}" || echo "${want#*.}")
+    [ "$v" = "$want" ] || fail "$c in $d/n2.3.csv: '$v', not '$want': $(cat static.csv)"
+done
 
 # Without DIR: the job's working directory.
 (cd wd && timeout 120 $IN_CTL srun -N1 -n1 -t 2 --gpu-tracker true >../srun2.out 2>&1) || fail "srun: $(cat srun2.out)"

@@ -43,7 +43,7 @@ within "$mean" 0.001 16.7 "mean power"
 within "$max" "$mean" 1e9 "max power"
 
 # Tracking file: joules since the first sample, at the end of each row.
-sed -n 3p t.csv | grep -q ',timestamp,cpu_energy_joules,dram_energy_joules,gpu_energy_joules$' || fail "header"
+sed -n 3p t.csv | grep -q ',timestamp,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts,dram_power_watts$' || fail "header"
 sed -n 4p t.csv | awk -F, '$23 != "0.0" || $24 != "0.0" || $25 != "" { exit 1 }' || fail "first row: $(sed -n 4p t.csv)"
 tail -n 1 t.csv | awk -F, '$23 != "5.0" || $24 != "2.5" || $25 != "" { exit 1 }' || fail "last row: $(tail -n 1 t.csv)"
 

@@ -11,7 +11,7 @@ with_rapl
 "$GT_BIN" --st=0.05 --ru=megabytes --tf=t.csv -- "$W/touch_mem" 20 0.6 >/dev/null
 sed -n 1p t.csv | grep -qx "ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,gpu_ram_system_capacity,system_core_count,n_expected_cores,system_gpu_count,n_expected_gpus" || fail "static header"
 sed -n 2p t.csv | grep -q "^megabytes,gigabytes,hours," || fail "static row"
-sed -n 3p t.csv | grep -q "^main_ram,descendants_ram,combined_ram,system_ram,.*,timestamp,cpu_energy_joules,dram_energy_joules,gpu_energy_joules$" || fail "timepoint header"
+sed -n 3p t.csv | grep -q "^main_ram,descendants_ram,combined_ram,system_ram,.*,timestamp,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts$" || fail "timepoint header"
 # the first sample closes no CPU interval: empty CPU cells, not zeros
 sed -n 4p t.csv | awk -F, '$14 != "" || $16 != "" { exit 1 }' || fail "first sample CPU cells should be empty"
 # Below 0.25 s between samples, a CPU percent needs 0.25 s of history (the
@@ -61,7 +61,7 @@ for ext in csv sqlite; do
     if [ $ext = csv ]; then
         rows=$(($(wc -l <k.csv) - 3))
         [ "$(tail -c 1 k.csv | od -An -c | tr -d ' ')" = '\n' ] || fail "killed tracker: last CSV row torn"
-        awk -F, 'NR > 3 && NF != 25 { exit 1 }' k.csv || fail "killed tracker: a CSV row is torn"
+        awk -F, 'NR > 3 && NF != 26 { exit 1 }' k.csv || fail "killed tracker: a CSV row is torn"
     else
         rows=$(sqlite3 k.sqlite "select count(*) from data")
     fi

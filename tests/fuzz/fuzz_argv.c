@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/argv.h"
+#include "cli/argv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

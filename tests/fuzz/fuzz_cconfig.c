@@ -6,13 +6,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* The reader is static to its file; the target builds it in, with the
- * option helpers it uses. */
-#include "../../src/cli/cmd_compare.c"
-#include "../../src/cli/options.c"
+#include "cli/commands.h"
+#include "cli/compare.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,9 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    settings s;
+    gt_cli_compare_settings s;
     memset(&s, 0, sizeof s);
-    int rc = load_cconfig(&s, path);
+    int rc = gt_cli_compare_load_config(&s, path);
     if (rc == 0) {
         for (size_t i = 0; i < s.ss.n; i++)
             CHECK(s.ss.names[i][0] && s.ss.files[i][0]);
@@ -42,8 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         CHECK(rc == GT_EXIT_USAGE || rc == GT_EXIT_FAILURE);
     }
-    sessions_clear(&s.ss);
-    free(s.stat);
+    gt_cli_compare_settings_free(&s);
     close(fd);
     return 0;
 }

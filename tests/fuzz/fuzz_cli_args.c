@@ -4,11 +4,14 @@
  * (nothing is run; --tconfig, which would read a file named by the input,
  * is left out).  An accepted command line names exactly one thing to track
  * and options the tracker takes. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "../../src/cli/cmd_track.c"
+#include "cli/commands.h"
+#include "cli/track_options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,10 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (strncmp(p, "--tconfig", 9) != 0)
             argv[argc++] = p;
     argv[argc] = NULL;
-    settings s;
-    memset(&s, 0, sizeof s);
-    gt_options_init(&s.o);
-    int rc = parse_args(argc, argv, &s);
+    gt_cli_track_settings s;
+    gt_cli_track_settings_init(&s);
+    int rc = gt_cli_track_parse(argc, argv, &s);
     if (rc == 0) {
         CHECK(!!s.execute + !!s.cmd + !!s.attach == 1);
         CHECK(!s.cmd || s.cmd[0]);
@@ -45,8 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         CHECK(rc == -1 || rc == GT_EXIT_USAGE);
     }
-    for (int i = 0; i < 2; i++)
-        free(s.tconfig_strs[i]);
+    gt_cli_track_settings_free(&s);
     free(text);
     return 0;
 }

@@ -60,20 +60,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st == GT_OK) {
         CHECK(c != NULL);
         char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        CHECK(f);
-        CHECK(gt_comparison_write(c, GT_FORMAT_TEXT, f) == GT_OK);
-        fclose(f);
-        free(text);
-        f = open_memstream(&text, &len);
-        CHECK(f);
-        CHECK(gt_comparison_write(c, GT_FORMAT_JSON, f) == GT_OK);
-        fclose(f);
-        cJSON *j = cJSON_ParseWithLength(text, len);
+        CHECK(gt_comparison_string(c, GT_FORMAT_TEXT, &text) == GT_OK);
+        gt_string_free(&text);
+        CHECK(gt_comparison_string(c, GT_FORMAT_JSON, &text) == GT_OK);
+        cJSON *j = cJSON_Parse(text);
         CHECK(j != NULL); /* the JSON writer writes JSON */
         cJSON_Delete(j);
-        free(text);
+        gt_string_free(&text);
     } else {
         CHECK(c == NULL && err.msg[0]);
     }

@@ -3,14 +3,15 @@
  * input as a file; whatever it accepts must be options the tracker takes
  * (the same checks as gt_tracker_new), and nothing is ever run: only the
  * option parser is called. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* The CLI's parsers are static to its file; the target builds them in. */
-#include "../../src/cli/cmd_track.c"
+#include "cli/commands.h"
+#include "cli/track_options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,10 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    settings s;
-    memset(&s, 0, sizeof s);
-    gt_options_init(&s.o);
-    int rc = load_tconfig(&s, path);
+    gt_cli_track_settings s;
+    gt_cli_track_settings_init(&s);
+    int rc = gt_cli_track_load_tconfig(&s, path);
     if (rc == 0) {
         CHECK(isfinite(s.o.sleep_time) && s.o.sleep_time >= 0.001);
         CHECK((unsigned)s.o.ram_unit <= GT_TERABYTES && (unsigned)s.o.gpu_ram_unit <= GT_TERABYTES);
@@ -40,8 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         CHECK(rc == GT_EXIT_USAGE || rc == GT_EXIT_FAILURE);
     }
-    for (int i = 0; i < 2; i++)
-        free(s.tconfig_strs[i]);
+    gt_cli_track_settings_free(&s);
     close(fd);
     return 0;
 }

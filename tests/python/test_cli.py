@@ -52,6 +52,32 @@ def test_combine_and_analyze_json():
         json.load(open(os.path.join(SUB, 'results.json')))['code_block_results'][0]['name']
 
 
+def test_analyze_one_host():
+    """--host as in the C command: one node's marks of a file of two nodes
+    (the same process IDs on both), which alone is refused."""
+    rows = open(os.path.join(SUB, 'sub-tracking.csv')).read().splitlines()
+    with open('hosts.csv', 'w') as f:
+        f.write(rows[0] + ',host\n')
+        for host, prefix in (('n1', ''), ('n2', 'other-')):
+            for row in rows[1:]:
+                pid, name, rest = row.split(',', 2)
+                f.write(f'{pid},{prefix}{name},{rest},{host}\n')
+    args = ('sub-track', 'analyze', f'--tf={os.path.join(SUB, "tracking.csv")}', '--stf=hosts.csv', '-f', 'json')
+    want = json.loads(cli(args[0], args[1], args[2], f'--stf={os.path.join(SUB, "sub-tracking.csv")}', '-f',
+                          'json').stdout)
+    got = json.loads(cli(*args, '--host=n1').stdout)
+    assert [b['name'] for b in got['code_block_results']] == [b['name'] for b in want['code_block_results']]
+    assert got['code_block_results'] == want['code_block_results']
+    other = json.loads(cli(*args, '--host', 'n2').stdout)
+    assert [b['name'] for b in other['code_block_results']] == \
+        ['other-' + b['name'] for b in want['code_block_results']]
+    both = cli(*args, check=False)
+    assert both.returncode == 1 and 'several hosts' in both.stderr, both.stderr
+    unknown = cli(*args, '--host=n3', check=False)
+    assert unknown.returncode == 1 and "no marks of host 'n3' (its hosts: 'n1', 'n2')" in unknown.stderr, \
+        unknown.stderr
+
+
 def test_track_a_command():
     run = cli('--execute=sleep 0.2', '--st=0.05', '--ru=megabytes', '--tu=seconds', '--disable-logs',
               '--format=json', '--output=usage.json', '--tf=t.csv')

@@ -137,6 +137,34 @@ def test_recorded_with_the_run():
         gput.Tracker(model=model)
 
 
+def test_recorded_in_the_tracking_file():
+    """The tracking file's static data holds the counts after the Python
+    package's columns, in CSV and SQLite, and the analysis shows them."""
+    import csv
+    import sqlite3
+    model = nn.Sequential(nn.Linear(10, 20), nn.ReLU(), nn.Linear(20, 5), nn.GELU())
+    for name in ('mc.csv', 'mc.sqlite'):
+        with gput.Tracker(sleep_time=0.05, model=model, input_size=(4, 10), tracking_file=name, overwrite=True):
+            pass
+        if name.endswith('.csv'):
+            header, row = list(csv.reader(open(name)))[:2]
+            static = dict(zip(header, row))
+            assert header[:9] == ['ram_unit', 'gpu_ram_unit', 'time_unit', 'ram_system_capacity',
+                                  'gpu_ram_system_capacity', 'system_core_count', 'n_expected_cores',
+                                  'system_gpu_count', 'n_expected_gpus']
+        else:
+            db = sqlite3.connect(name)
+            cur = db.execute('SELECT * FROM static_data')
+            static = dict(zip([d[0] for d in cur.description], cur.fetchone()))
+            db.close()
+        assert {k: static[k] for k in static if k.startswith('model_')} == {
+            'model_parameters': '325', 'model_trainable_parameters': '325', 'model_macs': '1200',
+            'model_not_counted': 'GELU,ReLU', 'model_input_size': '[4, 10]'}
+    # Without a tracking file there is nothing to record, and nothing fails.
+    with gput.Tracker(sleep_time=0.05, model=model, input_size=(4, 10)):
+        pass
+
+
 def test_integer_input_for_an_embedding():
     model = nn.Sequential(nn.Embedding(10, 4), nn.Flatten(), nn.Linear(12, 2))
     # parameters: 10*4 + 12*2 + 2 = 66; MACs: the Linear's 2 x 12*2 = 48 (a lookup multiplies nothing)

@@ -83,6 +83,17 @@ def test_default_names_and_files():
                                                                 [block.code_block_name, '1']]
 
 
+def test_default_name_on_a_multi_node_run(monkeypatch):
+    """Process IDs repeat across nodes: under Slurm the default name has the
+    node's name in front, so ranks of two nodes never share a file."""
+    monkeypatch.setenv('SLURM_JOB_ID', '42')
+    monkeypatch.setenv('SLURMD_NODENAME', 'n3')
+    with gput.SubTracker('X') as block:
+        pass
+    assert block.sub_tracking_file == f'n3-{os.getpid()}.csv'
+    assert rows(f'n3-{os.getpid()}.csv')[1][1:] == ['X', '0', rows(f'n3-{os.getpid()}.csv')[1][3], 'n3']
+
+
 def test_code_block_attribute_and_process_id():
     block = gput.SubTracker(None, 'my-attribute', 'attr.csv')  # positional, in the package's order
     assert block.code_block_name == f'{os.path.relpath(THIS_FILE)}:my-attribute'

@@ -49,8 +49,11 @@ def test_data_classes_have_the_python_packages_fields():
 
 
 def test_options_struct_matches_the_header():
-    """The ctypes gt_options must list the header's fields in the header's order."""
+    """The ctypes gt_options must list the header's fields in the header's order,
+    and be of the header's struct version: the package and the library are one
+    release, so the package is written for all of its fields."""
     header = open(os.path.join(os.path.dirname(__file__), '..', '..', 'include', 'gpu_tracker.h')).read()
+    assert f'#define GT_STRUCT_VERSION {_lib.STRUCT_VERSION}\n' in header
     body = re.search(r'typedef struct gt_options \{(.*?)\} gt_options;', header, re.S).group(1)
     body = re.sub(r'/\*.*?\*/', '', body, flags=re.S)
     names = []
@@ -58,7 +61,7 @@ def test_options_struct_matches_the_header():
         decl = decl.strip()
         if decl:
             names.append(re.findall(r'\w+', decl)[-1])
-    assert [f[0] for f in _lib.Options._fields_ if f[0] != '_reserved'] == names
+    assert [f[0] for f in _lib.Options._fields_] == names
 
 
 def test_memory_of_a_known_allocation():
@@ -315,10 +318,11 @@ def test_tracking_file_and_overwrite(rapl_tree):
         time.sleep(0.2)
     rows = list(csv.reader(open('samples.csv')))
     assert rows[0][:3] == ['ram_unit', 'gpu_ram_unit', 'time_unit'] and rows[1][0] == 'megabytes'
-    # gpu-tracker's energy columns follow the Python package's, which end with timestamp.
+    # gpu-tracker's energy columns, then its power columns (one per RAPL domain kind present),
+    # follow the Python package's, which end with timestamp.
     assert rows[2][0] == 'main_ram' and 'timestamp' in rows[2]
     assert rows[2][rows[2].index('timestamp') + 1:] == ['cpu_energy_joules', 'dram_energy_joules',
-                                                        'gpu_energy_joules']
+                                                        'gpu_energy_joules', 'package_power_watts']
     assert len(rows) - 3 >= 2  # first sample at start, last at stop
     with pytest.raises(FileExistsError, match='samples.csv'):
         gput.Tracker(tracking_file='samples.csv')
@@ -326,6 +330,29 @@ def test_tracking_file_and_overwrite(rapl_tree):
         pass
     assert list(csv.reader(open('samples.csv')))[1][0] == 'gigabytes'
     assert tracker.tracking_file == 'samples.csv'
+
+
+def test_per_process_rows_and_top_processes():
+    # A child that holds 60 MiB until told to exit: its rows, with its PID and
+    # ours as its parent, reach its size; the report ranks it among the top.
+    child = subprocess.Popen([sys.executable, '-c', 'import sys; x = b"\\x01" * (60 << 20); print(1, flush=True); '
+                              'sys.stdin.read()'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        with gput.Tracker(sleep_time=0.02, tracking_file='p.csv', ram_unit='megabytes', per_process=True) as tracker:
+            assert child.stdout.readline() == '1\n'
+            time.sleep(0.3)
+    finally:
+        child.communicate('')
+    rows = list(csv.DictReader(open('p.processes.csv')))
+    mine = [r for r in rows if int(r['pid']) == child.pid]
+    assert mine and all(int(r['ppid']) == os.getpid() for r in mine)
+    peak = max(float(r['total_rss']) for r in mine if r['total_rss'])
+    assert 60 * MIB / 1e6 <= peak <= (60 * MIB + 20e6) / 1e6
+    top = [p for p in tracker.to_json()['top_processes']['by_peak_ram'].values() if p['pid'] == child.pid]
+    assert top and top[0]['peak_rss'] == peak
+    with gput.Tracker(sleep_time=0.02, tracking_file='q.csv') as plain:
+        pass
+    assert not os.path.exists('q.processes.csv') and 'top_processes' not in plain.to_json()
 
 
 def test_warnings_go_to_logging(caplog):
@@ -385,3 +412,23 @@ def test_a_forked_child_exits_at_once():
     proc = run_python(code)
     assert proc.stdout == ('Cannot start tracking in a forked child: this Tracker belongs to the parent process. '
                            'Create a new Tracker in the child.\nparent True\n')
+
+
+def test_dram_energy_by_memory_share(tmp_path, monkeypatch):
+    # A DRAM domain carries its memory-share attribution beside the CPU-time one; other domains do not.
+    for zone, name in (('intel-rapl:0', 'package-0'), ('intel-rapl:0:0', 'dram')):
+        d = tmp_path / 'sys' / 'class' / 'powercap' / zone
+        d.mkdir(parents=True)
+        (d / 'name').write_text(name + '\n')
+        (d / 'max_energy_range_uj').write_text('262143328850\n')
+        (d / 'energy_uj').write_text('1000000\n')
+    monkeypatch.setenv('GT_SYSFS_ROOT', str(tmp_path / 'sys'))
+    with gput.Tracker(sleep_time=0.02, disable_logs=True, tracking_file=str(tmp_path / 't.csv')) as tracker:
+        time.sleep(0.1)
+    cpu = tracker.resource_usage.energy.cpu
+    assert cpu.dram_attribution_method.startswith('memory_share: ')
+    assert cpu.domains['package-0:dram'].attributed_energy_memory_share_estimate == 0.0  # a still counter
+    assert cpu.domains['package-0'].attributed_energy_memory_share_estimate is None
+    assert 'Attributed energy by memory share (estimate): 0.0' in str(tracker)
+    header = list(csv.reader(open(tmp_path / 't.csv')))[2]
+    assert header[-2:] == ['package_power_watts', 'dram_power_watts']

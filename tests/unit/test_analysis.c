@@ -150,14 +150,6 @@ static const char marks_csv[] = "process_id,code_block_name,position,timestamp\n
                                 "1,B,1,6.9\n"
                                 "1,A,0,9.5\n";
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void sql(sqlite3 *db, const char *q)
 {
     char *msg = NULL;
@@ -298,7 +290,7 @@ static void test_sweep_csv(void **state)
 {
     (void)state;
     write_tracking_csv("t.csv", 0);
-    write_file("m.csv", marks_csv);
+    tmpdir_write("m.csv", marks_csv);
     check_known("t.csv", "m.csv");
 }
 
@@ -316,7 +308,7 @@ static void test_sweep_unsorted_timestamps(void **state)
     (void)state;
     /* Integer sums are exact in any order, so the numbers are the same. */
     write_tracking_csv("shuffled.csv", 1);
-    write_file("m.csv", marks_csv);
+    tmpdir_write("m.csv", marks_csv);
     check_known("shuffled.csv", "m.csv");
 }
 
@@ -325,7 +317,7 @@ static void test_no_code_blocks(void **state)
     (void)state;
     char *text = NULL;
     write_tracking_csv("t.csv", 0);
-    write_file("none.csv", "process_id,code_block_name,position,timestamp\n");
+    tmpdir_write("none.csv", "process_id,code_block_name,position,timestamp\n");
     cJSON *j = analyze_json("t.csv", "none.csv", &text);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "code_block_results")), 0);
     size_t n = strlen(text);
@@ -347,8 +339,8 @@ static void test_large_split_across_threads(void **state)
     for (int t = 1; t <= n; t++)
         fprintf(f, "%d,%d,%d,%d\n", t, 2 * t, t % 2 ? 7 : -7, t);
     fclose(f);
-    write_file("bm.csv", "process_id,code_block_name,position,timestamp\n"
-                         "1,all,0,1\n1,all,1,140000\n1,some,0,100\n1,some,1,200\n");
+    tmpdir_write("bm.csv", "process_id,code_block_name,position,timestamp\n"
+                           "1,all,0,1\n1,all,1,140000\n1,some,0,100\n1,some,1,200\n");
     char *text = NULL;
     cJSON *j = analyze_json("big.csv", "bm.csv", &text);
     assert_true(num(j, "overall/a/mean") == (n + 1) / 2.0);
@@ -381,16 +373,16 @@ static void test_invalid_inputs(void **state)
 {
     (void)state;
     write_tracking_csv("t.csv", 0);
-    write_file("ragged.csv", "process_id,code_block_name,position,timestamp\n1,A,0\n");
+    tmpdir_write("ragged.csv", "process_id,code_block_name,position,timestamp\n1,A,0\n");
     expect_failure("t.csv", "ragged.csv", GT_ERR_FORMAT, "line 2: 3 fields, but the header has 4");
-    write_file("quote.csv", "process_id,code_block_name,position,timestamp\n1,\"A,0,1\n");
+    tmpdir_write("quote.csv", "process_id,code_block_name,position,timestamp\n1,\"A,0,1\n");
     expect_failure("t.csv", "quote.csv", GT_ERR_FORMAT, "never ends");
-    write_file("text.csv", "ram_unit\nx\nmain_ram,timestamp\n1,2\nabc,3\n");
-    write_file("m.csv", marks_csv);
+    tmpdir_write("text.csv", "ram_unit\nx\nmain_ram,timestamp\n1,2\nabc,3\n");
+    tmpdir_write("m.csv", marks_csv);
     expect_failure("text.csv", "m.csv", GT_ERR_FORMAT, "line 5: column 'main_ram' holds 'abc'");
-    write_file("nots.csv", "ram_unit\nx\nmain_ram\n1\n");
+    tmpdir_write("nots.csv", "ram_unit\nx\nmain_ram\n1\n");
     expect_failure("nots.csv", "m.csv", GT_ERR_FORMAT, "no column 'timestamp'");
-    write_file("short.csv", "ram_unit\n");
+    tmpdir_write("short.csv", "ram_unit\n");
     expect_failure("short.csv", "m.csv", GT_ERR_FORMAT, "short.csv");
     expect_failure(NULL, "m.csv", GT_ERR_INVALID, "tracking file");
 }

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "util/argv.h"
+#include "cli/argv.h"
 
 static void expect_split(const char *line, int n, const char *const *words)
 {

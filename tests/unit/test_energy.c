@@ -196,7 +196,7 @@ static void test_fold_exact(void **state)
     assert_int_equal(gt_energy_open(root, &e, NULL), GT_OK);
     gt_energy_reading rd;
     gt_sample s0 = {0};
-    gt_energy_read(e, NULL, &rd);
+    gt_energy_read(e, &rd);
     gt_energy_fold(e, &rd, &s0);
     assert_true(s0.cpu_energy == 0.0 && s0.dram_energy == 0.0);
     assert_true(isnan(s0.gpu_energy));
@@ -205,7 +205,7 @@ static void test_fold_exact(void **state)
     counter("intel-rapl:0", "2000000\n");
     counter("intel-rapl:0:1", "1000000\n");
     gt_sample s1 = interval(100.0, 50.0);
-    gt_energy_read(e, NULL, &rd);
+    gt_energy_read(e, &rd);
     gt_energy_fold(e, &rd, &s1);
     assert_true(s1.cpu_energy == 3.0);
     assert_true(s1.dram_energy == 1.0);
@@ -213,12 +213,11 @@ static void test_fold_exact(void **state)
     /* +2 J more, all while the tracked processes used a quarter. */
     counter("intel-rapl:0", "4000000\n");
     gt_sample s2 = interval(200.0, 50.0);
-    gt_energy_read(e, NULL, &rd);
+    gt_energy_read(e, &rd);
     gt_energy_fold(e, &rd, &s2);
     assert_true(s2.cpu_energy == 5.0);
 
-    gt_usage u;
-    memset(&u, 0, sizeof u);
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_string_equal(u.energy.unit, "joules");
     assert_int_equal(u.energy.n_domains, 4);
@@ -244,6 +243,87 @@ static void test_fold_exact(void **state)
     counter("intel-rapl:0:1", "0\n");
 }
 
+/* Power per domain kind over each interval: the counter's difference (a
+ * wrap included) over the interval's length, at readings whose times the
+ * test sets; no interval, or a domain not read, is NaN, never 0.  DRAM is
+ * also attributed by the tracked processes' share of the used RAM. */
+static void test_power_exact(void **state)
+{
+    (void)state;
+    assert_true(gt_energy_power(3.0, 2.0) == 1.5);
+    assert_true(isnan(gt_energy_power(3.0, 0.0)));
+    assert_true(isnan(gt_energy_power(NAN, 2.0)));
+
+    gt_energy *e;
+    assert_int_equal(gt_energy_open(root, &e, NULL), GT_OK);
+    gt_power_column cols[GT_POWER_SLOTS];
+    assert_int_equal(gt_energy_power_columns(e, NULL, cols), 4);
+    const char *names[] = {"package_power_watts", "core_power_watts", "dram_power_watts", "psys_power_watts"};
+    const int slots[] = {GT_POWER_PACKAGE, GT_POWER_CORE, GT_POWER_DRAM, GT_POWER_PSYS};
+    for (int k = 0; k < 4; k++) {
+        assert_string_equal(cols[k].name, names[k]);
+        assert_int_equal(cols[k].slot, slots[k]);
+    }
+
+    gt_energy_reading rd;
+    gt_sample s = interval(100.0, 50.0);
+    gt_energy_read(e, &rd);
+    rd.t = 100.0;
+    gt_energy_fold(e, &rd, &s);
+    for (int k = 0; k < GT_POWER_SLOTS; k++)
+        assert_true(isnan(s.power_watts[k])); /* the first reading closes no interval */
+
+    /* Over 2 s: package-0 999 J -> 1000 J (wrap) -> 2 J is 3 J, dram +1 J;
+     * core and psys stand still.  The tree holds a quarter of used RAM. */
+    counter("intel-rapl:0", "2000000\n");
+    counter("intel-rapl:0:1", "1000000\n");
+    s = interval(100.0, 50.0);
+    s.combined.private_rss = 1500;
+    s.combined.shared_rss = 500;
+    s.system_ram = 8000;
+    gt_energy_read(e, &rd);
+    rd.t = 102.0;
+    gt_energy_fold(e, &rd, &s);
+    assert_true(s.power_watts[GT_POWER_PACKAGE] == 1.5);
+    assert_true(s.power_watts[GT_POWER_DRAM] == 0.5);
+    assert_true(s.power_watts[GT_POWER_CORE] == 0.0); /* a real 0 */
+    assert_true(s.power_watts[GT_POWER_PSYS] == 0.0);
+    assert_true(isnan(s.power_watts[GT_POWER_UNCORE])); /* no such domain */
+    assert_true(isnan(s.power_watts[GT_POWER_GPU0]));
+
+    /* The DRAM counter fails to read at 104 s: no DRAM power there, and the
+     * next interval runs from its last reading (102 s). */
+    counter("intel-rapl:0:1", "3000000\n");
+    s = interval(100.0, 50.0);
+    gt_energy_read(e, &rd);
+    rd.t = 104.0;
+    rd.ok[2] = 0;
+    gt_energy_fold(e, &rd, &s);
+    assert_true(isnan(s.power_watts[GT_POWER_DRAM]));
+    assert_true(s.power_watts[GT_POWER_PACKAGE] == 0.0);
+    s = interval(100.0, 50.0);
+    s.combined.private_rss = 4000; /* half of the used RAM now */
+    s.system_ram = 8000;
+    gt_energy_read(e, &rd);
+    rd.t = 106.0;
+    gt_energy_fold(e, &rd, &s);
+    assert_true(s.power_watts[GT_POWER_DRAM] == 0.5); /* 2 J over 4 s */
+    assert_true(s.dram_energy == 3.0);
+
+    gt_usage u = GT_USAGE_INIT;
+    gt_energy_usage(e, GT_JOULES, &u);
+    assert_string_equal(u.energy.domains[2].name, "package-0:dram");
+    /* 1 J at a quarter, then 2 J at a half; by CPU time half of each. */
+    assert_true(u.dram_memory_share.attributed_energy[2] == 1.0 * 0.25 + 2.0 * 0.5);
+    assert_true(u.energy.domains[2].attributed_energy == 1.5);
+    assert_true(u.dram_memory_share.attributed_energy[0] < 0); /* package: not DRAM */
+    assert_non_null(strstr(u.dram_memory_share.method, "memory_share"));
+    assert_true(u.energy.domains[2].max_power_watts == 0.5);
+    gt_energy_close(&e);
+    counter("intel-rapl:0", "999000000\n");
+    counter("intel-rapl:0:1", "0\n");
+}
+
 /* A domain whose counter cannot be read is named once with the reason; the
  * others are still measured, and nothing unreadable becomes a zero. */
 static void test_unreadable_domain(void **state)
@@ -254,9 +334,9 @@ static void test_unreadable_domain(void **state)
     assert_int_equal(gt_energy_open(root, &e, NULL), GT_OK);
     gt_energy_reading rd;
     gt_sample s = {0};
-    gt_energy_read(e, NULL, &rd);
+    gt_energy_read(e, &rd);
     gt_energy_fold(e, &rd, &s);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_non_null(strstr(u.energy.cpu_unavailable, "some of 4 RAPL domains cannot be read"));
     assert_non_null(strstr(u.energy.cpu_unavailable, "package-0:core: Invalid argument"));
@@ -276,10 +356,10 @@ static void test_no_rapl(void **state)
     assert_int_equal(gt_energy_open("/nonexistent-sysfs", &e, NULL), GT_OK);
     gt_energy_reading rd;
     gt_sample s = {0};
-    gt_energy_read(e, NULL, &rd);
+    gt_energy_read(e, &rd);
     gt_energy_fold(e, &rd, &s);
     assert_true(isnan(s.cpu_energy) && isnan(s.dram_energy));
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_int_equal(u.energy.n_domains, 0);
     assert_non_null(strstr(u.energy.cpu_unavailable, "no RAPL energy counters"));
@@ -302,8 +382,7 @@ static char *render(const gt_usage *u, gt_format fmt)
 static void test_report_section(void **state)
 {
     (void)state;
-    gt_usage u;
-    memset(&u, 0, sizeof u);
+    gt_usage u = GT_USAGE_INIT;
     u.max_ram.unit = u.max_gpu_ram.unit = "bytes";
     u.compute_time.unit = "hours";
     u.peak_ram.main = u.peak_ram.largest_descendant = -1;
@@ -387,22 +466,22 @@ static void test_report_section(void **state)
 
 /* ---- GPU devices --------------------------------------------------------- */
 
-static gt_energy_gpu gpu_counter(int index, double joules)
+static gt_gpu_device_reading gpu_counter(int index, double joules)
 {
-    return (gt_energy_gpu){.index = index, .energy_valid = 1, .energy_joules = joules,
+    return (gt_gpu_device_reading){.index = index, .energy_valid = 1, .energy_joules = joules,
                            .power_valid = 1, .power_watts = 999.0};
 }
 
 /* Folds one reading at time t with the given GPU devices; the tracked
  * processes hold a quarter of the GPUs' used memory. */
-static gt_sample fold_gpus(gt_energy *e, double t, const gt_energy_gpu *g, size_t n)
+static gt_sample fold_gpus(gt_energy *e, double t, const gt_gpu_device_reading *g, size_t n)
 {
     gt_energy_reading rd;
-    gt_energy_read(e, NULL, &rd);
+    gt_energy_read(e, &rd);
     rd.t = t;
-    rd.n_gpus = n;
-    memcpy(rd.gpu, g, n * sizeof *g);
     gt_sample s = {0};
+    s.n_gpus = n;
+    memcpy(s.gpus, g, n * sizeof *g);
     s.combined_gpu_ram = 1000;
     s.system_gpu_ram = 4000;
     gt_energy_fold(e, &rd, &s);
@@ -416,21 +495,28 @@ static void test_gpu_counter(void **state)
     (void)state;
     gt_energy *e;
     assert_int_equal(gt_energy_open("/nonexistent-sysfs", &e, NULL), GT_OK);
-    gt_energy_gpu g[2] = {gpu_counter(0, 1000.0), gpu_counter(3, 50.0)};
+    gt_gpu_device_reading g[2] = {gpu_counter(0, 1000.0), gpu_counter(3, 50.0)};
     gt_sample s = fold_gpus(e, 10.0, g, 2);
     assert_true(s.gpu_energy == 0.0);
     g[0].energy_joules = 1010.5;
     g[1].energy_joules = 52.0;
+    assert_true(isnan(s.power_watts[GT_POWER_GPU0]));
     s = fold_gpus(e, 11.0, g, 2);
     assert_true(s.gpu_energy == 12.5);
+    assert_true(s.power_watts[GT_POWER_GPU0] == 10.5); /* the counter's, not the 999 W drawn */
+    assert_true(s.power_watts[GT_POWER_GPU0 + 1] == 2.0);
+    assert_true(isnan(s.power_watts[GT_POWER_GPU0 + 2]));
     g[0].energy_joules = 3.0; /* driver reloaded */
     s = fold_gpus(e, 12.0, g, 2);
     assert_true(s.gpu_energy == 12.5);
+    assert_true(isnan(s.power_watts[GT_POWER_GPU0])); /* no figure, not a negative one */
+    assert_true(s.power_watts[GT_POWER_GPU0 + 1] == 0.0);
     g[0].energy_joules = 7.0;
     s = fold_gpus(e, 14.0, g, 2);
     assert_true(s.gpu_energy == 16.5);
+    assert_true(s.power_watts[GT_POWER_GPU0] == 2.0);
 
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_JOULES, &u);
     assert_int_equal(u.energy.n_domains, 2);
     assert_string_equal(u.energy.domains[0].name, "gpu-0");
@@ -454,13 +540,15 @@ static void test_gpu_power_integrated(void **state)
     (void)state;
     gt_energy *e;
     assert_int_equal(gt_energy_open("/nonexistent-sysfs", &e, NULL), GT_OK);
-    gt_energy_gpu g[2] = {{.index = 0, .power_valid = 1, .power_watts = 100.0}, {.index = 1}};
+    gt_gpu_device_reading g[2] = {{.index = 0, .power_valid = 1, .power_watts = 100.0}, {.index = 1}};
     gt_sample s = fold_gpus(e, 5.0, g, 2);
     assert_true(s.gpu_energy == 0.0);
     g[0].power_watts = 200.0;
     s = fold_gpus(e, 7.0, g, 2);
     assert_true(s.gpu_energy == 300.0); /* (100 + 200) / 2 W over 2 s */
-    gt_usage u;
+    assert_true(s.power_watts[GT_POWER_GPU0] == 150.0);
+    assert_true(isnan(s.power_watts[GT_POWER_GPU0 + 1])); /* neither counter nor power */
+    gt_usage u = GT_USAGE_INIT;
     gt_energy_usage(e, GT_KILOJOULES, &u);
     assert_string_equal(u.energy.domains[0].source, "power_integrated");
     assert_true(u.energy.domains[0].energy == 0.3);
@@ -481,7 +569,7 @@ static void test_tracker_usage(void **state)
     (void)state;
     assert_int_equal(setenv("GT_SYSFS_ROOT", root, 1), 0);
     gt_options o;
-    gt_options_init(&o);
+    gt_options_init(&o, GT_STRUCT_VERSION);
     o.disable_logs = 1;
     o.sleep_time = 0.01;
     o.energy_unit = GT_WATT_HOURS;
@@ -490,7 +578,7 @@ static void test_tracker_usage(void **state)
     assert_int_equal(gt_tracker_start(t), GT_OK);
     counter("intel-rapl:0", "1000000\n"); /* 999 J -> 1000 J -> 1 J */
     assert_int_equal(gt_tracker_stop(t), GT_OK);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     assert_string_equal(u.energy.unit, "watt-hours");
     assert_int_equal(u.energy.n_domains, 4);
@@ -537,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_delta_wraps),    cmocka_unit_test(test_parse),
         cmocka_unit_test(test_units),          cmocka_unit_test(test_cpu_share),
         cmocka_unit_test(test_discovery),      cmocka_unit_test(test_fold_exact),
+        cmocka_unit_test(test_power_exact),
         cmocka_unit_test(test_unreadable_domain), cmocka_unit_test(test_no_rapl),
         cmocka_unit_test(test_report_section), cmocka_unit_test(test_gpu_counter),
         cmocka_unit_test(test_gpu_power_integrated), cmocka_unit_test(test_between),

@@ -32,13 +32,22 @@ static const char data_header[] =
 /* Writes a tracking file of n samples at t0, t0 + dt, ...: RAM ram[i] in
  * unit, CPU cpu percent throughout, GPU RAM 0, and (energy) a cumulative
  * CPU energy of energy_rate joules per second, or no energy columns. */
+/* The host and Slurm task the next write_file records (NULL: none). */
+static const char *file_host, *file_task;
+
 static void write_file(const char *path, const char *unit, double t0, double dt, const double *ram, size_t n,
                        double cpu, int energy, double energy_rate)
 {
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fputs(static_header, f);
-    fprintf(f, "%s,gigabytes,hours,64.0,0.0,8,8,0,0\n", unit);
+    if (file_host) {
+        fprintf(f, "%.*s,host,slurm_job_id,slurm_step_id,slurm_task_id\n", (int)strlen(static_header) - 1,
+                static_header);
+        fprintf(f, "%s,gigabytes,hours,64.0,0.0,8,8,0,0,%s,77,0,%s\n", unit, file_host, file_task ? file_task : "");
+    } else {
+        fputs(static_header, f);
+        fprintf(f, "%s,gigabytes,hours,64.0,0.0,8,8,0,0\n", unit);
+    }
     fprintf(f, "%s%s\n", data_header, energy ? ",cpu_energy_joules,dram_energy_joules,gpu_energy_joules" : "");
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "%.17g,0,%.17g,1,0,0,0,0,0,0,1,0,1,0,0,%.17g,0,0,0,%.17g,0,%.17g", ram[i], ram[i], cpu, cpu,
@@ -127,6 +136,67 @@ static void test_disjoint_in_time(void **state)
     gt_merge_free(&m);
 }
 
+/* Four files, two tasks on node n1, one on n2, one recording no host (in
+ * this order: n1, n2, none, n1).  n1's tasks peak at different times, so n1
+ * peaks at 2.5 (1 + 0.5 early, 0.5 + 2 late), not 3; each file measures
+ * its node's whole energy, so a node's energy is its largest file's, not
+ * the sum. */
+static void test_nodes(void **state)
+{
+    (void)state;
+    const double early[] = {1, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5};
+    const double late[] = {0.5, 0.5, 0.5, 0.5, 0.5, 2, 2, 2, 2, 2};
+    const double flat4[] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
+    const double flat1[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    file_host = "n1", file_task = "0";
+    write_file("t-n1-0.csv", "gigabytes", 1000.0, 1.0, early, 10, 100, 1, 2.0);
+    file_task = "1";
+    write_file("t-n1-1.csv", "gigabytes", 1000.1, 1.0, late, 10, 50, 1, 2.0);
+    file_host = "n2", file_task = "2";
+    write_file("t-n2-2.csv", "gigabytes", 1000.2, 1.0, flat4, 10, 10, 1, 3.0);
+    file_host = file_task = NULL;
+    write_file("solo.csv", "gigabytes", 1000.3, 1.0, flat1, 10, 0, 0, 0);
+    const char *const paths[] = {"t-n1-0.csv", "t-n2-2.csv", "solo.csv", "t-n1-1.csv"};
+    gt_merge *m = merge(paths, 4, 1.0);
+    assert_int_equal(m->nnodes, 3);
+    assert_int_equal(m->without_node, 1);
+    assert_string_equal(m->nodes[0].name, "n1");
+    assert_int_equal(m->nodes[0].nparts, 2);
+    assert_false(m->nodes[0].own_file);
+    assert_string_equal(m->nodes[1].name, "n2");
+    assert_string_equal(m->nodes[2].name, "solo");
+    assert_true(m->nodes[2].own_file);
+    assert_int_equal(m->parts[0].node, 0);
+    assert_int_equal(m->parts[3].node, 0);
+    assert_int_equal(m->parts[1].node, 1);
+    assert_string_equal(m->parts[3].task, "1");
+    assert_null(m->parts[2].task);
+    assert_near(m->nodes[0].peak[GT_MERGE_RAM], 2.5, 1e-12);
+    assert_near(m->nodes[0].peak_time[GT_MERGE_RAM], 1005.0, 1e-9);
+    assert_near(m->nodes[0].peak[GT_MERGE_CPU], 150.0, 1e-12);
+    assert_near(m->nodes[0].cpu_seconds, 13.5, 1e-9);
+    assert_near(m->nodes[0].energy_joules, 18.0, 1e-9);
+    assert_int_equal(m->nodes[0].samples, 20);
+    assert_near(m->nodes[1].peak[GT_MERGE_RAM], 4.0, 1e-12);
+    assert_near(m->nodes[1].energy_joules, 27.0, 1e-9);
+    assert_near(m->nodes[2].peak[GT_MERGE_RAM], 1.0, 1e-12);
+    /* The job: the sum of its nodes at one time, energy the sum of nodes'. */
+    assert_near(m->peak[GT_MERGE_RAM], 7.5, 1e-12);
+    assert_near(m->peak_time[GT_MERGE_RAM], 1005.0, 1e-9);
+    assert_near(m->energy_joules, 45.0, 1e-9);
+    assert_near(m->cpu_seconds, 13.5 + 0.9, 1e-9);
+    FILE *out = fopen("nodes.txt", "w+");
+    assert_int_equal(gt_merge_write(m, GT_FORMAT_TEXT, out), GT_OK);
+    rewind(out);
+    char text[8192];
+    text[fread(text, 1, sizeof text - 1, out)] = '\0';
+    fclose(out);
+    assert_non_null(strstr(text, "Job (4 tracking files on 3 nodes"));
+    assert_non_null(strstr(text, "1 of the files record no host"));
+    assert_non_null(strstr(text, "\n      n1\n        t-n1-0 "));
+    gt_merge_free(&m);
+}
+
 static void test_json(void **state)
 {
     (void)state;
@@ -204,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_peak_is_max_of_sums), cmocka_unit_test(test_held_between_samples),
         cmocka_unit_test(test_disjoint_in_time),    cmocka_unit_test(test_json),
         cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
+        cmocka_unit_test(test_nodes),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -26,8 +26,7 @@
 
 static gt_timepoint sample_tp(void)
 {
-    gt_timepoint tp;
-    memset(&tp, 0, sizeof tp);
+    gt_timepoint tp = GT_TIMEPOINT_INIT;
     tp.timestamp = 1700000000.25;
     tp.elapsed = 2.5;
     tp.n_samples = 7;

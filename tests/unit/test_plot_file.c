@@ -17,14 +17,6 @@
 #include "gpu_tracker.h"
 #include "tmpdir.h"
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -54,13 +46,13 @@ static const char tracking[] =
 static void test_write(void **state)
 {
     (void)state;
-    write_file("t.csv", tracking);
+    tmpdir_write("t.csv", tracking);
     /* load: paired; train: two processes at once, marks out of file order;
      * open: a start without a stop runs to the last sample. */
-    write_file("m.csv", "process_id,code_block_name,position,timestamp\n"
-                        "7,load,0,1001.0\n7,load,1,1003.0\n"
-                        "7,train,1,1009.0\n8,train,0,1005.0\n8,train,1,1008.0\n7,train,0,1004.0\n"
-                        "9,open,0,1015.0\n");
+    tmpdir_write("m.csv", "process_id,code_block_name,position,timestamp\n"
+                          "7,load,0,1001.0\n7,load,1,1003.0\n"
+                          "7,train,1,1009.0\n8,train,0,1005.0\n8,train,1,1008.0\n7,train,0,1004.0\n"
+                          "9,open,0,1015.0\n");
     gt_error e;
     assert_int_equal(gt_plot_write("t.csv", "m.csv", "p.html", &e), GT_OK);
     const char *h = slurp("p.html");
@@ -83,17 +75,17 @@ static void test_write(void **state)
 static void test_errors(void **state)
 {
     (void)state;
-    write_file("t.csv", tracking);
+    tmpdir_write("t.csv", tracking);
     gt_error e;
     assert_int_equal(gt_plot_write("t.csv", NULL, "p.png", &e), GT_ERR_INVALID);
     assert_non_null(strstr(e.msg, ".html or .svg"));
     assert_int_equal(gt_plot_write("missing.csv", NULL, "q.html", &e), GT_ERR_IO);
     assert_non_null(strstr(e.msg, "missing.csv"));
-    write_file("bad.csv", "process_id,code_block_name,position,timestamp\n7,x,2,1001.0\n");
+    tmpdir_write("bad.csv", "process_id,code_block_name,position,timestamp\n7,x,2,1001.0\n");
     assert_int_equal(gt_plot_write("t.csv", "bad.csv", "q.html", &e), GT_ERR_FORMAT);
     assert_non_null(strstr(e.msg, "neither 0 (start) nor 1 (stop)"));
     /* Calls are the analysis's: a stop alone is refused by both alike. */
-    write_file("stray.csv", "process_id,code_block_name,position,timestamp\n7,stray,1,1002.0\n");
+    tmpdir_write("stray.csv", "process_id,code_block_name,position,timestamp\n7,stray,1,1002.0\n");
     assert_int_equal(gt_plot_write("t.csv", "stray.csv", "q.html", &e), GT_ERR_FORMAT);
     assert_non_null(strstr(e.msg, "'stray': the stop at 1002.0 of process ID 7 has no partner"));
     /* Nothing is left behind by a failed plot, not even a temporary file. */
@@ -110,7 +102,7 @@ static void write_changed(const char *path, const char *old, const char *new)
     const char *at = strstr(tracking, old);
     assert_non_null(at);
     snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - tracking), tracking, new, at + strlen(old));
-    write_file(path, buf);
+    tmpdir_write(path, buf);
 }
 
 /* Times and figures no chart can place are refused with the sample named,

@@ -45,7 +45,7 @@ static const char *ref_dir(void)
  * of its JSON file, in the units named there. */
 static gt_usage bytes_megabytes_seconds(void)
 {
-    gt_usage u = {0};
+    gt_usage u = GT_USAGE_INIT;
     u.max_ram.unit = "bytes";
     u.max_ram.system_capacity = 67000000000.0;
     u.max_ram.system = 31000000000.0;
@@ -182,7 +182,7 @@ static void test_all_references(void **state)
         char *text = slurp(path, &len);
         cJSON *j = cJSON_Parse(text);
         assert_non_null(j);
-        gt_usage u = {0};
+        gt_usage u = GT_USAGE_INIT;
         u.max_ram.unit = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "max_ram"), "unit")->valuestring;
         u.max_ram.system_capacity = num(j, "max_ram.system_capacity");
         u.max_ram.system = num(j, "max_ram.system");
@@ -328,6 +328,42 @@ static void test_own_sections_in_order(void **state)
     }
 }
 
+/* --per-process: the top processes last, each list keyed by rank; a peak
+ * that could not be read is unavailable / null; the whole JSON parses. */
+static void test_top_processes(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    char *got = render(&u, GT_FORMAT_TEXT);
+    assert_null(strstr(got, "Top processes"));
+    free(got);
+    u.top_processes.available = 1;
+    u.top_processes.n = 2;
+    u.top_processes.by_peak_ram[0] = (struct gt_top_process){41, "pf_child_a", 125829120.0, 1.25};
+    u.top_processes.by_peak_ram[1] = (struct gt_top_process){40, "a \"b\"", -1, 0.5};
+    u.top_processes.by_cpu_seconds[0] = u.top_processes.by_peak_ram[0];
+    u.top_processes.by_cpu_seconds[1] = u.top_processes.by_peak_ram[1];
+    got = render(&u, GT_FORMAT_TEXT);
+    assert_non_null(strstr(got, "   Time: 300.0\nTop processes:\n   Unit: bytes\n   By peak RAM:\n      1:\n"
+                                "         PID: 41\n         Command: pf_child_a\n         Peak RSS: 125829120.0\n"
+                                "         CPU seconds: 1.25\n      2:\n         PID: 40\n         Command: a \"b\"\n"
+                                "         Peak RSS: unavailable\n         CPU seconds: 0.5\n   By CPU seconds:\n"));
+    free(got);
+    got = render(&u, GT_FORMAT_JSON);
+    cJSON *j = cJSON_Parse(got);
+    assert_non_null(j);
+    cJSON *top = cJSON_GetObjectItemCaseSensitive(j, "top_processes");
+    cJSON *second = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(top, "by_peak_ram"), "2");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(second, "command")->valuestring, "a \"b\"");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(second, "peak_rss")));
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(second, "pid")->valueint, 40);
+    cJSON *first = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(top, "by_cpu_seconds"), "1");
+    assert_true(cJSON_GetObjectItemCaseSensitive(first, "cpu_seconds")->valuedouble == 1.25);
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(top, "by_cpu_seconds"), "3"));
+    cJSON_Delete(j);
+    free(got);
+}
+
 static void test_write_error(void **state)
 {
     (void)state;
@@ -346,7 +382,7 @@ int main(void)
         cmocka_unit_test(test_text_rounding),          cmocka_unit_test(test_peak_section),
         cmocka_unit_test(test_ram_unavailable),
         cmocka_unit_test(test_write_error),      cmocka_unit_test(test_all_references),
-        cmocka_unit_test(test_own_sections_in_order),
+        cmocka_unit_test(test_own_sections_in_order), cmocka_unit_test(test_top_processes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

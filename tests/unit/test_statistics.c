@@ -158,7 +158,7 @@ static void test_usage_is_the_samples_statistics(void **state)
     close(go[0]);
 
     gt_options o;
-    gt_options_init(&o);
+    gt_options_init(&o, GT_STRUCT_VERSION);
     o.disable_logs = 1;
     o.sleep_time = 0.01;
     o.ram_unit = GT_BYTES;
@@ -176,7 +176,7 @@ static void test_usage_is_the_samples_statistics(void **state)
     assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
     assert_int_equal(gt_tracker_stop(t), GT_OK);
     waitpid(pid, NULL, 0);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     gt_tracker_free(&t);
 

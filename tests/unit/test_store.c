@@ -415,6 +415,53 @@ static void test_existing_file(void **state)
     assert_non_null(strstr(err.msg, "'.csv' or '.sqlite'"));
 }
 
+/* Static columns of gpu-tracker's own after the Python package's: given at
+ * open (the node) and added before the first sample (a model's complexity),
+ * quoted in CSV where needed; refused after a sample or with a bad key. */
+static void test_extra_static(void **state)
+{
+    (void)state;
+    gt_static_data sd = static_of(&cases[0]);
+    const gt_store_extra node[] = {{"host", "n1"}, {"slurm_task_id", NULL}};
+    const char *const paths[] = {"/tmp/gt-test-store-extra.csv", "/tmp/gt-test-store-extra.sqlite"};
+    for (int i = 0; i < 2; i++) {
+        gt_store *st;
+        gt_error err;
+        assert_int_equal(gt_store_open_extra(paths[i], 1, &sd, 0, node, 2, NULL, 0, &st, &err), GT_OK);
+        assert_int_equal(gt_store_add_static(st, "model_not_counted", "ReLU,GELU", &err), GT_OK);
+        assert_int_equal(gt_store_add_static(st, "Bad key", "1", &err), GT_ERR_INVALID);
+        assert_int_equal(gt_store_add_static(st, "host", "n2", &err), GT_ERR_INVALID);
+        assert_int_equal(gt_store_add_static(st, "model_macs", "42", &err), GT_OK);
+        gt_sample s = sample_of(&cases[0], 0);
+        assert_int_equal(gt_store_append(st, &s, &err), GT_OK);
+        assert_int_equal(gt_store_add_static(st, "late", "1", &err), GT_ERR_STATE);
+        assert_int_equal(gt_store_close(&st, &err), GT_OK);
+        if (i == 0) {
+            char *got[8];
+            assert_int_equal(read_lines(paths[i], got, 8), 4);
+            assert_string_equal(got[0], "ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,"
+                                        "gpu_ram_system_capacity,system_core_count,n_expected_cores,"
+                                        "system_gpu_count,n_expected_gpus,host,slurm_task_id,model_not_counted,"
+                                        "model_macs");
+            assert_non_null(strstr(got[1], ",n1,,\"ReLU,GELU\",42"));
+            assert_memory_equal(got[2], "main_ram,", 9);
+            free(got[0]);
+        } else {
+            sqlite3 *db = NULL;
+            assert_int_equal(sqlite3_open(paths[i], &db), SQLITE_OK);
+            char *v = query_text(db, "SELECT host || '/' || ifnull(slurm_task_id, 'null') || '/' || "
+                                     "model_not_counted || '/' || model_macs FROM static_data");
+            assert_string_equal(v, "n1/null/ReLU,GELU/42");
+            free(v);
+            v = query_text(db, "SELECT count(*) FROM data");
+            assert_string_equal(v, "1");
+            free(v);
+            sqlite3_close(db);
+        }
+        unlink(paths[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_sqlite_outside_writer),
         cmocka_unit_test(test_csv_truncated_by_another_program),
         cmocka_unit_test(test_existing_file),
+        cmocka_unit_test(test_extra_static),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

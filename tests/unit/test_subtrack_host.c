@@ -20,14 +20,6 @@
 #include "gpu_tracker.h"
 #include "unit/tmpdir.h"
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
 static char *slurp(const char *path)
 {
     static char buf[4096];
@@ -142,9 +134,9 @@ static void test_combine_and_pair_csv(void **state)
 {
     (void)state;
     write_tracking();
-    write_file("n1.csv", n1_csv);
-    write_file("n2.csv", n2_csv);
-    write_file("old.csv", old_csv);
+    tmpdir_write("n1.csv", n1_csv);
+    tmpdir_write("n2.csv", n2_csv);
+    tmpdir_write("old.csv", old_csv);
     const char *in[] = {"n1.csv", "n2.csv", "old.csv"};
     gt_error err;
     unlink("c.csv");
@@ -200,8 +192,8 @@ static void test_combine_and_pair_sqlite(void **state)
 static void test_pair_across_hosts_is_an_error(void **state)
 {
     (void)state;
-    write_file("bad.csv", "process_id,code_block_name,position,timestamp,host\n"
-                          "7,X,1,4,n1\n7,X,1,5,n2\n");
+    tmpdir_write("bad.csv", "process_id,code_block_name,position,timestamp,host\n"
+                            "7,X,1,4,n1\n7,X,1,5,n2\n");
     double *calls = NULL;
     size_t n = 0;
     gt_error err;
@@ -281,6 +273,38 @@ static void test_writer_host_column(void **state)
     sqlite3_close(db);
 }
 
+/* The default name: "<pid>.csv" (the Python package's) on one node, with
+ * the host in front on a multi-node run, where PIDs repeat across nodes. */
+static void test_default_name(void **state)
+{
+    (void)state;
+    char want[300], got[300];
+    gt_error err;
+    gt_subtracker *s = NULL;
+    clear_env();
+    snprintf(want, sizeof want, "%lld.csv", (long long)getpid());
+    assert_int_equal(gt_subtracker_default_path(got, sizeof got, &err), GT_OK);
+    assert_string_equal(got, want);
+    setenv("SLURM_JOB_ID", "42", 1);
+    setenv("SLURMD_NODENAME", "n7", 1);
+    snprintf(want, sizeof want, "n7-%lld.csv", (long long)getpid());
+    assert_int_equal(gt_subtracker_default_path(got, sizeof got, &err), GT_OK);
+    assert_string_equal(got, want);
+    unlink(want);
+    assert_int_equal(gt_subtracker_open(NULL, 0, &s, &err), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "b", 0), GT_OK);
+    gt_subtracker_free(&s);
+    assert_int_equal(access(want, F_OK), 0);
+    clear_env();
+    setenv("GT_SUBTRACK_HOST", "1", 1);
+    setenv("SLURMD_NODENAME", "a/b", 1);
+    snprintf(want, sizeof want, "a_b-%lld.csv", (long long)getpid());
+    assert_int_equal(gt_subtracker_default_path(got, sizeof got, &err), GT_OK);
+    assert_string_equal(got, want);
+    assert_int_equal(gt_subtracker_default_path(got, 4, &err), GT_ERR_INVALID);
+    clear_env();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -288,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_combine_and_pair_sqlite),
         cmocka_unit_test(test_pair_across_hosts_is_an_error),
         cmocka_unit_test(test_writer_host_column),
+        cmocka_unit_test(test_default_name),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Reports as strings (src/lib/text): byte for byte what the *_write
+/* Reports as strings (src/lib/report/to_string.c): byte for byte what the *_write
  * functions print, and the string released by gt_string_free. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,7 +27,7 @@ static void usage_string_is_the_report(void **state)
 {
     (void)state;
     gt_options o;
-    gt_options_init(&o);
+    gt_options_init(&o, GT_STRUCT_VERSION);
     o.sleep_time = 0.01;
     o.disable_logs = 1;
     o.ram_unit = GT_MEGABYTES;
@@ -35,7 +35,7 @@ static void usage_string_is_the_report(void **state)
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
     assert_int_equal(gt_tracker_start(t), GT_OK);
     assert_int_equal(gt_tracker_stop(t), GT_OK);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     for (int fmt = GT_FORMAT_TEXT; fmt <= GT_FORMAT_JSON; fmt++) {
         char *expected = NULL, *s = NULL;

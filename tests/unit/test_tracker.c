@@ -21,7 +21,7 @@
 static gt_options quiet(void)
 {
     gt_options o;
-    gt_options_init(&o);
+    gt_options_init(&o, GT_STRUCT_VERSION);
     o.disable_logs = 1;
     o.sleep_time = 0.01;
     return o;
@@ -31,7 +31,8 @@ static void test_defaults(void **state)
 {
     (void)state;
     gt_options o;
-    gt_options_init(&o);
+    assert_int_equal(gt_options_init(&o, GT_STRUCT_VERSION), GT_OK);
+    assert_int_equal(o.version, GT_STRUCT_VERSION);
     assert_true(o.sleep_time == 1.0);
     assert_int_equal(o.ram_unit, GT_GIGABYTES);
     assert_int_equal(o.gpu_ram_unit, GT_GIGABYTES);
@@ -95,7 +96,7 @@ static void test_lifecycle_errors(void **state)
     gt_options o = quiet();
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_ERR_STATE);
     assert_int_equal(gt_tracker_stop(t), GT_ERR_STATE);
     assert_non_null(strstr(gt_tracker_error(t), "not started"));
@@ -173,7 +174,7 @@ static void test_self_region(void **state)
     sleep_ms(100);
     assert_int_equal(gt_tracker_stop(t), GT_OK);
     munmap(p, n);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     assert_true(u.max_ram.main.private_rss >= (double)n);
     assert_true(u.max_ram.main.private_rss < before + (double)n * 1.5);
@@ -202,7 +203,7 @@ static void test_one_sample_cpu_unavailable(void **state)
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
     assert_int_equal(gt_tracker_start(t), GT_OK);
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     assert_int_equal(u.n_samples, 1);
     const gt_percentages *p[] = {&u.cpu_utilization.system, &u.cpu_utilization.main,
@@ -283,7 +284,7 @@ static void test_timepoint_callback(void **state)
     assert_int_equal(gt_tracker_stop(t), GT_OK);
     munmap(p, n);
     double truth = (double)(m1.tv_sec - m0.tv_sec) + (double)(m1.tv_nsec - m0.tv_nsec) / 1e9;
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     assert_int_equal(s.calls, u.n_samples);
     assert_int_equal(s.last_n, u.n_samples);
@@ -346,7 +347,7 @@ static void test_other_process(void **state)
     sleep_ms(300); /* samples while the memory is held */
     assert_int_equal(gt_tracker_stop(t), GT_OK);
     close(release[1]); /* both processes end */
-    gt_usage u;
+    gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
     assert_int_equal(u.cpu_utilization.descendants_n_threads, 1);
     assert_true(u.max_ram.descendants.private_rss >= (double)(16u << 20));

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json_indent.h"
+#include "report/json_indent.h"
+#include "report/json_string.h"
 #include "util/pyfloat.h"
 #include "util/units.h"
 
@@ -122,6 +123,38 @@ static void test_json_indent(void **state)
     free(got);
 }
 
+static void expect_json_string(const char *s, const char *want)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    gt_json_put_string(f, s);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(buf, want);
+    free(buf);
+}
+
+/* Expected texts are Python's json.dumps(s) for valid UTF-8; bytes that are
+ * not are read as Latin-1 (json.dumps(b.decode("latin-1"))). */
+static void test_json_string(void **state)
+{
+    (void)state;
+    expect_json_string("", "\"\"");
+    expect_json_string("a \"b\" \\ c", "\"a \\\"b\\\" \\\\ c\"");
+    expect_json_string("\n\r\t\b\f\x01\x1f\x7f", "\"\\n\\r\\t\\b\\f\\u0001\\u001f\\u007f\"");
+    expect_json_string("caf\xc3\xa9 \xe2\x82\xac", "\"caf\\u00e9 \\u20ac\"");
+    expect_json_string("\xf0\x9f\x98\x80", "\"\\ud83d\\ude00\"");
+    /* Overlong forms, an encoded surrogate, a byte past U+10FFFF's lead, a
+     * cut sequence: each byte on its own. */
+    expect_json_string("\xc0\xaf", "\"\\u00c0\\u00af\"");
+    expect_json_string("\xe0\x80\xaf", "\"\\u00e0\\u0080\\u00af\"");
+    expect_json_string("\xf0\x80\x80\xaf", "\"\\u00f0\\u0080\\u0080\\u00af\"");
+    expect_json_string("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"");
+    expect_json_string("\xf5\x80\x80", "\"\\u00f5\\u0080\\u0080\"");
+    expect_json_string("a\xe2\x82", "\"a\\u00e2\\u0082\"");
+}
+
 static void test_units(void **state)
 {
     (void)state;
@@ -181,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_round),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_json_indent),
+        cmocka_unit_test(test_json_string),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A cmocka group fixture for tests that write files: the group runs in a
- * fresh directory under /tmp, removed afterwards. */
+ * fresh directory under /tmp, removed afterwards.  Include after cmocka.h. */
 #ifndef GT_TEST_TMPDIR_H
 #define GT_TEST_TMPDIR_H
 #include <stdio.h>
@@ -21,5 +21,14 @@ static int tmpdir_teardown(void **state)
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir_path);
     return system(cmd);
+}
+
+/* Writes text to path; a file that cannot be written fails the test. */
+static inline void tmpdir_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
 }
 #endif

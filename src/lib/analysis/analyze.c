@@ -205,26 +205,41 @@ static gt_status block_energy(const work *w, const gt_results *r, const pair *pa
     return GT_OK;
 }
 
-/* Counts gpu-tracker's energy columns: the trailing columns after the
- * timestamp whose names end in "_energy_joules". */
-static int count_energy_columns(const gt_table *tp, int ts_col)
+/* Counts the columns after the timestamp whose names end in suffix, going
+ * back from the last column but skip. */
+static int count_trailing(const gt_table *tp, int ts_col, int skip, const char *suffix)
 {
-    static const char suffix[] = "_energy_joules";
+    size_t sl = strlen(suffix);
     int n = 0;
-    for (int c = gt_table_ncols(tp) - 1; c > ts_col; c--, n++) {
+    for (int c = gt_table_ncols(tp) - 1 - skip; c > ts_col; c--, n++) {
         const char *name = gt_table_name(tp, c);
         size_t len = strlen(name);
-        if (len <= sizeof suffix - 1 || strcmp(name + len - (sizeof suffix - 1), suffix))
+        if (len <= sl || strcmp(name + len - sl, suffix))
             break;
     }
     return n;
+}
+
+/* gpu-tracker's power columns, the file's last ("_power_watts"): a power
+ * series is read by `plot`; the analysis takes energy from the cumulative
+ * columns, so it leaves these out. */
+static int count_power_columns(const gt_table *tp, int ts_col)
+{
+    return count_trailing(tp, ts_col, 0, "_power_watts");
+}
+
+/* Counts gpu-tracker's energy columns: the columns after the timestamp,
+ * before any power columns, whose names end in "_energy_joules". */
+static int count_energy_columns(const gt_table *tp, int ts_col)
+{
+    return count_trailing(tp, ts_col, count_power_columns(tp, ts_col), "_energy_joules");
 }
 
 /* The energy columns in timeline order, and their overall joules. */
 static gt_status load_energy(const gt_table *tp, const timeline *tl, gt_results *r, work *w,
                              gt_error *err)
 {
-    int first = gt_table_ncols(tp) - r->nenergy;
+    int first = gt_table_ncols(tp) - count_power_columns(tp, w->ts_col) - r->nenergy;
     if (!r->nenergy)
         return GT_OK;
     if (!(r->energy_names = calloc((size_t)r->nenergy, sizeof *r->energy_names)) ||
@@ -350,7 +365,8 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
                           gt_table_path(tp), gt_table_name(tp, c));
 
     r->nenergy = count_energy_columns(tp, ts_col);
-    r->nmeasures = ncols - 1 - r->nenergy; /* energy columns come last */
+    /* energy columns, then power columns, come last */
+    r->nmeasures = ncols - 1 - r->nenergy - count_power_columns(tp, ts_col);
     r->measures = calloc((size_t)(ncols ? ncols : 1), sizeof *r->measures);
     r->overall = calloc((size_t)(ncols ? ncols : 1), sizeof *r->overall);
     if (mk && ((st = gt_marks_load(mk, &marks, &nmarks, err)) != GT_OK ||

@@ -82,9 +82,31 @@ gt_status gt_marks_select_host(const char *path, gt_mark *m, size_t *n, const ch
     for (size_t i = 0; i < *n; i++)
         if (!strcmp(m[i].host, host))
             m[k++] = m[i];
-    if (k == 0)
-        return gt_err(err, GT_ERR_INVALID, "sub-tracking file '%s' has no marks of host '%s'%s%s%s", path,
-                      host, *n ? " (it has marks of '" : "", *n ? m[0].host : "", *n ? "')" : "");
+    if (k == 0) {
+        /* The hosts it has, each once, so the user can pick one. */
+        char list[768];
+        size_t len = 0, shown = 0, more = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < *n; i++) {
+            size_t j = 0;
+            while (j < i && strcmp(m[j].host, m[i].host) != 0)
+                j++;
+            if (j < i)
+                continue;
+            int w = snprintf(list + len, sizeof list - len, "%s'%s'", shown ? ", " : "", m[i].host);
+            if (w < 0 || (size_t)w >= sizeof list - len - 32) {
+                list[len] = '\0';
+                more++;
+                continue;
+            }
+            len += (size_t)w;
+            shown++;
+        }
+        if (more)
+            snprintf(list + len, sizeof list - len, " and %zu more", more);
+        return gt_err(err, GT_ERR_INVALID, "sub-tracking file '%s' has no marks of host '%s'%s%s%s", path, host,
+                      *n ? " (its hosts: " : "", list, *n ? ")" : "");
+    }
     *n = k;
     return GT_OK;
 }

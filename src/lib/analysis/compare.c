@@ -2,7 +2,7 @@
 /* Comparison of tracking sessions from the JSON results files that
  * `sub-track analyze -f json` writes: reads them, matches their code blocks
  * and gathers one statistic of every measurement, overall and per code
- * block, sorted ascending.  Writing is in compare_write.c. */
+ * block, sorted ascending.  Writing is in report/compare_write.c. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +14,7 @@
 
 #include "analysis/compare.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 static const char *const statistics[] = {"min", "max", "mean", "std"};
 
@@ -46,14 +47,15 @@ static gt_status read_text(const char *path, char **out, gt_error *err)
     char *buf = malloc(cap);
     while (buf) {
         if (len + 1 == cap) {
-            char *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            size_t more = gt_grow_cap(cap, cap + 1, 4096, 1);
+            char *grown = more ? realloc(buf, more) : NULL;
             if (!grown) {
                 free(buf);
                 buf = NULL;
                 break;
             }
             buf = grown;
-            cap *= 2;
+            cap = more;
         }
         size_t got = fread(buf + len, 1, cap - 1 - len, f);
         len += got;

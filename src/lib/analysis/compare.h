@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The comparison of tracking sessions, shared by the code that builds it
  * (compare.c: reading results files, matching code blocks) and the code that
- * writes it (compare_write.c: text and JSON). */
+ * writes it (report/compare_write.c: text and JSON). */
 #ifndef GT_ANALYSIS_COMPARE_H
 #define GT_ANALYSIS_COMPARE_H
 #include <stddef.h>

@@ -85,19 +85,30 @@ static void series_free(series *x)
         free(x->energy[e]);
 }
 
-static gt_status read_units(const char *path, gt_ram_unit *ram, gt_ram_unit *gpu_ram, gt_error *err)
+/* The file's units, and its host and Slurm task where its static data
+ * records them (NULL otherwise; "" counts as not recorded). */
+static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gpu_ram, char **host, char **task,
+                             gt_error *err)
 {
-    static const char *const cols[] = {"ram_unit", "gpu_ram_unit", NULL};
+    static const char *const cols[] = {"ram_unit", "gpu_ram_unit", "?host", "?slurm_task_id", NULL};
+    static const char *const text[] = {"ram_unit", "gpu_ram_unit", "host", "slurm_task_id", NULL};
     gt_table *t = NULL;
-    gt_status st = gt_table_read_columns(path, GT_TABLE_STATIC, cols, cols, &t, err);
+    *host = *task = NULL;
+    gt_status st = gt_table_read_columns(path, GT_TABLE_STATIC, cols, text, &t, err);
     if (st != GT_OK)
         return st;
-    if (gt_table_nrows(t) < 1)
+    if (gt_table_nrows(t) < 1) {
         st = gt_err(err, GT_ERR_FORMAT, "tracking file '%s' has no static data", path);
-    else if (gt_ram_unit_parse(gt_table_text(t, 0, 0), ram) != GT_OK ||
-             gt_ram_unit_parse(gt_table_text(t, 1, 0), gpu_ram) != GT_OK)
+    } else if (gt_ram_unit_parse(gt_table_text(t, 0, 0), ram) != GT_OK ||
+               gt_ram_unit_parse(gt_table_text(t, 1, 0), gpu_ram) != GT_OK) {
         st = gt_err(err, GT_ERR_FORMAT, "tracking file '%s': invalid RAM unit '%s' or '%s': must be one of " GT_RAM_UNITS_VALID,
                     path, gt_table_text(t, 0, 0), gt_table_text(t, 1, 0));
+    } else {
+        int h = gt_table_find(t, "host"), k = gt_table_find(t, "slurm_task_id");
+        const char *hv = h >= 0 ? gt_table_text(t, h, 0) : NULL, *kv = k >= 0 ? gt_table_text(t, k, 0) : NULL;
+        if ((hv && *hv && !(*host = strdup(hv))) || (kv && *kv && !(*task = strdup(kv))))
+            st = gt_err(err, GT_ERR_NOMEM, "out of memory reading '%s'", path);
+    }
     gt_table_free(&t);
     return st;
 }
@@ -241,36 +252,139 @@ static char *stem(const char *path)
     return strndup(b, n);
 }
 
-/* The job's figures once every file is in the grid. */
-static void finish(gt_merge *m, const grid *g)
+/* The maxima over the grid's steps of each series, and the start of the
+ * step where each is (NaN for a series no file had). */
+static void grid_peaks(const grid *g, double align, double *peak, double *peak_time)
 {
     for (int s = 0; s < GT_MERGE_NSERIES; s++) {
-        m->peak[s] = m->peak_time[s] = NAN;
+        peak[s] = peak_time[s] = NAN;
         if (!g->valid[s])
             continue;
         for (long k = 0; k < g->len; k++)
-            if (isnan(m->peak[s]) || g->sum[s][k] > m->peak[s]) {
-                m->peak[s] = g->sum[s][k];
-                m->peak_time[s] = (double)(g->base + k) * m->align;
+            if (isnan(peak[s]) || g->sum[s][k] > peak[s]) {
+                peak[s] = g->sum[s][k];
+                peak_time[s] = (double)(g->base + k) * align;
             }
     }
+}
+
+/* Adds a node's grid into the job's: the job is the sum of its nodes. */
+static gt_status add_grid(grid *job, const grid *node, gt_error *err)
+{
+    if (!node->len)
+        return GT_OK;
+    gt_status st = grid_cover(job, node->base, node->base + node->len - 1, err);
+    if (st != GT_OK)
+        return st;
+    for (int s = 0; s < GT_MERGE_NSERIES; s++) {
+        if (!node->valid[s])
+            continue;
+        job->valid[s] = 1;
+        for (long k = 0; k < node->len; k++)
+            job->sum[s][node->base - job->base + k] += node->sum[s][k];
+    }
+    return GT_OK;
+}
+
+static double add_nan(double total, double v)
+{
+    return isnan(v) ? total : (isnan(total) ? 0 : total) + v;
+}
+
+/* A node's totals from its files' figures (its peaks come from its grid). */
+static void finish_node(const gt_merge *m, gt_merge_node *nd, size_t index)
+{
+    nd->cpu_seconds = nd->energy_joules = nd->start = nd->stop = NAN;
+    for (size_t i = 0; i < m->nparts; i++) {
+        const gt_merge_part *p = &m->parts[i];
+        if (p->node != index)
+            continue;
+        nd->samples += p->samples;
+        nd->cpu_seconds = add_nan(nd->cpu_seconds, p->cpu_seconds);
+        if (!isnan(p->energy_joules) && (isnan(nd->energy_joules) || p->energy_joules > nd->energy_joules))
+            nd->energy_joules = p->energy_joules;
+        if (!isnan(p->start) && (isnan(nd->start) || p->start < nd->start))
+            nd->start = p->start;
+        if (!isnan(p->stop) && (isnan(nd->stop) || p->stop > nd->stop))
+            nd->stop = p->stop;
+    }
+}
+
+/* The job's figures once every node is in the grid. */
+static void finish(gt_merge *m, const grid *g)
+{
+    grid_peaks(g, m->align, m->peak, m->peak_time);
     m->cpu_seconds = m->energy_joules = m->start = m->stop = NAN;
+    for (size_t n = 0; n < m->nnodes; n++) {
+        const gt_merge_node *nd = &m->nodes[n];
+        m->cpu_seconds = add_nan(m->cpu_seconds, nd->cpu_seconds);
+        m->energy_joules = add_nan(m->energy_joules, nd->energy_joules);
+        if (!isnan(nd->start) && (isnan(m->start) || nd->start < m->start))
+            m->start = nd->start;
+        if (!isnan(nd->stop) && (isnan(m->stop) || nd->stop > m->stop))
+            m->stop = nd->stop;
+    }
     double largest = NAN;
     for (size_t i = 0; i < m->nparts; i++) {
         const gt_merge_part *p = &m->parts[i];
-        if (!isnan(p->cpu_seconds))
-            m->cpu_seconds = (isnan(m->cpu_seconds) ? 0 : m->cpu_seconds) + p->cpu_seconds;
-        if (!isnan(p->energy_joules))
-            m->energy_joules = (isnan(m->energy_joules) ? 0 : m->energy_joules) + p->energy_joules;
-        if (!isnan(p->start) && (isnan(m->start) || p->start < m->start))
-            m->start = p->start;
-        if (!isnan(p->stop) && (isnan(m->stop) || p->stop > m->stop))
-            m->stop = p->stop;
         if (!isnan(p->max[GT_MERGE_RAM]) && (isnan(largest) || p->max[GT_MERGE_RAM] > largest)) {
             largest = p->max[GT_MERGE_RAM];
             m->largest = i;
         }
     }
+}
+
+/* Reads the static data of every file: units, and the node each belongs
+ * to.  Files naming the same host share a node, in the order of the first;
+ * a file naming none is a node of its own, called after the file. */
+static gt_status assign_nodes(gt_merge *m, const char *const *paths, size_t n, gt_ram_unit *units,
+                              gt_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        gt_merge_part *p = &m->parts[m->nparts++];
+        char *host = NULL;
+        gt_status st;
+        if (!(p->name = stem(paths[i])) || !(p->path = strdup(paths[i])))
+            return gt_err(err, GT_ERR_NOMEM, "out of memory");
+        if ((st = read_static(paths[i], &units[2 * i], &units[2 * i + 1], &host, &p->task, err)) != GT_OK)
+            return st;
+        size_t k = 0;
+        while (host && k < m->nnodes && (m->nodes[k].own_file || strcmp(m->nodes[k].name, host) != 0))
+            k++;
+        if (!host || k == m->nnodes) {
+            gt_merge_node *nd = &m->nodes[m->nnodes];
+            nd->own_file = !host;
+            nd->name = host ? host : strdup(p->name);
+            if (!nd->name)
+                return gt_err(err, GT_ERR_NOMEM, "out of memory");
+            host = NULL;
+            k = m->nnodes++;
+        }
+        free(host);
+        if (m->nodes[k].own_file)
+            m->without_node++;
+        m->nodes[k].nparts++;
+        p->node = k;
+    }
+    return GT_OK;
+}
+
+/* Reads file i, reduces it to its figures and adds it into g. */
+static gt_status add_file(gt_merge *m, size_t i, const gt_ram_unit *units, grid *g, gt_error *err)
+{
+    series x = {0};
+    gt_merge_part *p = &m->parts[i];
+    gt_status st = read_series(p->path, &x, err);
+    if (st == GT_OK) {
+        for (size_t k = 0; k < x.n; k++) {
+            x.v[GT_MERGE_RAM][k] = ram_convert(x.v[GT_MERGE_RAM][k], units[2 * i], m->ram_unit);
+            x.v[GT_MERGE_GPU_RAM][k] = ram_convert(x.v[GT_MERGE_GPU_RAM][k], units[2 * i + 1], m->gpu_ram_unit);
+        }
+        reduce(&x, p);
+        st = add_to_grid(g, &x, m->align, err);
+    }
+    series_free(&x);
+    return st;
 }
 
 gt_status gt_merge_files(const char *const *paths, size_t n, double align_seconds, gt_merge **out,
@@ -283,40 +397,36 @@ gt_status gt_merge_files(const char *const *paths, size_t n, double align_second
         return gt_err(err, GT_ERR_INVALID, "merge: invalid grid step %g: must be a positive number of seconds",
                       align_seconds);
     gt_merge *m = calloc(1, sizeof *m);
+    gt_ram_unit *units = calloc(2 * n, sizeof *units);
     grid g = {0};
-    gt_status st = GT_OK;
-    if (!m || !(m->parts = calloc(n, sizeof *m->parts))) {
+    if (!m || !units || !(m->parts = calloc(n, sizeof *m->parts)) || !(m->nodes = calloc(n, sizeof *m->nodes))) {
+        if (m)
+            free(m->parts);
         free(m);
+        free(units);
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
     }
     m->align = align_seconds;
-    for (size_t i = 0; i < n && st == GT_OK; i++) {
-        series x = {0};
-        gt_ram_unit ram, gpu_ram;
-        gt_merge_part *p = &m->parts[m->nparts++];
-        if (!(p->name = stem(paths[i])) || !(p->path = strdup(paths[i]))) {
-            st = gt_err(err, GT_ERR_NOMEM, "out of memory");
-            break;
+    gt_status st = assign_nodes(m, paths, n, units, err);
+    m->ram_unit = units[0];
+    m->gpu_ram_unit = units[1];
+    /* Node by node, so memory holds two grids and one file. */
+    for (size_t k = 0; k < m->nnodes && st == GT_OK; k++) {
+        grid node = {0};
+        for (size_t i = 0; i < m->nparts && st == GT_OK; i++)
+            if (m->parts[i].node == k)
+                st = add_file(m, i, units, &node, err);
+        if (st == GT_OK) {
+            grid_peaks(&node, m->align, m->nodes[k].peak, m->nodes[k].peak_time);
+            finish_node(m, &m->nodes[k], k);
+            st = add_grid(&g, &node, err);
         }
-        if ((st = read_units(paths[i], &ram, &gpu_ram, err)) != GT_OK)
-            break;
-        if (i == 0) {
-            m->ram_unit = ram;
-            m->gpu_ram_unit = gpu_ram;
-        }
-        if ((st = read_series(paths[i], &x, err)) == GT_OK) {
-            for (size_t k = 0; k < x.n; k++) {
-                x.v[GT_MERGE_RAM][k] = ram_convert(x.v[GT_MERGE_RAM][k], ram, m->ram_unit);
-                x.v[GT_MERGE_GPU_RAM][k] = ram_convert(x.v[GT_MERGE_GPU_RAM][k], gpu_ram, m->gpu_ram_unit);
-            }
-            reduce(&x, p);
-            st = add_to_grid(&g, &x, align_seconds, err);
-        }
-        series_free(&x);
+        grid_free(&node);
     }
     if (st == GT_OK)
         finish(m, &g);
     grid_free(&g);
+    free(units);
     if (st != GT_OK)
         gt_merge_free(&m);
     *out = m;
@@ -330,7 +440,11 @@ void gt_merge_free(gt_merge **m)
     for (size_t i = 0; i < (*m)->nparts; i++) {
         free((*m)->parts[i].name);
         free((*m)->parts[i].path);
+        free((*m)->parts[i].task);
     }
+    for (size_t i = 0; i < (*m)->nnodes; i++)
+        free((*m)->nodes[i].name);
+    free((*m)->nodes);
     free((*m)->parts);
     free(*m);
     *m = NULL;

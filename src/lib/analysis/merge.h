@@ -2,7 +2,8 @@
 /* The job report of `gpu-tracker merge`: tracking files of one job (one per
  * node, or one per task) read one at a time, each reduced to its own figures
  * and added into a shared time grid, so the job's peaks are peaks of sums at
- * one time, not sums of each file's peak. */
+ * one time, not sums of each file's peak.  Files that record the same host
+ * (several tasks on one node) are first summed the same way into a node. */
 #ifndef GT_ANALYSIS_MERGE_H
 #define GT_ANALYSIS_MERGE_H
 #include <stddef.h>
@@ -22,7 +23,22 @@ typedef struct gt_merge_part {
     double mean_cpu_percent;
     double cpu_seconds;            /* sum of CPU percent / 100 times each sample's interval */
     double energy_joules;          /* all energy columns, last value minus first */
+    char *task;                    /* Slurm's task (slurm_task_id), NULL when not recorded */
+    size_t node;                   /* index of its node in gt_merge.nodes */
 } gt_merge_part;
+
+/* One node: the files whose static data name the same host, or one file
+ * that names none (own_file).  Figures as for the job, over its files. */
+typedef struct gt_merge_node {
+    char *name;                    /* the host, or the file's name when own_file */
+    int own_file;                  /* the file records no host: it stands for its node */
+    size_t nparts, samples;
+    double start, stop;
+    double peak[GT_MERGE_NSERIES];      /* maxima over grid steps of the sums across its files */
+    double peak_time[GT_MERGE_NSERIES];
+    double cpu_seconds;            /* sum over its files */
+    double energy_joules;          /* the largest of its files': each file measures the whole node */
+} gt_merge_node;
 
 struct gt_merge {
     double align;                  /* grid step in seconds */
@@ -34,6 +50,9 @@ struct gt_merge {
     double peak_time[GT_MERGE_NSERIES]; /* start of the step where each peak is */
     double cpu_seconds, energy_joules, start, stop;
     size_t largest;                /* index of the part with the largest RAM peak */
+    gt_merge_node *nodes;          /* in the order of their first file */
+    size_t nnodes;
+    size_t without_node;           /* files that record no host */
 };
 
 #endif

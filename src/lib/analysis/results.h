@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The sub-tracking analysis result behind the opaque gt_results: built by
- * analyze.c, written by results_write.c. */
+ * analyze.c, written by report/results_write.c. */
 #ifndef GT_ANALYSIS_RESULTS_H
 #define GT_ANALYSIS_RESULTS_H
 #include "analysis/stats.h"

@@ -18,6 +18,10 @@ const char gt_energy_gpu_method[] =
     "the selected GPUs at the end of that interval: their SM percent over the devices' "
     "utilization percent (summed over the selected GPUs), or, where the driver gives no "
     "per-process samples, their share of the devices' used memory";
+const char gt_energy_dram_memory_method[] =
+    "memory_share: each sample interval's DRAM energy times the tracked processes' share of the "
+    "machine's memory at the end of that interval (their total RSS over the used system RAM), "
+    "as AIPowerMeter attributes DRAM power";
 
 /* Running figures of one domain, in joules and seconds. */
 typedef struct total {
@@ -26,6 +30,7 @@ typedef struct total {
     double prev_j, prev_w;  /* GPU: counter and power at the last reading */
     double t_first, t_last;
     double joules, attributed, max_watts;
+    double mem_attributed; /* by gt_energy_mem_share (reported for DRAM) */
 } total;
 
 typedef enum gpu_mode { GPU_UNDECIDED, GPU_COUNTER, GPU_POWER } gpu_mode;
@@ -63,7 +68,7 @@ void gt_energy_close(gt_energy **ep)
     *ep = NULL;
 }
 
-void gt_energy_read(gt_energy *e, const gt_gpu *gpu, gt_energy_reading *r)
+void gt_energy_read(gt_energy *e, gt_energy_reading *r)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -71,12 +76,6 @@ void gt_energy_read(gt_energy *e, const gt_gpu *gpu, gt_energy_reading *r)
     int n = gt_rapl_count(e->rapl);
     for (int i = 0; i < n; i++)
         r->ok[i] = gt_rapl_readable(e->rapl, i) && gt_rapl_read(e->rapl, i, &r->uj[i]) == 0;
-    size_t ng = 0;
-    const gt_gpu_device_reading *d = gpu ? gt_gpu_devices(gpu, &ng) : NULL;
-    r->n_gpus = ng < GT_ENERGY_MAX_GPUS ? ng : GT_ENERGY_MAX_GPUS;
-    for (size_t i = 0; i < r->n_gpus; i++)
-        r->gpu[i] = (gt_energy_gpu){d[i].index, d[i].energy_valid, d[i].energy_joules,
-                                    d[i].power_valid, d[i].power_watts};
 }
 
 static double clamp01(double num, double den)
@@ -100,59 +99,110 @@ double gt_energy_gpu_share(const gt_sample *s)
     return clamp01((double)s->combined_gpu_ram, (double)s->system_gpu_ram);
 }
 
-/* Adds one interval's joules ending at time t to a domain. */
-static void add(total *d, double joules, double share, double t)
+double gt_energy_mem_share(const gt_sample *s)
 {
-    d->joules += joules;
-    d->attributed += joules * share;
-    if (t > d->t_last && joules / (t - d->t_last) > d->max_watts)
-        d->max_watts = joules / (t - d->t_last);
+    return clamp01((double)s->combined.private_rss + (double)s->combined.shared_rss, (double)s->system_ram);
 }
 
-static void fold_cpu(gt_energy *e, const gt_energy_reading *r, double share, gt_sample *s)
+double gt_energy_power(double joules, double seconds)
+{
+    return seconds > 0 && !isnan(joules) ? joules / seconds : NAN;
+}
+
+/* The attribution shares of one interval. */
+typedef struct shares {
+    double cpu, gpu, mem;
+} shares;
+
+/* Adds one interval's joules ending at time t to a domain; returns the
+ * interval's power. */
+static double add(total *d, double joules, double share, double mem_share, double t)
+{
+    double watts = gt_energy_power(joules, t - d->t_last);
+    d->joules += joules;
+    d->attributed += joules * share;
+    d->mem_attributed += joules * mem_share;
+    if (watts > d->max_watts)
+        d->max_watts = watts;
+    return watts;
+}
+
+static int power_slot(gt_rapl_kind k)
+{
+    switch (k) {
+    case GT_RAPL_PACKAGE: return GT_POWER_PACKAGE;
+    case GT_RAPL_CORE: return GT_POWER_CORE;
+    case GT_RAPL_UNCORE: return GT_POWER_UNCORE;
+    case GT_RAPL_DRAM: return GT_POWER_DRAM;
+    case GT_RAPL_PSYS: return GT_POWER_PSYS;
+    default: return -1;
+    }
+}
+
+static void fold_cpu(gt_energy *e, const gt_energy_reading *r, shares sh, gt_sample *s)
 {
     double pkg = 0, dram = 0;
     int have_pkg = 0, have_dram = 0;
+    /* A kind's power is the sum over its domains (one per package), or NaN
+     * when any of them closes no interval here: a part is not the whole. */
+    double watts[GT_POWER_GPU0] = {0};
+    int have_watts[GT_POWER_GPU0] = {0}, missing_watts[GT_POWER_GPU0] = {0};
     for (int i = 0; i < gt_rapl_count(e->rapl); i++) {
         total *d = &e->cpu[i];
+        gt_rapl_kind kind = gt_rapl_kind_of(e->rapl, i);
+        int slot = power_slot(kind);
+        double w = NAN;
         if (r->ok[i]) {
             if (!d->started) {
                 d->started = 1;
                 d->t_first = r->t;
             } else {
                 /* A failed read in between only widens this interval. */
-                add(d, (double)gt_rapl_delta(d->prev_uj, r->uj[i], gt_rapl_max_range(e->rapl, i)) / 1e6,
-                    share, r->t);
+                double j = (double)gt_rapl_delta(d->prev_uj, r->uj[i], gt_rapl_max_range(e->rapl, i)) / 1e6;
+                w = add(d, j, sh.cpu, kind == GT_RAPL_DRAM ? sh.mem : 0.0, r->t);
             }
             d->prev_uj = r->uj[i];
             d->t_last = r->t;
         }
+        if (slot >= 0) {
+            if (isnan(w))
+                missing_watts[slot] = 1;
+            else
+                watts[slot] += w;
+            have_watts[slot] = 1;
+        }
         if (!d->started)
             continue;
-        switch (gt_rapl_kind_of(e->rapl, i)) {
+        switch (kind) {
         case GT_RAPL_PACKAGE: pkg += d->joules; have_pkg = 1; break;
         case GT_RAPL_DRAM: dram += d->joules; have_dram = 1; break;
         default: break;
         }
     }
+    for (int k = 0; k < GT_POWER_GPU0; k++)
+        s->power_watts[k] = have_watts[k] && !missing_watts[k] ? watts[k] : NAN;
     s->cpu_energy = have_pkg ? pkg : NAN;
     s->dram_energy = have_dram ? dram : NAN;
 }
 
 /* A device is measured by its energy counter when the first reading has
  * one, else by its power draw integrated over the samples (trapezoids). */
-static void fold_gpu(gt_energy *e, const gt_energy_reading *r, double share, gt_sample *s)
+static void fold_gpu(gt_energy *e, const gt_energy_reading *r, shares sh, gt_sample *s)
 {
     double sum = 0;
     int have = 0;
+    size_t n = s->n_gpus < GT_ENERGY_MAX_GPUS ? s->n_gpus : GT_ENERGY_MAX_GPUS;
     if (!e->n_gpus) {
-        e->n_gpus = r->n_gpus < GT_ENERGY_MAX_GPUS ? r->n_gpus : GT_ENERGY_MAX_GPUS;
+        e->n_gpus = n;
         for (size_t i = 0; i < e->n_gpus; i++)
-            e->gpu_index[i] = r->gpu[i].index;
+            e->gpu_index[i] = s->gpus[i].index;
     }
-    for (size_t i = 0; i < e->n_gpus && i < r->n_gpus; i++) {
-        const gt_energy_gpu *g = &r->gpu[i];
+    for (size_t i = 0; i < GT_SAMPLE_MAX_GPUS; i++)
+        s->power_watts[GT_POWER_GPU0 + i] = NAN;
+    for (size_t i = 0; i < e->n_gpus && i < n; i++) {
+        const gt_gpu_device_reading *g = &s->gpus[i];
         total *d = &e->gpu[i];
+        double w = NAN;
         if (e->mode[i] == GPU_UNDECIDED)
             e->mode[i] = g->energy_valid ? GPU_COUNTER : g->power_valid ? GPU_POWER : GPU_UNDECIDED;
         int ok = e->mode[i] == GPU_COUNTER ? g->energy_valid : e->mode[i] == GPU_POWER && g->power_valid;
@@ -164,14 +214,15 @@ static void fold_gpu(gt_energy *e, const gt_energy_reading *r, double share, gt_
                 /* A counter that went back (driver reloaded) gives no figure
                  * for this interval rather than a negative one. */
                 if (g->energy_joules >= d->prev_j)
-                    add(d, g->energy_joules - d->prev_j, share, r->t);
+                    w = add(d, g->energy_joules - d->prev_j, sh.gpu, 0.0, r->t);
             } else {
-                add(d, (d->prev_w + g->power_watts) / 2 * (r->t - d->t_last), share, r->t);
+                w = add(d, (d->prev_w + g->power_watts) / 2 * (r->t - d->t_last), sh.gpu, 0.0, r->t);
             }
             d->prev_j = g->energy_joules;
             d->prev_w = g->power_watts;
             d->t_last = r->t;
         }
+        s->power_watts[GT_POWER_GPU0 + i] = w;
         if (d->started) {
             sum += d->joules;
             have = 1;
@@ -182,8 +233,36 @@ static void fold_gpu(gt_energy *e, const gt_energy_reading *r, double share, gt_
 
 void gt_energy_fold(gt_energy *e, const gt_energy_reading *r, gt_sample *s)
 {
-    fold_cpu(e, r, gt_energy_cpu_share(s), s);
-    fold_gpu(e, r, gt_energy_gpu_share(s), s);
+    shares sh = {gt_energy_cpu_share(s), gt_energy_gpu_share(s), gt_energy_mem_share(s)};
+    fold_cpu(e, r, sh, s);
+    fold_gpu(e, r, sh, s);
+}
+
+static const char *const power_names[GT_POWER_GPU0] = {
+    "package_power_watts", "core_power_watts", "uncore_power_watts", "dram_power_watts", "psys_power_watts",
+};
+
+int gt_energy_power_columns(const gt_energy *e, const gt_gpu *gpu, gt_power_column *cols)
+{
+    int present[GT_POWER_GPU0] = {0}, n = 0;
+    for (int i = 0; e && i < gt_rapl_count(e->rapl); i++) {
+        int slot = power_slot(gt_rapl_kind_of(e->rapl, i));
+        if (slot >= 0)
+            present[slot] = 1;
+    }
+    for (int k = 0; k < GT_POWER_GPU0; k++)
+        if (present[k]) {
+            cols[n].slot = k;
+            snprintf(cols[n].name, sizeof cols[n].name, "%s", power_names[k]);
+            n++;
+        }
+    size_t ng = 0;
+    const gt_gpu_device_reading *d = gpu ? gt_gpu_devices(gpu, &ng) : NULL;
+    for (size_t i = 0; i < ng && i < GT_SAMPLE_MAX_GPUS && i < GT_ENERGY_MAX_GPUS; i++, n++) {
+        cols[n].slot = GT_POWER_GPU0 + (int)i;
+        snprintf(cols[n].name, sizeof cols[n].name, "gpu_%d_power_watts", d[i].index);
+    }
+    return n;
 }
 
 static void fill(struct gt_energy_domain *d, const total *t, gt_energy_unit u)
@@ -214,12 +293,17 @@ void gt_energy_usage(const gt_energy *e, gt_energy_unit u, gt_usage *out)
     out->energy.gpu_attribution_method = gt_energy_gpu_method;
     snprintf(out->energy.cpu_unavailable, sizeof out->energy.cpu_unavailable, "%s",
              gt_rapl_unavailable(e->rapl));
+    out->dram_memory_share.method = gt_energy_dram_memory_method;
+    for (int i = 0; i < GT_ENERGY_MAX_DOMAINS; i++)
+        out->dram_memory_share.attributed_energy[i] = -1.0;
     int n = 0;
     for (int i = 0; i < gt_rapl_count(e->rapl); i++, n++) {
         struct gt_energy_domain *d = &out->energy.domains[n];
         snprintf(d->name, sizeof d->name, "%s", gt_rapl_name(e->rapl, i));
         d->source = "rapl";
         fill(d, &e->cpu[i], u);
+        if (gt_rapl_kind_of(e->rapl, i) == GT_RAPL_DRAM && e->cpu[i].started)
+            out->dram_memory_share.attributed_energy[n] = gt_energy_in_unit(e->cpu[i].mem_attributed, u);
     }
     char *why = out->energy.gpu_unavailable;
     size_t cap = sizeof out->energy.gpu_unavailable;

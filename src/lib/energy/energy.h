@@ -16,28 +16,18 @@
 
 #define GT_ENERGY_MAX_GPUS (GT_ENERGY_MAX_DOMAINS - GT_RAPL_MAX_DOMAINS)
 
-/* One GPU device at one sample, as the GPU backend read it (a copy of
- * gt_gpu_device_reading's energy figures). */
-typedef struct gt_energy_gpu {
-    int index;            /* the vendor's device index: names the domain */
-    int energy_valid;     /* the cumulative counter was read */
-    double energy_joules; /* cumulative counter (any origin) */
-    int power_valid;
-    double power_watts;
-} gt_energy_gpu;
-
+/* The RAPL counters at one sample.  The GPUs' power and energy travel in
+ * the sample itself (gt_sample.gpus), read by the sampler. */
 typedef struct gt_energy_reading {
     double t; /* CLOCK_MONOTONIC, seconds */
     uint64_t uj[GT_RAPL_MAX_DOMAINS];
     unsigned char ok[GT_RAPL_MAX_DOMAINS];
-    /* The same devices in the same order at every sample of a session. */
-    size_t n_gpus;
-    gt_energy_gpu gpu[GT_ENERGY_MAX_GPUS];
 } gt_energy_reading;
 
 /* How energy is attributed to the tracked processes (named in JSON). */
 extern const char gt_energy_cpu_method[];
 extern const char gt_energy_gpu_method[];
+extern const char gt_energy_dram_memory_method[];
 
 typedef struct gt_energy gt_energy;
 
@@ -48,16 +38,27 @@ gt_status gt_energy_open(const char *sysfs_root, gt_energy **out, gt_error *err)
 /* NULL-safe; sets *e to NULL. */
 void gt_energy_close(gt_energy **e);
 
-/* Reads every RAPL counter now, and copies the GPU devices' latest power
- * and energy from gpu (NULL: none), which the sampler has just read.
- * Sampling thread only; touches no totals. */
-void gt_energy_read(gt_energy *e, const gt_gpu *gpu, gt_energy_reading *r);
+/* Reads every RAPL counter now.  Sampling thread only; touches no
+ * totals. */
+void gt_energy_read(gt_energy *e, gt_energy_reading *r);
 
-/* Folds r into the totals.  The interval since the previous reading is
- * attributed by s's figures (gt_energy_cpu_share, gt_energy_gpu_share); s's
- * energy columns are set to the joules since the first reading (NaN:
- * unavailable). */
+/* Folds r and s's GPU devices (s->gpus, the same devices in the same order
+ * at every sample) into the totals.  The interval since the previous
+ * reading is attributed by s's figures (gt_energy_cpu_share,
+ * gt_energy_gpu_share, and for DRAM also gt_energy_mem_share); s's energy
+ * columns are set to the joules since the first reading and s->power_watts
+ * to each domain's power over the interval (NaN: unavailable). */
 void gt_energy_fold(gt_energy *e, const gt_energy_reading *r, gt_sample *s);
+
+/* Power of an interval: joules over seconds; NaN when the interval has no
+ * length or no energy figure (joules NaN), never a made-up 0. */
+double gt_energy_power(double joules, double seconds);
+
+/* The power columns of a tracking file, in file order: the RAPL domain
+ * kinds present (package, core, uncore, dram, psys; each summed over the
+ * packages), then each GPU selected in gpu (NULL: none).  Fills at most
+ * GT_POWER_SLOTS entries of cols; returns how many. */
+int gt_energy_power_columns(const gt_energy *e, const gt_gpu *gpu, gt_power_column *cols);
 
 /* Why no CPU energy is measured (no RAPL domain at all), or NULL when some
  * domain is there: a report leaves an empty CPU group out, so the tracker
@@ -78,4 +79,8 @@ double gt_energy_cpu_share(const gt_sample *s);
  * SM percent over the devices' utilization where the driver gives
  * per-process samples, else their share of the devices' used memory. */
 double gt_energy_gpu_share(const gt_sample *s);
+/* The tracked processes' share of the machine's memory at s, in [0, 1]:
+ * their total RSS over the used system RAM (AIPowerMeter's attribution of
+ * DRAM power). */
+double gt_energy_mem_share(const gt_sample *s);
 #endif

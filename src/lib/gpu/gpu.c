@@ -5,6 +5,7 @@
 #include "gpu/gpu.h"
 #include "gpu/backend.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -51,10 +52,8 @@ int gt_gpu_procs_reserve(gt_gpu_procs *p, size_t n)
 {
     if (n <= p->cap)
         return 0;
-    size_t cap = p->cap ? p->cap : 16;
-    while (cap < n)
-        cap *= 2;
-    gt_gpu_proc *v = realloc(p->v, cap * sizeof *v);
+    size_t cap = gt_grow_cap(p->cap, n, 16, sizeof *p->v);
+    gt_gpu_proc *v = cap ? realloc(p->v, cap * sizeof *v) : NULL;
     if (!v)
         return -1;
     p->v = v;
@@ -368,6 +367,8 @@ static void read_procs(gt_gpu *g, size_t slot, int *sm_ok)
         g->proc_dev_cap = cap;
     }
     if (d && d->selected) {
+        g->readings[d->reading].procs_valid = 1;
+        g->readings[d->reading].sm_valid = g->procs.sm_rc == GT_GPU_OK;
         if (g->procs.sm_rc == GT_GPU_OK)
             *sm_ok = 1;
         else if (g->procs.sm_why.func)
@@ -413,23 +414,30 @@ void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out)
         dev *d = &g->devs[i];
         gt_gpu_device_reading *r = d->selected ? &g->readings[d->reading] : NULL;
         if (r)
-            r->power_valid = r->energy_valid = 0;
+            r->power_valid = r->energy_valid = r->mem_valid = r->util_valid = r->procs_valid =
+                r->sm_valid = 0;
         if (d->lost)
             continue;
         gt_gpu_why why = {0};
         uint64_t used;
         gt_gpu_rc rc = g->v->memory_used(g->st, d->index, &used, &why);
-        if (rc == GT_GPU_OK)
+        if (rc == GT_GPU_OK) {
             out->system_bytes += used;
-        else
+            if (r) {
+                r->mem_valid = 1;
+                r->mem_used_bytes = used;
+            }
+        } else
             degrade(g, d, W_MEM, rc, &why, "the system GPU RAM leaves this GPU out");
         if (d->lost)
             continue;
         if (r) {
             double pct;
-            if ((rc = g->v->utilization(g->st, d->index, &pct, &why)) == GT_GPU_OK)
+            if ((rc = g->v->utilization(g->st, d->index, &pct, &why)) == GT_GPU_OK) {
                 out->sum_util_percent += pct;
-            else
+                r->util_valid = 1;
+                r->util_percent = pct;
+            } else
                 degrade(g, d, W_UTIL, rc, &why, "the GPU utilization leaves this GPU out");
             if (!d->lost && (rc = g->v->power(g->st, d->index, &r->power_watts, &why)) == GT_GPU_OK)
                 r->power_valid = 1;
@@ -470,6 +478,17 @@ void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out)
     out->sm_valid = any_sm;
     out->n_devices = (size_t)g->n_selected;
     out->devices = g->readings;
+}
+
+size_t gt_gpu_last_procs(const gt_gpu *g, const gt_gpu_proc **procs, size_t *slot, size_t cap)
+{
+    *procs = g ? g->procs.v : NULL;
+    size_t n = g ? g->procs.n : 0;
+    for (size_t k = 0; k < n && k < cap; k++) {
+        size_t d = g->proc_dev[k];
+        slot[k] = d != SIZE_MAX && g->devs[d].selected ? g->devs[d].reading : SIZE_MAX;
+    }
+    return n;
 }
 
 void gt_gpu_close(gt_gpu **gp)

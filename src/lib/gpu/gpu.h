@@ -35,6 +35,14 @@ typedef struct gt_gpu_device_reading {
      * difference between two samples.  A value below the previous one
      * means the counter restarted (driver reload). */
     double energy_joules;
+    /* For --per-gpu and --per-process: this device's used memory (bytes) and
+     * utilization (percent) at this sample, each 0-valid where not read;
+     * procs_valid: its processes were listed (per device, NVML), so a
+     * process absent from the list used none of its memory; sm_valid: their
+     * SM utilization was read (absent: idle). */
+    int mem_valid, util_valid, procs_valid, sm_valid;
+    uint64_t mem_used_bytes;
+    double util_percent;
 } gt_gpu_device_reading;
 
 typedef struct gt_gpu_reading {
@@ -65,5 +73,12 @@ const gt_gpu_device_reading *gt_gpu_devices(const gt_gpu *g, size_t *n);
 /* Reads one sample.  Degraded figures are reported once via log, and leave
  * the reading's other fields intact; never fails the tracker. */
 void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out);
+/* The processes every device listed at the last gt_gpu_sample (all
+ * processes of the machine, not only the tracked ones; owned by g) and, in
+ * *slot, for each the index into gt_gpu_devices() of the selected device
+ * that listed it, or SIZE_MAX (a device not selected, or a vendor that
+ * lists processes system-wide). */
+struct gt_gpu_proc;
+size_t gt_gpu_last_procs(const gt_gpu *g, const struct gt_gpu_proc **procs, size_t *slot, size_t cap);
 void gt_gpu_close(gt_gpu **g);
 #endif

@@ -21,8 +21,10 @@
 #include <unistd.h>
 
 #include "gpu_tracker.h"
+#include "abi.h"
 #include "metrics/exposition.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 /* The largest request head read; a longer one is answered 431. */
 #define REQUEST_MAX 8192
@@ -166,10 +168,8 @@ static int out_reserve(client *c, size_t n)
 {
     if (c->out_len + n <= c->out_cap)
         return 0;
-    size_t cap = c->out_cap ? c->out_cap : 4096;
-    while (cap < c->out_len + n)
-        cap *= 2;
-    char *p = realloc(c->out, cap);
+    size_t cap = n <= SIZE_MAX - c->out_len ? gt_grow_cap(c->out_cap, c->out_len + n, 4096, 1) : 0;
+    char *p = cap ? realloc(c->out, cap) : NULL;
     if (!p)
         return -1;
     c->out = p;
@@ -428,12 +428,20 @@ const char *gt_metrics_address(const gt_metrics *m)
     return m->address;
 }
 
-void gt_metrics_update(gt_metrics *m, const gt_timepoint *tp)
+gt_status gt_metrics_update(gt_metrics *m, const gt_timepoint *tp)
 {
+    /* The program's timepoint, of its version: fields it lacks are zero,
+     * which their valid flags read as "not measured". */
+    if (gt_abi_check(GT_ABI_TIMEPOINT, tp->version, NULL) != GT_OK)
+        return GT_ERR_INVALID;
+    gt_timepoint full;
+    memset(&full, 0, sizeof full);
+    gt_abi_read(GT_ABI_TIMEPOINT, tp, &full);
     pthread_mutex_lock(&m->mu);
-    m->latest = *tp;
+    m->latest = full;
     m->have_latest = 1;
     pthread_mutex_unlock(&m->mu);
+    return GT_OK;
 }
 
 void gt_metrics_free(gt_metrics **mp)

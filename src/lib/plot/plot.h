@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Timeline charts of a tracking session, drawn from series in memory: one
- * chart per quantity (RAM, GPU RAM, CPU, GPU), code blocks as labelled spans
+ * chart per quantity (RAM, GPU RAM, CPU, GPU, and the power of each
+ * energy domain where the file has power columns), code blocks as labelled spans
  * on the time axis.  Output is a self-contained HTML page (inline SVG and
  * CSS; no script, nothing fetched) or a standalone SVG file. */
 #ifndef GT_PLOT_PLOT_H
@@ -11,11 +12,14 @@
 #include "gpu_tracker.h"
 
 #define GT_PLOT_MAX_SERIES 4
-#define GT_PLOT_MAX_CHARTS 4
+/* RAM, GPU RAM, CPU, GPU, then one power chart per domain (RAPL kinds and
+ * GPUs) a tracking file has. */
+#define GT_PLOT_MAX_CHARTS 32
 
 typedef enum gt_plot_kind {
     GT_PLOT_BYTES,  /* values in bytes; the axis picks B, kB, MB, GB or TB */
-    GT_PLOT_PERCENT /* values in percent */
+    GT_PLOT_PERCENT, /* values in percent */
+    GT_PLOT_WATTS    /* values in watts */
 } gt_plot_kind;
 
 typedef struct gt_plot_series {

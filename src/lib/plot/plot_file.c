@@ -83,8 +83,8 @@ static gt_status check_range(const char *path, const char *column, const double 
  * (analysis/calls.c), so a plot shows the calls `sub-track analyze` counts.
  * A call still open at the end of a process's marks (a run that was killed)
  * is drawn to end_ts, the last sample. */
-static gt_status load_spans(const char *path, double end_ts, gt_table **tab, gt_plot_span **out, size_t *nout,
-                            gt_error *err)
+static gt_status load_spans(const char *path, const char *host, double end_ts, gt_table **tab, gt_plot_span **out,
+                            size_t *nout, gt_error *err)
 {
     gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, gt_mark_columns, gt_mark_text_columns, tab, err);
     if (st != GT_OK)
@@ -94,8 +94,9 @@ static gt_status load_spans(const char *path, double end_ts, gt_table **tab, gt_
     if ((st = gt_marks_load(*tab, &m, &n, err)) != GT_OK)
         return st;
     /* One tracking file is one node's timeline: marks of several hosts on
-     * it would mix nodes, so they are refused as analyze refuses them. */
-    if ((st = gt_marks_select_host(path, m, &n, NULL, err)) != GT_OK) {
+     * it would mix nodes, so they are refused as analyze refuses them,
+     * unless host picks that node's. */
+    if ((st = gt_marks_select_host(path, m, &n, host, err)) != GT_OK) {
         free(m);
         return st;
     }
@@ -185,6 +186,12 @@ static gt_status write_atomically(const gt_plot_data *d, gt_plot_format fmt, con
 gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file, const char *out_path,
                         gt_error *err)
 {
+    return gt_plot_write_host(tracking_file, sub_tracking_file, NULL, out_path, err);
+}
+
+gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking_file, const char *host,
+                             const char *out_path, gt_error *err)
+{
     gt_error scratch;
     if (!err)
         err = &scratch;
@@ -194,7 +201,10 @@ gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file
     gt_status st = format_of(out_path, &fmt, err);
     if (st != GT_OK)
         return st;
-    static const char *const static_text[] = {"ram_unit", "gpu_ram_unit", "time_unit", NULL};
+    /* Only the static columns it uses: gpu-tracker's own after them (the
+     * host, a model's complexity) are text of any kind. */
+    static const char *const static_cols[] = {"?ram_unit", "?gpu_ram_unit", "?n_expected_gpus", NULL};
+    static const char *const static_text[] = {"ram_unit", "gpu_ram_unit", NULL};
     static const char *const sets[] = {"main", "descendants", "combined", "system"};
     static const char *const ram_cols[] = {"main_ram", "descendants_ram", "combined_ram", "system_ram"};
     static const char *const gpu_ram_cols[] = {"main_gpu_ram", "descendants_gpu_ram", "combined_gpu_ram",
@@ -213,16 +223,35 @@ gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file
                                          "cpu_descendants_sum_utilization_percent",
                                          "cpu_combined_sum_utilization_percent",
                                          "cpu_system_sum_utilization_percent", NULL};
+    /* gpu-tracker's power columns, drawn where the file has them: the RAPL
+     * domain kinds, then GPUs by the vendor's device index (0 to
+     * MAX_GPU_INDEX, far beyond any one machine's GPU count). */
+    static const char *const rapl_power[] = {"package", "core", "uncore", "dram", "psys"};
+    enum { N_RAPL = sizeof rapl_power / sizeof *rapl_power, N_BASE = sizeof wanted / sizeof *wanted - 1,
+           MAX_GPU_INDEX = 63, N_POWER = N_RAPL + MAX_GPU_INDEX + 1 };
+    char power_names[N_POWER][40];
+    const char *want[N_BASE + N_POWER + 1];
+    for (int i = 0; i < N_BASE; i++)
+        want[i] = wanted[i];
+    for (int k = 0; k < N_POWER; k++) {
+        if (k < N_RAPL)
+            snprintf(power_names[k], sizeof power_names[k], "?%s_power_watts", rapl_power[k]);
+        else
+            snprintf(power_names[k], sizeof power_names[k], "?gpu_%d_power_watts", k - N_RAPL);
+        want[N_BASE + k] = power_names[k];
+    }
+    want[N_BASE + N_POWER] = NULL;
+    char power_titles[GT_PLOT_MAX_CHARTS][48];
     gt_table *stat = NULL, *tp = NULL, *marks = NULL;
     gt_plot_span *spans = NULL;
     size_t n_spans = 0;
     double ram_sc = 1, gpu_sc = 1;
     const double *ts, *gpus;
-    if ((st = gt_table_read(tracking_file, GT_TABLE_STATIC, static_text, &stat, err)) != GT_OK ||
+    if ((st = gt_table_read_columns(tracking_file, GT_TABLE_STATIC, static_cols, static_text, &stat, err)) != GT_OK ||
         (st = ram_scale(stat, "ram_unit", &ram_sc, err)) != GT_OK ||
         (st = ram_scale(stat, "gpu_ram_unit", &gpu_sc, err)) != GT_OK ||
         (st = numbers(stat, "n_expected_gpus", &gpus, err)) != GT_OK ||
-        (st = gt_table_read_columns(tracking_file, GT_TABLE_TIMEPOINTS, wanted, NULL, &tp, err)) != GT_OK ||
+        (st = gt_table_read_columns(tracking_file, GT_TABLE_TIMEPOINTS, want, NULL, &tp, err)) != GT_OK ||
         (st = numbers(tp, "timestamp", &ts, err)) != GT_OK)
         goto done;
     size_t n = gt_table_nrows(tp);
@@ -233,7 +262,7 @@ gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file
     if ((st = check_range(tracking_file, "timestamp", ts, n, MAX_ABS_TIMESTAMP, 0, err)) != GT_OK)
         goto done;
     if (sub_tracking_file &&
-        (st = load_spans(sub_tracking_file, ts[n - 1], &marks, &spans, &n_spans, err)) != GT_OK)
+        (st = load_spans(sub_tracking_file, host, ts[n - 1], &marks, &spans, &n_spans, err)) != GT_OK)
         goto done;
     const char *no_gpu = gt_table_nrows(stat) && gpus[0] > 0 ? NULL : "no GPU tracked";
     const char *base = strrchr(tracking_file, '/');
@@ -254,6 +283,23 @@ gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file
         if ((st = numbers(tp, wanted[c], &v, err)) != GT_OK ||
             (st = check_range(tracking_file, wanted[c], v, n, MAX_ABS_VALUE, 1, err)) != GT_OK)
             goto done;
+    }
+    /* One chart per power column, in the file's order (empty cells, as in
+     * the first row, are gaps). */
+    for (int k = 0; k < N_POWER && d.n_charts < GT_PLOT_MAX_CHARTS; k++) {
+        const char *col = power_names[k] + 1; /* without the '?' */
+        if (gt_table_find(tp, col) < 0)
+            continue;
+        gt_plot_chart *ch = &d.charts[d.n_charts];
+        int len = (int)(strlen(col) - strlen("_power_watts"));
+        snprintf(power_titles[d.n_charts], sizeof power_titles[d.n_charts], "Power: %.*s", len, col);
+        *ch = (gt_plot_chart){.title = power_titles[d.n_charts], .y_label = "over each sample interval",
+                              .kind = GT_PLOT_WATTS, .n_series = 1};
+        ch->series[0].label = power_titles[d.n_charts] + strlen("Power: ");
+        if ((st = numbers(tp, col, &ch->series[0].v, err)) != GT_OK ||
+            (st = check_range(tracking_file, col, ch->series[0].v, n, MAX_ABS_VALUE, 1, err)) != GT_OK)
+            goto done;
+        d.n_charts++;
     }
     st = write_atomically(&d, fmt, out_path, err);
 done:

@@ -201,7 +201,7 @@ static void chart(const ctx *c, const gt_plot_data *d, const gt_plot_chart *ch, 
     for (int s = 0; s < ch->n_series; s++)
         maxes[s] *= sc;
     double div = 1;
-    const char *unit = "%";
+    const char *unit = ch->kind == GT_PLOT_WATTS ? "W" : "%";
     if (ch->kind == GT_PLOT_BYTES) {
         byte_unit bu = byte_unit_for(ymax);
         div = bu.div;

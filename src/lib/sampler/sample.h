@@ -4,8 +4,21 @@
  * user's units happens only when writing (store/, report/). */
 #ifndef GT_SAMPLER_SAMPLE_H
 #define GT_SAMPLER_SAMPLE_H
+#include <stddef.h>
 #include <stdint.h>
+#include "gpu/gpu.h"
 #include "gpu_tracker.h"
+
+/* GPUs a sample carries, at most (the first of the selected ones). */
+#define GT_SAMPLE_MAX_GPUS 16
+
+/* Slots of gt_sample.power_watts: the RAPL domain kinds, each summed over
+ * the packages, then the sample's GPUs in order. */
+enum {
+    GT_POWER_PACKAGE, GT_POWER_CORE, GT_POWER_UNCORE, GT_POWER_DRAM, GT_POWER_PSYS,
+    GT_POWER_GPU0, /* gpus[i] is slot GT_POWER_GPU0 + i */
+    GT_POWER_SLOTS = GT_POWER_GPU0 + GT_SAMPLE_MAX_GPUS
+};
 
 typedef struct gt_rss {
     uint64_t private_rss, shared_rss; /* total = private + shared */
@@ -53,7 +66,25 @@ typedef struct gt_sample {
     /* Joules since the first sample: RAPL package and DRAM domains summed,
      * and the selected GPUs.  NaN: unavailable.  Set by energy/. */
     double cpu_energy, dram_energy, gpu_energy;
+    /* Each selected GPU as the GPU layer read it for this sample, in the
+     * vendor's index order, the same devices at every sample: energy/ and
+     * the timepoint callback take power and energy from here, never from
+     * the backend's handle.  Set by the sampler. */
+    size_t n_gpus;
+    gt_gpu_device_reading gpus[GT_SAMPLE_MAX_GPUS];
+    /* Power over the interval that ends at this sample, watts, by GT_POWER_*
+     * slot: the interval's energy over its length.  NaN: no interval yet
+     * (first sample), a counter not read, or no such domain.  Set by
+     * energy/. */
+    double power_watts[GT_POWER_SLOTS];
 } gt_sample;
+
+/* One power column of a tracking file: the slot of gt_sample.power_watts
+ * it writes, under name. */
+typedef struct gt_power_column {
+    int slot;
+    char name[32];
+} gt_power_column;
 
 /* Constant for a session; written once at the head of a tracking file. */
 typedef struct gt_static_data {

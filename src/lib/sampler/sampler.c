@@ -1361,6 +1361,10 @@ static int sample_gpus(gt_sampler *s, gt_sample *out)
     out->gpu_sm_combined = g.combined_sm_percent;
     out->gpu_power_valid = 0;
     out->gpu_power_watts = 0;
+    /* The devices' readings travel in the sample to energy/. */
+    out->n_gpus = g.n_devices < GT_SAMPLE_MAX_GPUS ? g.n_devices : GT_SAMPLE_MAX_GPUS;
+    if (out->n_gpus)
+        memcpy(out->gpus, g.devices, out->n_gpus * sizeof *out->gpus);
     for (size_t i = 0; i < g.n_devices; i++)
         if (g.devices[i].power_valid) {
             out->gpu_power_valid = 1;
@@ -1477,4 +1481,26 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->prev_root_ccpu = rccpu;
     s->have_prev = 1;
     return GT_OK;
+}
+
+#include "sampler/processes.h"
+
+/* After gt_sampler_take the sample just taken is in s->prev (the lists
+ * swap at its end). */
+size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t cap)
+{
+    const proc_list *l = s->have_prev ? &s->prev : NULL;
+    for (size_t i = 0; l && i < l->n && i < cap; i++) {
+        const proc_entry *e = &l->v[i];
+        int self = e->is_main && s->self_tracking;
+        int zombie = e->state == 'Z' || e->state == 'X';
+        out[i] = (gt_sampler_proc){
+            .pid = e->pid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
+            .threads = e->threads - (self ? 1 : 0),
+            .cpu_seconds = e->cpu - (self ? ts_seconds(&s->self_thread_cpu) : 0),
+            .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
+            .private_rss = e->private_rss, .shared_rss = e->shared_rss,
+        };
+    }
+    return l ? l->n : 0;
 }

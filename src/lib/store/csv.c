@@ -3,32 +3,35 @@
  * one line per sample, each written with a single write(2) from a buffer in
  * the handle, so no row ever waits in a user-space buffer. */
 #include "store/backend.h"
+#include "store/csvfield.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/pyfloat.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* GT_STORE_NCOLUMNS cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
-#define LINE_MAX_BYTES (GT_STORE_NCOLUMNS * (GT_PYFLOAT_BUFSZ + 1) + 2)
+/* GT_STORE_MAX_COLUMNS cells of at most GT_PYFLOAT_BUFSZ bytes plus separators. */
+#define LINE_MAX_BYTES (GT_STORE_MAX_COLUMNS * (GT_PYFLOAT_BUFSZ + 1) + 2)
 
 /* The last text of each timepoint column: most cells repeat from one row to
  * the next (an idle process's memory, zero GPU figures), and reusing the text
  * of an identical double saves the costly shortest-repr search. */
 typedef struct float_memo {
-    double v[GT_STORE_NCOLUMNS];
-    char text[GT_STORE_NCOLUMNS][GT_PYFLOAT_BUFSZ];
-    unsigned char len[GT_STORE_NCOLUMNS]; /* 0: nothing kept */
+    double v[GT_STORE_MAX_COLUMNS];
+    char text[GT_STORE_MAX_COLUMNS][GT_PYFLOAT_BUFSZ];
+    unsigned char len[GT_STORE_MAX_COLUMNS]; /* 0: nothing kept */
 } float_memo;
 
 typedef struct csv_store {
     int fd;
     off_t size; /* bytes of complete rows */
     int ncols;  /* timepoint columns written */
+    const char *const *names; /* their names (the caller's, valid until close) */
     char *path;
     float_memo memo;
     char line[LINE_MAX_BYTES];
@@ -169,16 +172,56 @@ static gt_status csv_close(void *impl, gt_error *err)
     return st;
 }
 
-const gt_store_backend gt_store_csv_backend = {csv_append, csv_close};
+/* Writes the static header and row (the Python package's columns, then the
+ * extra ones) and the timepoint header. */
+static gt_status write_head(csv_store *s, const gt_cell *static_cells, const gt_store_extra *extra, size_t nextra,
+                            gt_error *err)
+{
+    /* Both headers (~700 bytes) and the static row fit in 2 KiB; the extra
+     * columns add their keys and values, quoted where needed. */
+    size_t size = 2048, len = 0;
+    for (int c = GT_STORE_NCOLUMNS; c < s->ncols; c++) /* the power columns */
+        size += strlen(s->names[c]) + 1;
+    for (size_t i = 0; i < nextra; i++)
+        size += strlen(extra[i].key) + 2 + GT_CSV_FIELD_MAX(extra[i].value ? strlen(extra[i].value) : 0);
+    char *head = malloc(size);
+    if (!head)
+        return gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
+    len += format_header(gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS, head, size);
+    for (size_t i = 0; i < nextra; i++) /* over the '\n' of the line before */
+        len += (size_t)snprintf(head + len - 1, size - len + 1, ",%s\n", extra[i].key) - 1;
+    len += format_line(static_cells, GT_STORE_NSTATIC_COLUMNS, head + len, NULL);
+    for (size_t i = 0; i < nextra; i++) {
+        head[len - 1] = ',';
+        len += gt_csv_field(head + len, extra[i].value ? extra[i].value : "", NULL);
+        head[len++] = '\n';
+    }
+    len += format_header(s->names, s->ncols, head + len, size - len);
+    gt_status st = write_all(s, head, len, err);
+    free(head);
+    return st;
+}
 
-gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells, int ncols,
+/* A file with no sample yet is written anew, with one more static column:
+ * the static row is the second line, so it cannot grow in place. */
+static gt_status csv_add_static(void *impl, const gt_cell *static_cells, const gt_store_extra *extra,
+                                size_t nextra, gt_error *err)
+{
+    csv_store *s = impl;
+    if (ftruncate(s->fd, 0) != 0)
+        return gt_err(err, GT_ERR_IO, "cannot write tracking file '%s': %s", s->path, strerror(errno));
+    s->size = 0;
+    return write_head(s, static_cells, extra, nextra, err);
+}
+
+const gt_store_backend gt_store_csv_backend = {csv_append, csv_close, csv_add_static};
+
+gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
+                            const gt_store_extra *extra, size_t nextra, const char *const *names, int ncols,
                             void **impl, gt_error *err)
 {
     gt_status st;
     csv_store *s = NULL;
-    /* Both headers (~700 bytes) and the static row fit easily. */
-    char head[2048];
-    size_t len = 0;
 
     *impl = NULL;
     if (!(s = calloc(1, sizeof *s)) || !(s->path = strdup(path))) {
@@ -187,16 +230,14 @@ gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cell
     }
     s->fd = fd;
     s->ncols = ncols;
+    s->names = names;
     fd = -1;
     int fl = fcntl(s->fd, F_GETFL);
     if (fl < 0 || fcntl(s->fd, F_SETFL, fl | O_APPEND) != 0) {
         st = gt_err(err, GT_ERR_IO, "tracking file '%s': %s", path, strerror(errno));
         goto fail;
     }
-    len += format_header(gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS, head, sizeof head);
-    len += format_line(static_cells, GT_STORE_NSTATIC_COLUMNS, head + len, NULL);
-    len += format_header(gt_store_columns, ncols, head + len, sizeof head - len);
-    if ((st = write_all(s, head, len, err)) != GT_OK)
+    if ((st = write_head(s, static_cells, extra, nextra, err)) != GT_OK)
         goto fail;
     *impl = s;
     return GT_OK;

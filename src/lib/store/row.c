@@ -105,6 +105,12 @@ void gt_store_row_fill(const gt_static_data *sd, const gt_sample *s, gt_cell *c)
     c[24] = fcell(s->gpu_energy);
 }
 
+void gt_store_row_fill_power(const gt_sample *s, const gt_power_column *power, int n, gt_cell *c)
+{
+    for (int k = 0; k < n; k++)
+        c[k] = fcell(s->power_watts[power[k].slot]);
+}
+
 void gt_store_static_fill(const gt_static_data *sd, gt_cell *c)
 {
     c[0] = tcell(gt_ram_unit_name(sd->ram_unit));

@@ -11,6 +11,10 @@
  * only in files of runs that measure energy. */
 #define GT_STORE_NBASE_COLUMNS 22
 #define GT_STORE_NSTATIC_COLUMNS 9
+/* Columns a file may have: the fixed ones, then the power columns
+ * (gt_power_column), which follow the energy columns in files of runs that
+ * measure energy. */
+#define GT_STORE_MAX_COLUMNS (GT_STORE_NCOLUMNS + GT_POWER_SLOTS)
 
 typedef enum gt_cell_kind {
     GT_CELL_NULL = 0, /* unavailable: empty CSV cell, SQL NULL */
@@ -37,6 +41,9 @@ extern const char *const gt_store_static_column_types[];
  * (GPU: 0 when none is expected); CPU cells are NULL when !cpu_valid and NaN
  * is NULL anywhere.  sd must have passed gt_store_static_check(). */
 void gt_store_row_fill(const gt_static_data *sd, const gt_sample *s, gt_cell *cells);
+/* Fills the n power cells after those: power[k]'s slot of s->power_watts,
+ * NULL where NaN (no interval yet, or the counter was not read). */
+void gt_store_row_fill_power(const gt_sample *s, const gt_power_column *power, int n, gt_cell *cells);
 
 /* Fills the GT_STORE_NSTATIC_COLUMNS cells of the static-data row. */
 void gt_store_static_fill(const gt_static_data *sd, gt_cell *cells);

@@ -13,6 +13,7 @@
 #include "store/backend.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -32,7 +33,7 @@ typedef struct sqlite_store {
     char *path;
     int sys_errno; /* of the last failed step, taken before the reset */
     char failed_msg[256]; /* SQLite's message for a failure undone by ROLLBACK */
-    gt_cell *pending; /* rows waiting for the lock, GT_STORE_NCOLUMNS cells each (ncols written) */
+    gt_cell *pending; /* rows waiting for the lock, GT_STORE_MAX_COLUMNS cells each (ncols written) */
     size_t n_pending, cap_pending;
 } sqlite_store;
 
@@ -135,14 +136,14 @@ static int run_row(sqlite3_stmt *st, const gt_cell *c, int n, int *sys_errno)
 static int queue_row(sqlite_store *s, const gt_cell *cells)
 {
     if (s->n_pending == s->cap_pending) {
-        size_t cap = s->cap_pending ? s->cap_pending * 2 : 16;
-        gt_cell *p = realloc(s->pending, cap * GT_STORE_NCOLUMNS * sizeof *p);
+        size_t cap = gt_grow_cap(s->cap_pending, s->n_pending + 1, 16, GT_STORE_MAX_COLUMNS * sizeof *s->pending);
+        gt_cell *p = cap ? realloc(s->pending, cap * GT_STORE_MAX_COLUMNS * sizeof *p) : NULL;
         if (!p)
             return -1;
         s->pending = p;
         s->cap_pending = cap;
     }
-    memcpy(s->pending + s->n_pending * GT_STORE_NCOLUMNS, cells, GT_STORE_NCOLUMNS * sizeof *cells);
+    memcpy(s->pending + s->n_pending * GT_STORE_MAX_COLUMNS, cells, GT_STORE_MAX_COLUMNS * sizeof *cells);
     s->n_pending++;
     return 0;
 }
@@ -153,7 +154,7 @@ static int flush_pending(sqlite_store *s)
 {
     int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     for (size_t i = 0; i < s->n_pending && rc == SQLITE_OK; i++)
-        rc = run_row(s->insert, s->pending + i * GT_STORE_NCOLUMNS, s->ncols, &s->sys_errno);
+        rc = run_row(s->insert, s->pending + i * GT_STORE_MAX_COLUMNS, s->ncols, &s->sys_errno);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
@@ -218,17 +219,58 @@ static gt_status sqlite_close(void *impl, gt_error *err)
     return st;
 }
 
-const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close};
+/* The key is an identifier (checked by store.c), so it needs no quoting;
+ * the value is bound. */
+static gt_status sqlite_add_static(void *impl, const gt_cell *static_cells, const gt_store_extra *extra,
+                                   size_t nextra, gt_error *err)
+{
+    sqlite_store *s = impl;
+    const gt_store_extra *x = &extra[nextra - 1];
+    (void)static_cells;
+    char *alter = sqlite3_mprintf("ALTER TABLE static_data ADD COLUMN %s TEXT", x->key);
+    char *update = sqlite3_mprintf("UPDATE static_data SET %s = ?", x->key);
+    sqlite3_stmt *st = NULL;
+    gt_status rc = GT_OK;
+    if (!alter || !update)
+        rc = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
+    else if (sqlite3_exec(s->db, alter, NULL, NULL, NULL) != SQLITE_OK ||
+             sqlite3_prepare_v2(s->db, update, -1, &st, NULL) != SQLITE_OK ||
+             run_row(st, x->value ? &(gt_cell){.kind = GT_CELL_TEXT, .s = x->value} : &(gt_cell){.kind = GT_CELL_NULL},
+                     1, &s->sys_errno) != SQLITE_OK)
+        rc = db_err(s, "write", err);
+    sqlite3_finalize(st);
+    sqlite3_free(alter);
+    sqlite3_free(update);
+    return rc;
+}
 
-gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, int ncols, void **impl,
-                               gt_error *err)
+const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close, sqlite_add_static};
+
+gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
+                               const gt_store_extra *extra, size_t nextra, const char *const *data_names,
+                               const char *const *data_types, int ncols, void **impl, gt_error *err)
 {
     gt_status st = GT_OK;
     sqlite_store *s = NULL;
     sqlite3_stmt *static_insert = NULL;
     char *sql = NULL;
+    /* The static columns: the Python package's, then the extra ones. */
+    int nstatic = GT_STORE_NSTATIC_COLUMNS + (int)nextra;
+    const char **names = calloc((size_t)nstatic, sizeof *names);
+    const char **types = calloc((size_t)nstatic, sizeof *types);
+    gt_cell *cells = calloc((size_t)nstatic, sizeof *cells);
 
     *impl = NULL;
+    if (!names || !types || !cells)
+        goto nomem;
+    for (int i = 0; i < nstatic; i++) {
+        int x = i - GT_STORE_NSTATIC_COLUMNS;
+        names[i] = x < 0 ? gt_store_static_columns[i] : extra[x].key;
+        types[i] = x < 0 ? gt_store_static_column_types[i] : "TEXT";
+        cells[i] = x < 0 ? static_cells[i]
+                         : extra[x].value ? (gt_cell){.kind = GT_CELL_TEXT, .s = extra[x].value}
+                                          : (gt_cell){.kind = GT_CELL_NULL};
+    }
     if (!(s = calloc(1, sizeof *s)) || !(s->path = strdup(path))) {
         st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
         goto fail;
@@ -246,25 +288,24 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells, in
                      NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
 
-    if (!(sql = create_sql("static_data", gt_store_static_columns,
-                           gt_store_static_column_types, GT_STORE_NSTATIC_COLUMNS)))
+    if (!(sql = create_sql("static_data", names, types, nstatic)))
         goto nomem;
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = create_sql("data", gt_store_columns, gt_store_column_types, ncols)))
+    if (!(sql = create_sql("data", data_names, data_types, ncols)))
         goto nomem;
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
     free(sql);
 
-    if (!(sql = insert_sql("static_data", gt_store_static_columns, GT_STORE_NSTATIC_COLUMNS)))
+    if (!(sql = insert_sql("static_data", names, nstatic)))
         goto nomem;
     if (sqlite3_prepare_v2(s->db, sql, -1, &static_insert, NULL) != SQLITE_OK ||
-        run_row(static_insert, static_cells, GT_STORE_NSTATIC_COLUMNS, &s->sys_errno) != SQLITE_OK)
+        run_row(static_insert, cells, nstatic, &s->sys_errno) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = insert_sql("data", gt_store_columns, ncols)))
+    if (!(sql = insert_sql("data", data_names, ncols)))
         goto nomem;
     /* PERSISTENT: the statement lives as long as the file. */
     if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) !=
@@ -286,6 +327,9 @@ fail:
 done:
     sqlite3_finalize(static_insert);
     free(sql);
+    free(names);
+    free(types);
+    free(cells);
     *impl = s;
     return st;
 }

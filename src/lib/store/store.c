@@ -15,7 +15,17 @@ struct gt_store {
     const gt_store_backend *backend;
     void *impl;
     gt_static_data sd;
-    gt_cell cells[GT_STORE_NCOLUMNS];
+    gt_cell cells[GT_STORE_MAX_COLUMNS];
+    gt_cell static_cells[GT_STORE_NSTATIC_COLUMNS];
+    /* The timepoint columns' names and SQL types, read by the backends for
+     * as long as the file is open; the power columns come last. */
+    const char *names[GT_STORE_MAX_COLUMNS], *types[GT_STORE_MAX_COLUMNS];
+    int npower;
+    gt_power_column power[GT_POWER_SLOTS];
+    gt_store_extra *extra; /* the file's extra static columns, pointing into own */
+    char **own;            /* their copies: key, value of each (value may be NULL) */
+    size_t nextra;
+    int appended;          /* a row was written: the static data is final */
     char *path;
     /* The created file, held open so that a file deleted while tracking can
      * be re-created from its contents at close. */
@@ -23,6 +33,37 @@ struct gt_store {
     gt_log_fn log;
     void *log_ctx;
 };
+
+static void free_extra(gt_store *s)
+{
+    for (size_t i = 0; s->own && i < 2 * s->nextra; i++)
+        free(s->own[i]);
+    free(s->own);
+    free(s->extra);
+    s->extra = NULL;
+    s->own = NULL;
+    s->nextra = 0;
+}
+
+/* Appends a copy of (key, value) to the store's extra columns. */
+static gt_status keep_extra(gt_store *s, const char *key, const char *value, gt_error *err)
+{
+    gt_store_extra *x = realloc(s->extra, (s->nextra + 1) * sizeof *x);
+    if (x)
+        s->extra = x;
+    char **own = x ? realloc(s->own, 2 * (s->nextra + 1) * sizeof *own) : NULL;
+    if (own)
+        s->own = own;
+    char *k = own && key ? strdup(key) : NULL, *v = k && value ? strdup(value) : NULL;
+    if (!k || (value && !v)) {
+        free(k);
+        return gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
+    }
+    own[2 * s->nextra] = k;
+    own[2 * s->nextra + 1] = v;
+    x[s->nextra++] = (gt_store_extra){k, v};
+    return GT_OK;
+}
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -71,6 +112,40 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
 gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
                         gt_store **out, gt_error *err)
 {
+    return gt_store_open_extra(path, overwrite, sd, with_energy, NULL, 0, NULL, 0, out, err);
+}
+
+/* Keys become CSV header cells and SQL column names: a plain identifier
+ * needs neither quoting nor escaping in either. */
+static gt_status check_extra(const gt_store_extra *extra, size_t nextra, gt_error *err)
+{
+    for (size_t i = 0; i < nextra; i++) {
+        const char *k = extra[i].key;
+        size_t n = k ? strlen(k) : 0;
+        int ok = n > 0 && n <= 64 && k[0] >= 'a' && k[0] <= 'z';
+        for (size_t j = 0; ok && j < n; j++)
+            ok = (k[j] >= 'a' && k[j] <= 'z') || (k[j] >= '0' && k[j] <= '9') || k[j] == '_';
+        if (!ok)
+            return gt_err(err, GT_ERR_INVALID,
+                          "invalid static data key '%s': must be 1 to 64 lowercase letters, digits or '_', "
+                          "starting with a letter",
+                          k ? k : "");
+        for (int j = 0; j < GT_STORE_NSTATIC_COLUMNS; j++)
+            if (!strcmp(k, gt_store_static_columns[j]))
+                return gt_err(err, GT_ERR_INVALID, "static data key '%s' is already a static column", k);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(k, extra[j].key))
+                return gt_err(err, GT_ERR_INVALID, "static data key '%s' is given twice", k);
+        if (extra[i].value && strlen(extra[i].value) > 4096)
+            return gt_err(err, GT_ERR_INVALID, "static data '%s': the value is longer than 4096 bytes", k);
+    }
+    return GT_OK;
+}
+
+gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
+                              const gt_store_extra *extra, size_t nextra, const gt_power_column *power,
+                              int npower, gt_store **out, gt_error *err)
+{
     gt_store *s = NULL;
     int fd = -1;
     gt_status st;
@@ -84,8 +159,13 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         return gt_err(err, GT_ERR_INVALID,
                       "invalid tracking file '%s': the extension must be '.csv' or '.sqlite'",
                       path);
-    if ((st = gt_store_static_check(sd, err)) != GT_OK)
+    if ((st = gt_store_static_check(sd, err)) != GT_OK || (st = check_extra(extra, nextra, err)) != GT_OK)
         return st;
+    if (!with_energy || npower < 0)
+        npower = 0;
+    if (npower > GT_POWER_SLOTS)
+        return gt_err(err, GT_ERR_INVALID, "tracking file: %d power columns, at most %d", npower,
+                      GT_POWER_SLOTS);
     if (!(s = calloc(1, sizeof *s))) {
         st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", path);
         goto done;
@@ -100,11 +180,25 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
                                    "pass --overwrite to replace it", &fd, err)) != GT_OK)
         goto done;
     gt_store_static_fill(sd, static_cells);
+    memcpy(s->static_cells, static_cells, sizeof static_cells);
+    for (size_t i = 0; i < nextra; i++)
+        if ((st = keep_extra(s, extra[i].key, extra[i].value, err)) != GT_OK)
+            goto done;
     int ncols = with_energy ? GT_STORE_NCOLUMNS : GT_STORE_NBASE_COLUMNS;
+    for (int c = 0; c < ncols; c++) {
+        s->names[c] = gt_store_columns[c];
+        s->types[c] = gt_store_column_types[c];
+    }
+    s->npower = npower;
+    for (int k = 0; k < npower; k++, ncols++) {
+        s->power[k] = power[k];
+        s->names[ncols] = s->power[k].name;
+        s->types[ncols] = "FLOAT";
+    }
     if (csv) {
         s->backend = &gt_store_csv_backend;
         s->watch_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        st = gt_store_csv_open(fd, path, static_cells, ncols, &s->impl, err);
+        st = gt_store_csv_open(fd, path, static_cells, extra, nextra, s->names, ncols, &s->impl, err);
         fd = -1; /* owned by the backend, closed by it on failure */
     } else {
         /* SQLite opens the file by name itself.  The fd stays open until
@@ -113,7 +207,7 @@ gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *s
         s->watch_fd = fd;
         fd = -1;
         s->backend = &gt_store_sqlite_backend;
-        st = gt_store_sqlite_open(path, static_cells, ncols, &s->impl, err);
+        st = gt_store_sqlite_open(path, static_cells, extra, nextra, s->names, s->types, ncols, &s->impl, err);
     }
     if (st != GT_OK) {
         /* The file is ours and holds no sample: leaving it would only make
@@ -132,9 +226,27 @@ done:
         if (s->watch_fd >= 0)
             close(s->watch_fd);
         free(s->path);
+        free_extra(s);
     }
     free(s);
     return st;
+}
+
+gt_status gt_store_add_static(gt_store *s, const char *key, const char *value, gt_error *err)
+{
+    if (s->appended)
+        return gt_err(err, GT_ERR_STATE, "static data '%s': the tracking file has samples already; static data "
+                      "is added before tracking starts", key ? key : "");
+    gt_status st = keep_extra(s, key, value, err);
+    if (st == GT_OK && (st = check_extra(s->extra, s->nextra, err)) != GT_OK) {
+        /* refused: the file stays as it was */
+        s->nextra--;
+        free(s->own[2 * s->nextra]);
+        free(s->own[2 * s->nextra + 1]);
+    }
+    if (st != GT_OK)
+        return st;
+    return s->backend->add_static(s->impl, s->static_cells, s->extra, s->nextra, err);
 }
 
 void gt_store_set_log(gt_store *s, gt_log_fn log, void *ctx)
@@ -147,6 +259,8 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err)
 {
     /* cells live in the handle: nothing is allocated per sample. */
     gt_store_row_fill(&s->sd, smp, s->cells);
+    gt_store_row_fill_power(smp, s->power, s->npower, s->cells + GT_STORE_NCOLUMNS);
+    s->appended = 1;
     return s->backend->append(s->impl, s->cells, err);
 }
 
@@ -221,6 +335,7 @@ gt_status gt_store_close(gt_store **sp, gt_error *err)
     if (s->watch_fd >= 0)
         close(s->watch_fd);
     free(s->path);
+    free_extra(s);
     free(s);
     *sp = NULL;
     return st;

@@ -9,6 +9,16 @@
 
 typedef struct gt_store gt_store;
 
+/* A static-data column of gpu-tracker's own, written after the Python
+ * package's nine (whose readers take the static row by name, so they still
+ * find theirs): the node's name, Slurm's job, step and task, a model's
+ * complexity.  value NULL: unavailable (empty CSV cell, SQL NULL).  Stored
+ * as text (SQL type TEXT). */
+typedef struct gt_store_extra {
+    const char *key;
+    const char *value;
+} gt_store_extra;
+
 /* Creates path (".csv" or ".sqlite", else GT_ERR_INVALID).  An existing file
  * is GT_ERR_EXISTS unless overwrite; a planted symlink is never followed
  * without overwrite.  Writes the static data immediately.  with_energy: the
@@ -17,6 +27,19 @@ typedef struct gt_store gt_store;
  * columns. */
 gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
                         gt_store **out, gt_error *err);
+/* gt_store_open with nextra static columns of text after the Python
+ * package's.  A key is lowercase letters, digits and '_' (a letter first),
+ * at most 64 of them, and names no other static column; a value is at most
+ * 4096 bytes.  Else GT_ERR_INVALID, nothing created.  The strings are not
+ * kept.  With with_energy, the npower power columns power[] (at most
+ * GT_POWER_SLOTS; copied) follow the energy columns. */
+gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
+                              const gt_store_extra *extra, size_t nextra, const gt_power_column *power,
+                              int npower, gt_store **out, gt_error *err);
+/* Adds a static column (rules of gt_store_open_extra) to a file that has
+ * no sample yet: GT_ERR_STATE after the first gt_store_append.  On failure
+ * the file is as before, except after a failed write (GT_ERR_IO). */
+gt_status gt_store_add_static(gt_store *s, const char *key, const char *value, gt_error *err);
 /* Appends one timepoint; the row is on disk (written, not fsynced) when this
  * returns, so a killed tracker leaves every earlier sample readable. */
 gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err);
@@ -35,7 +58,8 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
                                const char *hint, int *fd_out, gt_error *err);
 
 /* Timepoint column names in file order (21 measurements, "timestamp", then
- * the energy columns, which a file has only with_energy). */
+ * the energy columns, which a file has only with_energy; its power columns
+ * follow, named by the gt_power_column list). */
 extern const char *const gt_store_columns[];
 extern const int gt_store_ncolumns;
 /* Static-data column names in file order. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "store/table_impl.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -67,7 +68,11 @@ gt_status gt_table_grow(gt_table *t, gt_error *err)
 {
     if (t->nrows < t->cap)
         return GT_OK;
-    size_t cap = t->cap ? t->cap * 2 : 1024;
+    /* Sized for the widest cell a column may come to store (see widen). */
+    size_t widest = sizeof(double) > sizeof(char *) ? sizeof(double) : sizeof(char *);
+    size_t cap = gt_grow_cap(t->cap, t->nrows + 1, 1024, widest);
+    if (!cap)
+        goto nomem;
     for (int i = 0; i < t->ncols; i++) {
         gt_table_col *c = &t->cols[i];
         if (c->is_text) {

@@ -3,6 +3,7 @@
  * in place in the buffer, so memory is the columns plus one chunk. */
 #include "store/table_impl.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,8 +38,10 @@ typedef struct reader {
 static gt_status add_field(reader *r, char *f, size_t len, gt_error *err)
 {
     if (r->nfields == r->fcap) {
-        size_t cap = r->fcap ? r->fcap * 2 : 32;
-        char **p = realloc(r->fields, cap * sizeof *p);
+        /* Both arrays' element sizes together: a capacity that fits their
+         * sum fits each. */
+        size_t cap = gt_grow_cap(r->fcap, r->nfields + 1, 32, sizeof *r->fields + sizeof *r->lens);
+        char **p = cap ? realloc(r->fields, cap * sizeof *p) : NULL;
         if (p)
             r->fields = p;
         size_t *l = p ? realloc(r->lens, cap * sizeof *l) : NULL;
@@ -155,13 +158,14 @@ static int next_record(reader *r, gt_status *st, gt_error *err)
                              "or sub-tracking file?)", r->path, r->line, (MAX_RECORD - CHUNK) >> 20);
                 return -1;
             }
-            char *p = realloc(r->buf, r->cap * 2);
+            size_t cap = gt_grow_cap(r->cap, r->cap + 1, CHUNK, 1);
+            char *p = cap ? realloc(r->buf, cap) : NULL;
             if (!p) {
                 *st = gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", r->path);
                 return -1;
             }
             r->buf = p;
-            r->cap *= 2;
+            r->cap = cap;
         }
         ssize_t got;
         do

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json_indent.h"
+#include "report/json_indent.h"
+#include "report/json_string.h"
 #include "util/pyfloat.h"
 
 #define CELL 48
@@ -222,58 +223,6 @@ static int write_text(FILE *out, const gt_results *r)
 
 /* ---- JSON, as json.dumps writes it (", " and ": ", ASCII only) ---- */
 
-static void json_string(FILE *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', out);
-    while (*p) {
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            fputc('\\', out);
-            fputc((int)c, out);
-            p++;
-        } else if (c >= 0x20 && c < 0x7f) {
-            fputc((int)c, out);
-            p++;
-        } else if (c < 0x80) {
-            switch (c) {
-            case '\n': fputs("\\n", out); break;
-            case '\r': fputs("\\r", out); break;
-            case '\t': fputs("\\t", out); break;
-            case '\b': fputs("\\b", out); break;
-            case '\f': fputs("\\f", out); break;
-            default: fprintf(out, "\\u%04x", c); break;
-            }
-            p++;
-        } else {
-            /* UTF-8 to \u escapes (surrogate pairs above U+FFFF); a byte
-             * that starts no valid sequence is taken as Latin-1. */
-            int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-            unsigned long cp = len == 4 ? c & 0x07 : len == 3 ? c & 0x0f : c & 0x1f;
-            for (int k = 1; k < len; k++) {
-                if ((p[k] & 0xc0) != 0x80) {
-                    len = 0;
-                    break;
-                }
-                cp = cp << 6 | (p[k] & 0x3f);
-            }
-            if (len == 0 || (len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) ||
-                (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
-                cp = c;
-                len = 1;
-            }
-            if (cp > 0xffff) {
-                cp -= 0x10000;
-                fprintf(out, "\\u%04lx\\u%04lx", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
-            } else {
-                fprintf(out, "\\u%04lx", cp);
-            }
-            p += len;
-        }
-    }
-    fputc('"', out);
-}
-
 static void json_float(FILE *out, double x)
 {
     char b[GT_PYFLOAT_BUFSZ];
@@ -291,7 +240,7 @@ static void json_stats_map(FILE *out, char **names, const gt_stats *s, int n)
     for (int i = 0; i < n; i++) {
         if (i)
             fputs(", ", out);
-        json_string(out, names[i]);
+        gt_json_put_string(out, names[i]);
         double v[4] = {s[i].min, s[i].max, s[i].mean, s[i].std};
         fputs(": {", out);
         for (int k = 0; k < 4; k++) {
@@ -312,10 +261,10 @@ static void write_json(FILE *out, const gt_results *r)
         const gt_static_value *v = &r->statics[i];
         if (i)
             fputs(", ", out);
-        json_string(out, v->name);
+        gt_json_put_string(out, v->name);
         fputs(": ", out);
         switch (v->kind) {
-        case GT_STATIC_TEXT: json_string(out, v->text); break;
+        case GT_STATIC_TEXT: gt_json_put_string(out, v->text); break;
         case GT_STATIC_INT: fprintf(out, "%lld", v->i); break;
         case GT_STATIC_FLOAT: json_float(out, v->f); break;
         case GT_STATIC_NULL: fputs("null", out); break;
@@ -328,7 +277,7 @@ static void write_json(FILE *out, const gt_results *r)
         if (i)
             fputs(", ", out);
         fputs("{\"name\": ", out);
-        json_string(out, b->name);
+        gt_json_put_string(out, b->name);
         fprintf(out, ", \"num_timepoints\": %zu, \"num_calls\": %zu, \"num_non_empty_calls\": %zu",
                 b->num_timepoints, b->num_calls, b->num_non_empty_calls);
         fputs(", \"compute_time\": {\"min\": ", out);
@@ -347,7 +296,7 @@ static void write_json(FILE *out, const gt_results *r)
             fputs(", \"energy\": {", out);
             for (int e = 0; e < r->nenergy; e++) {
                 fputs(e ? ", " : "", out);
-                json_string(out, r->energy_names[e]);
+                gt_json_put_string(out, r->energy_names[e]);
                 fputs(": {\"total\": ", out);
                 json_float(out, b->energy[e].total);
                 fputs(", \"mean\": ", out);
@@ -363,7 +312,7 @@ static void write_json(FILE *out, const gt_results *r)
         fputs(", \"energy\": {", out);
         for (int e = 0; e < r->nenergy; e++) {
             fputs(e ? ", " : "", out);
-            json_string(out, r->energy_names[e]);
+            gt_json_put_string(out, r->energy_names[e]);
             fputs(": ", out);
             json_float(out, r->overall_energy[e]);
         }

@@ -6,8 +6,11 @@
  * drift apart. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gpu_tracker.h"
+#include "abi.h"
+#include "report/json_string.h"
 #include "util/pyfloat.h"
 
 typedef enum { K_SECTION, K_STR, K_FLOAT, K_INT, K_END } kind;
@@ -42,21 +45,10 @@ static int indent(FILE *out, int n)
 /* A JSON string literal; NULL is null.  Energy reasons quote udev rules. */
 static void put_json_str(FILE *out, const char *s)
 {
-    if (!s) {
+    if (s)
+        gt_json_put_string(out, s);
+    else
         fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
 }
 
 /* Python's str(round(x, 3)) for text, repr(x) for JSON. */
@@ -173,9 +165,19 @@ static size_t drop_omitted(item *dst, const item *src, size_t n)
         FLT_OPT("Private RSS", "private_rss", (r).private_rss),                    \
         FLT_OPT("Shared RSS", "shared_rss", (r).shared_rss), END
 
-/* Per-domain items of one energy domain (7 items). */
-static size_t energy_domain_items(const struct gt_energy_domain *d, item *it)
+/* A RAPL DRAM domain: "dram", or a package's "package-N:dram". */
+static int is_dram(const struct gt_energy_domain *d)
 {
+    size_t len = strlen(d->name);
+    return !d->gpu && len >= 4 && strcmp(d->name + len - 4, "dram") == 0 &&
+           (len == 4 || d->name[len - 5] == ':');
+}
+
+/* Per-domain items of energy domain i (at most 8 items); a DRAM domain has
+ * its memory-share attribution beside the CPU-time one. */
+static size_t energy_domain_items(const gt_usage *u, int i, item *it)
+{
+    const struct gt_energy_domain *d = &u->energy.domains[i];
     size_t n = 0;
     it[n++] = (item)SECTION(d->name, d->name);
     it[n++] = (item)STR("Source", "source", d->source);
@@ -184,11 +186,24 @@ static size_t energy_domain_items(const struct gt_energy_domain *d, item *it)
     it[n++] = (item){K_FLOAT, "Max power (watts)", "max_power_watts", "", d->max_power_watts, 0};
     it[n++] = (item){K_FLOAT, "Attributed energy (estimate)", "attributed_energy_estimate", "",
                      d->attributed_energy, 0};
+    if (u->dram_memory_share.method && is_dram(d))
+        it[n++] = (item){K_FLOAT, "Attributed energy by memory share (estimate)",
+                         "attributed_energy_memory_share_estimate", "",
+                         u->dram_memory_share.attributed_energy[i], 0};
     it[n++] = (item)END;
     return n;
 }
 
-#define ENERGY_MAX_ITEMS (12 + 7 * GT_ENERGY_MAX_DOMAINS)
+#define ENERGY_MAX_ITEMS (13 + 8 * GT_ENERGY_MAX_DOMAINS)
+
+/* Whether the CPU group has a DRAM domain to attribute by memory share. */
+static int has_dram(const gt_usage *u)
+{
+    for (int i = 0; u->dram_memory_share.method && i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
+        if (is_dram(&u->energy.domains[i]))
+            return 1;
+    return 0;
+}
 
 /* One group of the Energy section: its domains (those whose gpu flag is
  * gpu), the reason some are unavailable (stated once), the attribution. */
@@ -208,10 +223,13 @@ static size_t energy_group(const gt_usage *u, gt_format fmt, int gpu, item *it)
         it[n++] = (item)STR("Attribution method", "attribution_method",
                             gpu ? u->energy.gpu_attribution_method
                                 : u->energy.cpu_attribution_method);
+        if (!gpu && has_dram(u))
+            it[n++] = (item)STR("DRAM attribution method", "dram_attribution_method",
+                                u->dram_memory_share.method);
         it[n++] = gpu ? (item)SECTION("Devices", "devices") : (item)SECTION("Domains", "domains");
         for (int i = 0; i < u->energy.n_domains && i < GT_ENERGY_MAX_DOMAINS; i++)
             if (u->energy.domains[i].gpu == gpu)
-                n += energy_domain_items(&u->energy.domains[i], it + n);
+                n += energy_domain_items(u, i, it + n);
         it[n++] = (item)END;
     }
     it[n++] = (item)END;
@@ -236,7 +254,45 @@ static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
     return n;
 }
 
-gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
+/* Items of one ranked process (6). */
+static size_t top_process_items(const struct gt_top_process *p, const char *rank, item *it)
+{
+    size_t n = 0;
+    it[n++] = (item)SECTION(rank, rank);
+    it[n++] = (item)INT("PID", "pid", (long)p->pid);
+    it[n++] = (item)STR("Command", "command", p->command);
+    it[n++] = (item)FLT_OPT("Peak RSS", "peak_rss", p->peak_rss);
+    it[n++] = (item)FLT("CPU seconds", "cpu_seconds", p->cpu_seconds);
+    it[n++] = (item)END;
+    return n;
+}
+
+#define TOP_MAX_ITEMS (6 + 2 * 6 * GT_TOP_PROCESSES)
+
+/* gpu-tracker's own, last: the top processes (--per-process), each list
+ * keyed by rank ("1" the largest). */
+static size_t top_items(const gt_usage *u, item *it)
+{
+    static const char *const ranks[GT_TOP_PROCESSES] = {"1", "2", "3", "4", "5"};
+    if (!u->top_processes.available)
+        return 0;
+    int k = u->top_processes.n < GT_TOP_PROCESSES ? u->top_processes.n : GT_TOP_PROCESSES;
+    size_t n = 0;
+    it[n++] = (item)SECTION("Top processes", "top_processes");
+    it[n++] = (item)STR("Unit", "unit", u->max_ram.unit);
+    it[n++] = (item)SECTION("By peak RAM", "by_peak_ram");
+    for (int i = 0; i < k; i++)
+        n += top_process_items(&u->top_processes.by_peak_ram[i], ranks[i], it + n);
+    it[n++] = (item)END;
+    it[n++] = (item)SECTION("By CPU seconds", "by_cpu_seconds");
+    for (int i = 0; i < k; i++)
+        n += top_process_items(&u->top_processes.by_cpu_seconds[i], ranks[i], it + n);
+    it[n++] = (item)END;
+    it[n++] = (item)END;
+    return n;
+}
+
+static gt_status write_usage(const gt_usage *u, gt_format fmt, FILE *out)
 {
     const item layout[] = {
         SECTION("Max RAM", "max_ram"),
@@ -301,13 +357,26 @@ gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
         FLT("Mean", "mean", u->gpu_power.mean),
         END,
     };
-    item shown[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS];
+    item shown[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS + TOP_MAX_ITEMS];
     size_t n = drop_omitted(shown, layout, sizeof layout / sizeof *layout);
     n += energy_items(u, fmt, shown + n);
+    n += top_items(u, shown + n);
     errno = 0;
     if (fmt == GT_FORMAT_JSON)
         write_json(out, shown, n);
     else
         write_text(out, shown, n);
     return ferror(out) ? GT_ERR_IO : GT_OK;
+}
+
+/* The program's usage, of its version, read into the library's layout:
+ * fields it lacks are zero, which reads as "not measured". */
+gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
+{
+    if (gt_abi_check(GT_ABI_USAGE, u->version, NULL) != GT_OK)
+        return GT_ERR_INVALID;
+    gt_usage full;
+    memset(&full, 0, sizeof full);
+    gt_abi_read(GT_ABI_USAGE, u, &full);
+    return write_usage(&full, fmt, out);
 }

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "analysis/compare.h"
-#include "util/json_indent.h"
+#include "report/json_indent.h"
+#include "report/json_string.h"
 #include "util/pyfloat.h"
 
 /* Characters, not bytes: pandas pads columns by len() of the text. */
@@ -104,48 +105,6 @@ static void write_text(FILE *out, const gt_comparison *c)
     }
 }
 
-/* A JSON string as json.dumps writes it (ensure_ascii): non-ASCII as
- * \uXXXX escapes, surrogate pairs above U+FFFF.  Bytes that are not valid
- * UTF-8 are taken as Latin-1. */
-static void put_json_string(FILE *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', out);
-    while (*p) {
-        unsigned cp = *p, len = 1;
-        if (cp >= 0x80) {
-            unsigned need = cp >= 0xF0 && cp < 0xF5 ? 3 : cp >= 0xE0 ? 2 : cp >= 0xC2 && cp < 0xE0 ? 1 : 0;
-            unsigned v = cp & (0x3F >> need), k = 1;
-            for (; need && k <= need && (p[k] & 0xC0) == 0x80; k++)
-                v = v << 6 | (p[k] & 0x3F);
-            if (need && k == need + 1 && v <= 0x10FFFF && !(v >= 0xD800 && v <= 0xDFFF)) {
-                cp = v;
-                len = need + 1;
-            }
-        }
-        if (cp == '"' || cp == '\\')
-            fprintf(out, "\\%c", (char)cp);
-        else if (cp == '\n')
-            fputs("\\n", out);
-        else if (cp == '\r')
-            fputs("\\r", out);
-        else if (cp == '\t')
-            fputs("\\t", out);
-        else if (cp == '\b')
-            fputs("\\b", out);
-        else if (cp == '\f')
-            fputs("\\f", out);
-        else if (cp < 0x20 || (cp >= 0x7F && cp < 0x10000))
-            fprintf(out, "\\u%04x", cp);
-        else if (cp >= 0x10000)
-            fprintf(out, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF));
-        else
-            fputc((int)cp, out);
-        p += len;
-    }
-    fputc('"', out);
-}
-
 /* {"session": value, ...} in ascending order; full precision. */
 static void write_json_series(FILE *out, const gt_comparison *c, const gt_cmp_series *s)
 {
@@ -162,7 +121,7 @@ static void write_json_series(FILE *out, const gt_comparison *c, const gt_cmp_se
             gt_pyfloat_repr(v->v, num, sizeof num);
         if (k)
             fputs(", ", out);
-        put_json_string(out, c->sessions[j]);
+        gt_json_put_string(out, c->sessions[j]);
         fprintf(out, ": %s", num);
     }
     fputc('}', out);
@@ -175,7 +134,7 @@ static void write_json_blocks(FILE *out, const gt_comparison *c, const gt_cmp_se
     for (size_t b = 0; b < c->n_blocks; b++) {
         if (b)
             fputs(", ", out);
-        put_json_string(out, c->blocks[b]);
+        gt_json_put_string(out, c->blocks[b]);
         fputs(": ", out);
         write_json_series(out, c, &first[b]);
     }
@@ -188,7 +147,7 @@ static void write_json(FILE *out, const gt_comparison *c)
     for (size_t m = 0; m < c->n_meas; m++) {
         if (m)
             fputs(", ", out);
-        put_json_string(out, c->meas[m]);
+        gt_json_put_string(out, c->meas[m]);
         fputs(": ", out);
         write_json_series(out, c, &c->overall[m]);
     }
@@ -196,7 +155,7 @@ static void write_json(FILE *out, const gt_comparison *c)
     for (size_t m = 0; m < c->n_meas && c->n_blocks; m++) {
         if (m)
             fputs(", ", out);
-        put_json_string(out, c->meas[m]);
+        gt_json_put_string(out, c->meas[m]);
         fputs(": ", out);
         write_json_blocks(out, c, &c->usage[m * c->n_blocks]);
     }

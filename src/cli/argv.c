@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "util/argv.h"
+#include "argv.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Re-layout of compact JSON (see json_indent.h). */
-#include "util/json_indent.h"
+#include "report/json_indent.h"
 
 #include <stdlib.h>
 

@@ -2,8 +2,8 @@
 /* Splits a command line the way a POSIX shell splits words, without a
  * shell: quotes and backslashes are honoured, nothing is expanded ($VAR,
  * `cmd` and $(cmd) stay literal text), so -e never runs a shell. */
-#ifndef GT_UTIL_ARGV_H
-#define GT_UTIL_ARGV_H
+#ifndef GT_CLI_ARGV_H
+#define GT_CLI_ARGV_H
 #include "gpu_tracker.h"
 
 /* On success *argv is a NULL-terminated array (free with gt_argv_free) and

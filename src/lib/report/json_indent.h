@@ -2,8 +2,8 @@
 /* JSON laid out as Python's json.dumps(obj, indent=n) lays it out, from the
  * compact text the writers produce: what the Python package's command line
  * prints, and what users diff. */
-#ifndef GT_UTIL_JSON_INDENT_H
-#define GT_UTIL_JSON_INDENT_H
+#ifndef GT_REPORT_JSON_INDENT_H
+#define GT_REPORT_JSON_INDENT_H
 
 #include <stdio.h>
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* gt_merge_write: the job report as text for people or JSON for scripts
- * (cJSON does the escaping of file names; unavailable figures are null). */
+ * (cJSON does the escaping of file names; unavailable figures are null):
+ * the job, its nodes, and the files of each node. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,10 +27,24 @@ static void cell(FILE *out, double v)
         fprintf(out, " %12.3f", v);
 }
 
+static void file_row(FILE *out, const gt_merge_part *p)
+{
+    fprintf(out, "        %-22s %6s %12zu", p->name, p->task ? p->task : "-", p->samples);
+    cell(out, p->stop - p->start);
+    cell(out, p->max[GT_MERGE_RAM]);
+    cell(out, p->max[GT_MERGE_GPU_RAM]);
+    cell(out, p->mean_cpu_percent);
+    cell(out, p->max[GT_MERGE_CPU]);
+    cell(out, p->cpu_seconds);
+    cell(out, p->energy_joules);
+    fputc('\n', out);
+}
+
 static gt_status write_text(const gt_merge *m, FILE *out)
 {
     const char *ru = gt_ram_unit_name(m->ram_unit), *gu = gt_ram_unit_name(m->gpu_ram_unit);
-    fprintf(out, "Job (%zu tracking files, aligned on %g-second steps)\n", m->nparts, m->align);
+    fprintf(out, "Job (%zu tracking files on %zu nodes, aligned on %g-second steps)\n", m->nparts, m->nnodes,
+            m->align);
     put(out, "Compute time:", m->stop - m->start, "seconds");
     put(out, "Peak RAM (sum across files):", m->peak[GT_MERGE_RAM], ru);
     put(out, "Peak GPU RAM (sum across files):", m->peak[GT_MERGE_GPU_RAM], gu);
@@ -40,20 +55,34 @@ static gt_status write_text(const gt_merge *m, FILE *out)
     if (!isnan(m->parts[m->largest].max[GT_MERGE_RAM]))
         fprintf(out, "      %-34s %s (%.3f %s)\n", "Largest by RAM:", m->parts[m->largest].name,
                 m->parts[m->largest].max[GT_MERGE_RAM], ru);
-    fprintf(out, "Files (RAM in %s, GPU RAM in %s)\n", ru, gu);
-    fprintf(out, "      %-24s %12s %12s %12s %12s %12s %12s %12s %12s\n", "name", "samples", "time s", "peak RAM",
-            "peak GPU RAM", "mean CPU %", "peak CPU %", "CPU s", "energy J");
-    for (size_t i = 0; i < m->nparts; i++) {
-        const gt_merge_part *p = &m->parts[i];
-        fprintf(out, "      %-24s %12zu", p->name, p->samples);
-        cell(out, p->stop - p->start);
-        cell(out, p->max[GT_MERGE_RAM]);
-        cell(out, p->max[GT_MERGE_GPU_RAM]);
-        cell(out, p->mean_cpu_percent);
-        cell(out, p->max[GT_MERGE_CPU]);
-        cell(out, p->cpu_seconds);
-        cell(out, p->energy_joules);
+    if (m->without_node)
+        fprintf(out, "      %zu of the files record no host (not made under Slurm or with GT_SUBTRACK_HOST): "
+                     "each counts as a node of its own\n",
+                m->without_node);
+    fprintf(out, "Nodes (sums across each node's files; RAM in %s, GPU RAM in %s)\n", ru, gu);
+    fprintf(out, "      %-24s %12s %12s %12s %12s %12s %12s %12s %12s %12s\n", "name", "files", "samples", "time s",
+            "peak RAM", "peak GPU RAM", "peak CPU %", "peak GPU %", "CPU s", "energy J");
+    for (size_t k = 0; k < m->nnodes; k++) {
+        const gt_merge_node *nd = &m->nodes[k];
+        fprintf(out, "      %-24s %12zu %12zu", nd->name, nd->nparts, nd->samples);
+        cell(out, nd->stop - nd->start);
+        for (int s = 0; s < GT_MERGE_NSERIES; s++)
+            cell(out, nd->peak[s]);
+        cell(out, nd->cpu_seconds);
+        cell(out, nd->energy_joules);
         fputc('\n', out);
+    }
+    fprintf(out, "Files by node (RAM in %s, GPU RAM in %s)\n", ru, gu);
+    fprintf(out, "        %-22s %6s %12s %12s %12s %12s %12s %12s %12s %12s\n", "name", "task", "samples", "time s",
+            "peak RAM", "peak GPU RAM", "mean CPU %", "peak CPU %", "CPU s", "energy J");
+    for (size_t k = 0; k < m->nnodes; k++) {
+        if (!m->nodes[k].own_file)
+            fprintf(out, "      %s\n", m->nodes[k].name);
+        else if (k == 0 || !m->nodes[k - 1].own_file)
+            fprintf(out, "      (no host recorded)\n");
+        for (size_t i = 0; i < m->nparts; i++)
+            if (m->parts[i].node == k)
+                file_row(out, &m->parts[i]);
     }
     return ferror(out) ? GT_ERR_IO : GT_OK;
 }
@@ -62,6 +91,40 @@ static gt_status write_text(const gt_merge *m, FILE *out)
 static cJSON *num(cJSON *o, const char *key, double v)
 {
     return isnan(v) ? cJSON_AddNullToObject(o, key) : cJSON_AddNumberToObject(o, key, v);
+}
+
+/* "nodes": one object per node, with its files' names; NULL when out of
+ * memory. */
+static cJSON *nodes_json(const gt_merge *m, cJSON *root)
+{
+    cJSON *nodes = cJSON_AddArrayToObject(root, "nodes");
+    for (size_t k = 0; nodes && k < m->nnodes; k++) {
+        const gt_merge_node *nd = &m->nodes[k];
+        cJSON *o = cJSON_CreateObject(), *files, *peak, *at;
+        if (!o || !cJSON_AddItemToArray(nodes, o)) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+        if (!(nd->own_file ? cJSON_AddNullToObject(o, "host") : cJSON_AddStringToObject(o, "host", nd->name)) ||
+            !cJSON_AddStringToObject(o, "name", nd->name) || !(files = cJSON_AddArrayToObject(o, "files")) ||
+            !num(o, "samples", (double)nd->samples) || !num(o, "start", nd->start) || !num(o, "stop", nd->stop) ||
+            !num(o, "compute_time_seconds", nd->stop - nd->start) || !num(o, "cpu_seconds", nd->cpu_seconds) ||
+            !num(o, "energy_joules", nd->energy_joules) || !(peak = cJSON_AddObjectToObject(o, "peak")) ||
+            !(at = cJSON_AddObjectToObject(o, "peak_time")))
+            return NULL;
+        for (int s = 0; s < GT_MERGE_NSERIES; s++)
+            if (!num(peak, series_keys[s], nd->peak[s]) || !num(at, series_keys[s], nd->peak_time[s]))
+                return NULL;
+        for (size_t i = 0; i < m->nparts; i++) {
+            cJSON *name;
+            if (m->parts[i].node == k &&
+                (!(name = cJSON_CreateString(m->parts[i].name)) || !cJSON_AddItemToArray(files, name))) {
+                cJSON_Delete(name);
+                return NULL;
+            }
+        }
+    }
+    return nodes;
 }
 
 static cJSON *to_json(const gt_merge *m)
@@ -84,6 +147,9 @@ static cJSON *to_json(const gt_merge *m)
     if (!(isnan(big->max[GT_MERGE_RAM]) ? cJSON_AddNullToObject(job, "largest_by_ram")
                                         : cJSON_AddStringToObject(job, "largest_by_ram", big->name)))
         goto nomem;
+    if (!num(job, "nodes", (double)m->nnodes) || !num(job, "files_without_node", (double)m->without_node) ||
+        !nodes_json(m, root))
+        goto nomem;
     for (size_t i = 0; i < m->nparts; i++) {
         const gt_merge_part *p = &m->parts[i];
         cJSON *f = cJSON_CreateObject(), *fmax;
@@ -93,7 +159,10 @@ static cJSON *to_json(const gt_merge *m)
             !num(f, "samples", (double)p->samples) || !num(f, "start", p->start) || !num(f, "stop", p->stop) ||
             !num(f, "compute_time_seconds", p->stop - p->start) || !(fmax = cJSON_AddObjectToObject(f, "peak")) ||
             !num(f, "mean_cpu_percent", p->mean_cpu_percent) || !num(f, "cpu_seconds", p->cpu_seconds) ||
-            !num(f, "energy_joules", p->energy_joules))
+            !num(f, "energy_joules", p->energy_joules) ||
+            !(m->nodes[p->node].own_file ? cJSON_AddNullToObject(f, "node")
+                                         : cJSON_AddStringToObject(f, "node", m->nodes[p->node].name)) ||
+            !(p->task ? cJSON_AddStringToObject(f, "task", p->task) : cJSON_AddNullToObject(f, "task")))
             goto nomem;
         for (int s = 0; s < GT_MERGE_NSERIES; s++)
             if (!num(fmax, series_keys[s], p->max[s]))

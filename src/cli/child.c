@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/* Starting, waiting for and signalling the tracked command. */
+#include "child.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+
+void gt_cli_child_init(gt_cli_child *c)
+{
+    memset(c, 0, sizeof *c);
+    c->pid = -1;
+    c->gate = c->exec_r = c->sfd = -1;
+    sigemptyset(&c->oldmask);
+}
+
+void gt_cli_child_take_signals(gt_cli_child *c)
+{
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    /* A signal that was ignored when we started (nohup's SIGHUP, SIGINT in
+     * a background job) stays ignored, for us and for the command. */
+    const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
+        struct sigaction sa;
+        if (sigaction(forwarded[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+            sigaddset(&mask, forwarded[i]);
+    }
+    sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
+    c->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    /* The command gets the disposition we were started with. */
+    struct sigaction xfsz_ign = {.sa_handler = SIG_IGN};
+    sigaction(SIGXFSZ, &xfsz_ign, &c->xfsz_old);
+}
+
+void gt_cli_child_raise_nofile(gt_cli_child *c)
+{
+    if (getrlimit(RLIMIT_NOFILE, &c->nofile) == 0 && c->nofile.rlim_cur < c->nofile.rlim_max) {
+        struct rlimit raised = {c->nofile.rlim_max, c->nofile.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            c->nofile_raised = 1;
+    }
+}
+
+/* exec_r is a close-on-exec pipe: EOF means exec succeeded, an int means
+ * errno. */
+int gt_cli_child_spawn(gt_cli_child *c, char **cmd)
+{
+    /* Orphaned grandchildren are re-parented to us, not to init, so they
+     * stay in the tracked tree. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    int gate[2], ex[2];
+    if (pipe2(gate, O_CLOEXEC) != 0)
+        return -1;
+    if (pipe2(ex, O_CLOEXEC) != 0) {
+        close(gate[0]);
+        close(gate[1]);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(gate[1]);
+        close(ex[0]);
+        char ch;
+        /* EOF without a byte: the tracker gave up; do not run the command. */
+        if (read(gate[0], &ch, 1) != 1)
+            _exit(GT_EXIT_FAILURE);
+        signal(SIGPIPE, SIG_DFL);
+        sigaction(SIGXFSZ, &c->xfsz_old, NULL);
+        if (c->nofile_raised)
+            setrlimit(RLIMIT_NOFILE, &c->nofile); /* the limit the command was given */
+        sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+        execvp(cmd[0], cmd);
+        int e = errno;
+        if (write(ex[1], &e, sizeof e) < 0)
+            _exit(GT_EXIT_NOEXEC);
+        _exit(GT_EXIT_NOEXEC);
+    }
+    int fork_errno = errno;
+    close(gate[0]);
+    close(ex[1]);
+    if (pid < 0) {
+        close(gate[1]);
+        close(ex[0]);
+        errno = fork_errno;
+        return -1;
+    }
+    c->pid = pid;
+    c->gate = gate[1];
+    c->exec_r = ex[0];
+    return 0;
+}
+
+int gt_cli_child_release(gt_cli_child *c)
+{
+    int e = 0;
+    if (write(c->gate, "g", 1) != 1)
+        return errno;
+    if (read(c->exec_r, &e, sizeof e) > 0)
+        return e ? e : errno;
+    return 0;
+}
+
+int gt_cli_exit_status(int status)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return GT_EXIT_FAILURE;
+}
+
+/* Reaps this process's exited children other than keep, and returns how
+ * many are still running.  Orphans re-parented to a subreaper become
+ * children of any of its threads, so every thread's list is read. */
+static int reap_others(pid_t keep)
+{
+    int alive = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/children", de->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (n <= 0)
+            continue;
+        buf[n] = '\0';
+        for (char *p = buf, *end; *p; p = end) {
+            long pid = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            if (pid > 0 && pid != keep && waitpid((pid_t)pid, NULL, WNOHANG) == 0)
+                alive++;
+        }
+    }
+    closedir(d);
+    return alive;
+}
+
+/* With wait_descendants, every descendant left is our child once the
+ * command has exited: the subreaper inherits the orphans. */
+void gt_cli_child_wait(const gt_cli_child *c, int wait_descendants)
+{
+    pid_t child = c->pid;
+    int sfd = c->sfd;
+    int child_done = 0;
+    for (;;) {
+        siginfo_t si = {0};
+        if (!child_done && waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == child) {
+            if (!wait_descendants)
+                return;
+            child_done = 1;
+        }
+        /* With the child a zombie, waitid(P_ALL) would keep finding it. */
+        if (child_done && reap_others(child) == 0)
+            return;
+        /* Reap other exited children (orphans we adopted). */
+        for (;;) {
+            memset(&si, 0, sizeof si);
+            if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0 ||
+                si.si_pid == child)
+                break;
+            waitpid(si.si_pid, NULL, 0);
+        }
+        struct signalfd_siginfo ssi;
+        ssize_t n = sfd >= 0 ? read(sfd, &ssi, sizeof ssi) : -1;
+        if (n != (ssize_t)sizeof ssi) {
+            if (sfd < 0)
+                usleep(10000); /* no signalfd: poll for the child's exit */
+            continue;
+        }
+        if (ssi.ssi_signo == SIGCHLD)
+            continue;
+        if (child_done)
+            return; /* stop waiting for descendants; they run on */
+        /* A terminal's Ctrl-C already reached the child's process group;
+         * forward only signals sent to the tracker itself (kill, timeout). */
+        if (ssi.ssi_code == SI_USER || ssi.ssi_code == SI_QUEUE || ssi.ssi_code == SI_TKILL)
+            kill(child, (int)ssi.ssi_signo);
+    }
+}
+
+int gt_cli_child_reap(gt_cli_child *c, int *status, struct rusage *ru)
+{
+    pid_t pid = c->pid;
+    c->pid = -1;
+    return pid > 0 && wait4(pid, status, 0, ru) == pid ? 0 : -1;
+}
+
+void gt_cli_child_close(gt_cli_child *c)
+{
+    if (c->gate >= 0)
+        close(c->gate); /* an unopened gate makes the held child exit */
+    if (c->exec_r >= 0)
+        close(c->exec_r);
+    if (c->pid > 0)
+        waitpid(c->pid, NULL, 0);
+    if (c->sfd >= 0)
+        close(c->sfd);
+    c->gate = c->exec_r = c->sfd = -1;
+    c->pid = -1;
+}
+
+int gt_cli_attached_wait(pid_t pid, int sfd)
+{
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    for (;;) {
+        struct pollfd fds[2] = {{sfd, POLLIN, 0}, {pfd, POLLIN, 0}};
+        int r = poll(fds, pfd >= 0 ? 2 : 1, pfd >= 0 ? -1 : 50);
+        if (r > 0 && (fds[0].revents & POLLIN)) {
+            struct signalfd_siginfo ssi;
+            if (read(sfd, &ssi, sizeof ssi) == (ssize_t)sizeof ssi && ssi.ssi_signo != SIGCHLD) {
+                if (pfd >= 0)
+                    close(pfd);
+                return 1; /* interrupted */
+            }
+        }
+        if ((pfd >= 0 && r > 0 && (fds[1].revents & POLLIN)) || (pfd < 0 && kill(pid, 0) != 0 && errno == ESRCH))
+            break;
+    }
+    if (pfd >= 0)
+        close(pfd);
+    return 0;
+}

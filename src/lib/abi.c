@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* Sizes of the public structs in each struct version, and the copies between
+ * a program's struct and the library's.  A version's size is the end of its
+ * last field, not sizeof: the next version's first field may lie in the tail
+ * padding, or past it where it needs a larger alignment. */
+#include <string.h>
+
+#include "abi.h"
+#include "util/error.h"
+
+/* Every version starts with the version: it is read before anything else. */
+_Static_assert(offsetof(gt_options, version) == 0, "gt_options starts with its version");
+_Static_assert(offsetof(gt_timepoint, version) == 0, "gt_timepoint starts with its version");
+_Static_assert(offsetof(gt_usage, version) == 0, "gt_usage starts with its version");
+
+/* [N]: the size in version N, for the versions in which the struct changed;
+ * a version without an entry has its predecessor's size.  Adding a field
+ * of version N to a struct adds its [N] here (see gpu_tracker.h). */
+static const size_t options_sizes[GT_STRUCT_VERSION + 1] = {
+    [1] = GT_END_OF(gt_options, on_timepoint_ctx),
+    [2] = GT_END_OF(gt_options, per_gpu),
+};
+static const size_t timepoint_sizes[GT_STRUCT_VERSION + 1] = {
+    [1] = GT_END_OF(gt_timepoint, combined_n_threads),
+};
+static const size_t usage_sizes[GT_STRUCT_VERSION + 1] = {
+    [1] = GT_END_OF(gt_usage, ram_unavailable),
+    [2] = GT_END_OF(gt_usage, dram_memory_share), /* top_processes, dram_memory_share */
+};
+
+static const struct {
+    const char *name;
+    const size_t *sizes;
+    const char *init; /* how a program sets the version */
+} structs[] = {
+    [GT_ABI_OPTIONS] = {"gt_options", options_sizes, "GT_OPTIONS_INIT or gt_options_init()"},
+    [GT_ABI_TIMEPOINT] = {"gt_timepoint", timepoint_sizes, "GT_TIMEPOINT_INIT"},
+    [GT_ABI_USAGE] = {"gt_usage", usage_sizes, "GT_USAGE_INIT"},
+};
+
+size_t gt_abi_size(gt_abi_struct s, unsigned int version)
+{
+    if (version == 0 || version > GT_STRUCT_VERSION)
+        return 0;
+    while (!structs[s].sizes[version])
+        version--; /* [1] is always there */
+    return structs[s].sizes[version];
+}
+
+gt_status gt_abi_check(gt_abi_struct s, unsigned int version, gt_error *err)
+{
+    if (version == 0)
+        return gt_err(err, GT_ERR_INVALID, "%s has version 0: it was not initialised (use %s)", structs[s].name,
+                      structs[s].init);
+    if (version > GT_STRUCT_VERSION)
+        return gt_err(err, GT_ERR_INVALID,
+                      "%s has version %u, newer than this library's %u: the program was built with the header "
+                      "of a later gpu-tracker than libgputracker %s (use a library at least as new as that header)",
+                      structs[s].name, version, (unsigned)GT_STRUCT_VERSION, gt_version());
+    return GT_OK;
+}
+
+void gt_abi_read(gt_abi_struct s, const void *in, void *full)
+{
+    unsigned int version;
+    memcpy(&version, in, sizeof version); /* every version starts with it */
+    memcpy(full, in, gt_abi_size(s, version));
+    unsigned int current = GT_STRUCT_VERSION;
+    memcpy(full, &current, sizeof current);
+}
+
+void gt_abi_write(gt_abi_struct s, const void *full, void *out, unsigned int out_version)
+{
+    memcpy(out, full, gt_abi_size(s, out_version));
+    memcpy(out, &out_version, sizeof out_version);
+}

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+#include "perproc/perproc.h"
+#include "gpu/backend.h"
+#include "proc/parse.h"
+#include "sampler/processes.h"
+#include "store/side.h"
+#include "util/error.h"
+#include "util/units.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROC_BASE_COLS 10
+#define GPU_COLS 6
+
+/* What is kept of one process between samples. */
+typedef struct entry {
+    pid_t pid, ppid;
+    uint64_t starttime;
+    char comm[16];
+    int have_comm;
+    double cpu_base;       /* its CPU time when tracking began (0: born since) */
+    double cpu_last, ts_last;
+    uint64_t peak;         /* largest total RSS read, bytes */
+    int peak_valid;
+} entry;
+
+typedef struct entries {
+    entry *v;
+    size_t n, cap;
+} entries;
+
+typedef struct gt_top_process top_process;
+
+struct gt_perproc {
+    gt_perproc_config cfg;
+    gt_gpu *gpu;
+    gt_side *procs, *gpus;
+    int n_gpu_cols;        /* selected GPUs with columns in the processes table */
+    const char **names;    /* processes table column names and types */
+    const char **types;
+    char (*gpu_col)[48];   /* the GPU columns' names */
+    gt_cell *cells;
+    gt_sampler_proc *sp;
+    size_t sp_cap;
+    size_t *gpu_slot;
+    size_t gpu_slot_cap;
+    double hz, first_ticks;  /* clock ticks since boot when tracking began */
+    pthread_mutex_t mu;    /* guards cur and the finished tops against gt_perproc_top */
+    entries prev, cur;
+    /* Processes that have left the tree: the best of them so far. */
+    top_process by_ram[GT_TOP_PROCESSES], by_cpu[GT_TOP_PROCESSES];
+    int n_by_ram, n_by_cpu;
+};
+
+static const char *const proc_names[PROC_BASE_COLS] = {
+    "timestamp", "pid", "ppid", "command", "cpu_percent",
+    "total_rss", "private_rss", "shared_rss", "ram_percent", "n_threads",
+};
+static const char *const proc_types[PROC_BASE_COLS] = {
+    "FLOAT", "BIGINT", "BIGINT", "TEXT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "BIGINT",
+};
+static const char *const gpu_names[GPU_COLS] = {
+    "timestamp", "gpu_index", "uuid", "used_gpu_ram", "utilization_percent", "power_watts",
+};
+static const char *const gpu_types[GPU_COLS] = {"FLOAT", "BIGINT", "TEXT", "FLOAT", "FLOAT", "FLOAT"};
+
+static gt_cell fcell(double v)
+{
+    return isnan(v) ? (gt_cell){.kind = GT_CELL_NULL} : (gt_cell){.kind = GT_CELL_FLOAT, .f = v};
+}
+static gt_cell icell(long long v) { return (gt_cell){.kind = GT_CELL_INT, .i = v}; }
+static gt_cell tcell(const char *s) { return (gt_cell){.kind = GT_CELL_TEXT, .s = s}; }
+static const gt_cell null_cell = {.kind = GT_CELL_NULL};
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    void *nv = realloc(*v, nc * elem);
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = nc;
+    return 0;
+}
+
+static gt_status open_tables(gt_perproc *p, gt_error *err)
+{
+    size_t ndev;
+    const gt_gpu_device_reading *dev = gt_gpu_devices(p->gpu, &ndev);
+    p->n_gpu_cols = (int)ndev;
+    int ncols = PROC_BASE_COLS + 2 * p->n_gpu_cols;
+    if (!(p->names = calloc((size_t)ncols, sizeof *p->names)) ||
+        !(p->types = calloc((size_t)ncols, sizeof *p->types)) ||
+        !(p->gpu_col = calloc((size_t)(2 * p->n_gpu_cols + 1), sizeof *p->gpu_col)) ||
+        !(p->cells = calloc((size_t)(ncols > GPU_COLS ? ncols : GPU_COLS), sizeof *p->cells)))
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < PROC_BASE_COLS; i++) {
+        p->names[i] = proc_names[i];
+        p->types[i] = proc_types[i];
+    }
+    /* Named by the vendor's index, as nvidia-smi numbers the GPUs. */
+    for (int g = 0; g < p->n_gpu_cols; g++) {
+        for (int k = 0; k < 2; k++) {
+            char *name = p->gpu_col[2 * g + k];
+            snprintf(name, sizeof *p->gpu_col, k ? "gpu%d_sm_percent" : "gpu%d_ram", dev[g].index);
+            p->names[PROC_BASE_COLS + 2 * g + k] = name;
+            p->types[PROC_BASE_COLS + 2 * g + k] = "FLOAT";
+        }
+    }
+    gt_status st = GT_OK;
+    if (p->cfg.per_process)
+        st = gt_side_open(p->cfg.tracking_file, "processes", p->names, p->types, ncols,
+                          p->cfg.overwrite, &p->procs, err);
+    if (st == GT_OK && p->cfg.per_gpu)
+        st = gt_side_open(p->cfg.tracking_file, "gpus", gpu_names, gpu_types, GPU_COLS, p->cfg.overwrite,
+                          &p->gpus, err);
+    return st;
+}
+
+gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc **out, gt_error *err)
+{
+    *out = NULL;
+    if (cfg->per_gpu && !cfg->tracking_file)
+        return gt_err(err, GT_ERR_INVALID, "per_gpu needs a tracking file to write its rows to");
+    gt_perproc *p = calloc(1, sizeof *p);
+    if (!p)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    p->cfg = *cfg;
+    p->gpu = gpu;
+    pthread_mutex_init(&p->mu, NULL);
+    long hz = sysconf(_SC_CLK_TCK);
+    p->hz = hz > 0 ? (double)hz : 100;
+    /* Processes started from now on count with all their CPU time: the
+     * command line lets its command run before the first sample, so a
+     * child may be forked before a sample sees it. */
+    struct timespec boot;
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    p->first_ticks = ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) * p->hz;
+    gt_status st = cfg->tracking_file ? open_tables(p, err) : GT_OK;
+    if (st != GT_OK) {
+        gt_error ignored;
+        gt_perproc_close(&p, &ignored);
+        return st;
+    }
+    *out = p;
+    return GT_OK;
+}
+
+/* The command name and parent of pid, if it is still the process that
+ * started at starttime: the sampler keeps neither. */
+static int read_comm(pid_t pid, uint64_t starttime, entry *e)
+{
+    char path[40], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n;
+    do
+        n = read(fd, buf, sizeof buf - 1);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    gt_proc_stat ps;
+    if (n <= 0 || gt_parse_stat(buf, (size_t)n, &ps) != 0 || ps.starttime != starttime)
+        return -1;
+    buf[n] = '\0';
+    /* The name is between the first '(' and the last ')', and may hold
+     * anything but NUL. */
+    char *open_p = memchr(buf, '(', (size_t)n), *close_p = strrchr(buf, ')');
+    if (!open_p || !close_p || close_p < open_p)
+        return -1;
+    size_t len = (size_t)(close_p - open_p - 1);
+    if (len >= sizeof e->comm)
+        len = sizeof e->comm - 1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)open_p[1 + i];
+        e->comm[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    e->comm[len] = '\0';
+    e->ppid = ps.ppid;
+    e->have_comm = 1;
+    return 0;
+}
+
+static entry *find(entries *l, pid_t pid, uint64_t starttime)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->v[mid].pid == pid)
+            return l->v[mid].starttime == starttime ? &l->v[mid] : NULL;
+        if (l->v[mid].pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static top_process as_top(const entry *e, gt_ram_unit ru)
+{
+    top_process t = {.pid = e->pid};
+    memcpy(t.command, e->comm, sizeof t.command);
+    t.peak_rss = e->peak_valid ? gt_ram_in_unit((double)e->peak, ru) : -1.0;
+    t.cpu_seconds = e->cpu_last - e->cpu_base;
+    if (t.cpu_seconds < 0)
+        t.cpu_seconds = 0;
+    return t;
+}
+
+/* Whether a ranks before b: larger first, ties by PID. */
+static int better(const top_process *a, const top_process *b, int by_cpu)
+{
+    double x = by_cpu ? a->cpu_seconds : a->peak_rss, y = by_cpu ? b->cpu_seconds : b->peak_rss;
+    return x != y ? x > y : a->pid < b->pid;
+}
+
+static void rank(top_process *top, int *n, const top_process *t, int by_cpu)
+{
+    int i = *n < GT_TOP_PROCESSES ? (*n)++ : GT_TOP_PROCESSES;
+    if (i == GT_TOP_PROCESSES) {
+        if (!better(t, &top[GT_TOP_PROCESSES - 1], by_cpu))
+            return;
+        i = GT_TOP_PROCESSES - 1;
+    }
+    for (; i > 0 && better(t, &top[i - 1], by_cpu); i--)
+        top[i] = top[i - 1];
+    top[i] = *t;
+}
+
+/* The GPU cells of process pid: memory on each selected device (0 when the
+ * device's list lacks it, NULL when the list or the figure is missing) and
+ * its SM percent (NULL where not read). */
+static void gpu_cells(gt_perproc *p, pid_t pid, const gt_gpu_proc *gp, size_t ngp, gt_cell *c)
+{
+    size_t ndev;
+    const gt_gpu_device_reading *dev = gt_gpu_devices(p->gpu, &ndev);
+    for (int g = 0; g < p->n_gpu_cols && (size_t)g < ndev; g++) {
+        double mem = 0, sm = 0;
+        int mem_ok = dev[g].procs_valid, sm_ok = dev[g].sm_valid;
+        for (size_t k = 0; k < ngp; k++) {
+            if (gp[k].pid != pid || p->gpu_slot[k] != (size_t)g)
+                continue;
+            if (gp[k].mem_valid)
+                mem += (double)gp[k].mem_bytes;
+            else
+                mem_ok = 0;
+            if (gp[k].sm_valid)
+                sm += gp[k].sm_percent;
+        }
+        c[2 * g] = mem_ok ? fcell(gt_gpu_ram_in_unit(mem, p->cfg.gpu_ram_unit)) : null_cell;
+        c[2 * g + 1] = sm_ok ? fcell(sm) : null_cell;
+    }
+}
+
+static gt_status gpu_rows(gt_perproc *p, double ts, gt_error *err)
+{
+    size_t ndev;
+    const gt_gpu_device_reading *dev = gt_gpu_devices(p->gpu, &ndev);
+    gt_status st = GT_OK;
+    for (size_t g = 0; g < ndev && st == GT_OK; g++) {
+        gt_cell *c = p->cells;
+        c[0] = fcell(ts);
+        c[1] = icell(dev[g].index);
+        c[2] = tcell(dev[g].uuid ? dev[g].uuid : "");
+        c[3] = dev[g].mem_valid ? fcell(gt_gpu_ram_in_unit((double)dev[g].mem_used_bytes, p->cfg.gpu_ram_unit))
+                                : null_cell;
+        c[4] = dev[g].util_valid ? fcell(dev[g].util_percent) : null_cell;
+        c[5] = dev[g].power_valid ? fcell(dev[g].power_watts) : null_cell;
+        st = gt_side_add(p->gpus, c, err);
+    }
+    return st == GT_OK ? gt_side_end_sample(p->gpus, err) : st;
+}
+
+/* One row of process e (read as sp at this sample; old: its entry at the
+ * last sample that saw it, or NULL). */
+static gt_status proc_row(gt_perproc *p, const gt_sampler_proc *sp, const entry *e, const entry *old,
+                          uint64_t capacity, double ts, const gt_gpu_proc *gp, size_t ngp, gt_error *err)
+{
+    gt_cell *c = p->cells;
+    gt_ram_unit ru = p->cfg.ram_unit;
+    c[0] = fcell(ts);
+    c[1] = icell(sp->pid);
+    c[2] = e->have_comm ? icell(e->ppid) : null_cell;
+    c[3] = e->have_comm ? tcell(e->comm) : null_cell;
+    /* Over the time since the last sample that saw it; none at first sight. */
+    double dt = old ? ts - old->ts_last : 0, dcpu = old ? sp->cpu_seconds - old->cpu_last : -1;
+    c[4] = old && dt > 0 && dcpu >= 0 ? fcell(dcpu / dt * 100.0) : null_cell;
+    if (sp->mem_valid) {
+        /* Converted part by part and added, as the main table's RSS. */
+        double priv = gt_ram_in_unit((double)sp->private_rss, ru), shared = gt_ram_in_unit((double)sp->shared_rss, ru);
+        c[5] = fcell(priv + shared);
+        c[6] = fcell(priv);
+        c[7] = fcell(shared);
+        c[8] = capacity ? fcell((double)(sp->private_rss + sp->shared_rss) / (double)capacity * 100.0) : null_cell;
+    } else {
+        c[5] = c[6] = c[7] = c[8] = null_cell;
+    }
+    c[9] = icell(sp->threads);
+    gpu_cells(p, sp->pid, gp, ngp, c + PROC_BASE_COLS);
+    return gt_side_add(p->procs, c, err);
+}
+
+gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double ts, gt_error *err)
+{
+    size_t n = gt_sampler_processes(s, p->sp, p->sp_cap);
+    if (n > p->sp_cap) {
+        if (grow((void **)&p->sp, &p->sp_cap, n, sizeof *p->sp) != 0)
+            return gt_err(err, GT_ERR_NOMEM, "out of memory");
+        n = gt_sampler_processes(s, p->sp, p->sp_cap);
+    }
+    const gt_gpu_proc *gp = NULL;
+    size_t ngp = 0;
+    if (p->procs && p->n_gpu_cols > 0) {
+        ngp = gt_gpu_last_procs(p->gpu, &gp, p->gpu_slot, p->gpu_slot_cap);
+        if (ngp > p->gpu_slot_cap) {
+            if (grow((void **)&p->gpu_slot, &p->gpu_slot_cap, ngp, sizeof *p->gpu_slot) != 0)
+                return gt_err(err, GT_ERR_NOMEM, "out of memory");
+            ngp = gt_gpu_last_procs(p->gpu, &gp, p->gpu_slot, p->gpu_slot_cap);
+        }
+    }
+    if (grow((void **)&p->cur.v, &p->cur.cap, n, sizeof *p->cur.v) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    uint64_t capacity = gt_sampler_ram_capacity(s);
+    gt_status st = GT_OK;
+    p->cur.n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gt_sampler_proc *sp = &p->sp[i];
+        entry *old = find(&p->prev, sp->pid, sp->starttime);
+        entry *e = &p->cur.v[p->cur.n++];
+        if (old) {
+            *e = *old;
+        } else {
+            *e = (entry){.pid = sp->pid, .starttime = sp->starttime};
+            /* Born since the tracker was created: all its CPU time is the run's. */
+            e->cpu_base = (double)sp->starttime + 1 >= p->first_ticks ? 0 : sp->cpu_seconds;
+        }
+        /* A process that has exited since the sampler read it keeps the
+         * name and parent it had. */
+        entry fresh = *e;
+        if (read_comm(sp->pid, sp->starttime, &fresh) == 0)
+            *e = fresh;
+        if (sp->mem_valid && (!e->peak_valid || sp->private_rss + sp->shared_rss > e->peak)) {
+            e->peak = sp->private_rss + sp->shared_rss;
+            e->peak_valid = 1;
+        }
+        if (p->procs && st == GT_OK)
+            st = proc_row(p, sp, e, old, capacity, ts, gp, ngp, err);
+        e->cpu_last = sp->cpu_seconds;
+        e->ts_last = ts;
+    }
+    if (p->procs && st == GT_OK)
+        st = gt_side_end_sample(p->procs, err);
+    if (p->gpus && st == GT_OK)
+        st = gpu_rows(p, ts, err);
+    /* Processes gone since the last sample go into the finished tops. */
+    pthread_mutex_lock(&p->mu);
+    for (size_t i = 0; i < p->prev.n; i++) {
+        const entry *e = &p->prev.v[i];
+        if (find(&p->cur, e->pid, e->starttime))
+            continue;
+        top_process t = as_top(e, p->cfg.ram_unit);
+        rank(p->by_ram, &p->n_by_ram, &t, 0);
+        rank(p->by_cpu, &p->n_by_cpu, &t, 1);
+    }
+    entries tmp = p->prev;
+    p->prev = p->cur;
+    p->cur = tmp;
+    pthread_mutex_unlock(&p->mu);
+    return st;
+}
+
+void gt_perproc_top(gt_perproc *p, gt_usage *u)
+{
+    memset(&u->top_processes, 0, sizeof u->top_processes);
+    if (!p || !p->cfg.per_process)
+        return;
+    u->top_processes.available = 1;
+    pthread_mutex_lock(&p->mu);
+    int nr = p->n_by_ram, nc = p->n_by_cpu;
+    top_process *r = u->top_processes.by_peak_ram, *c = u->top_processes.by_cpu_seconds;
+    memcpy(r, p->by_ram, sizeof p->by_ram);
+    memcpy(c, p->by_cpu, sizeof p->by_cpu);
+    for (size_t i = 0; i < p->prev.n; i++) { /* those alive at the last sample */
+        top_process t = as_top(&p->prev.v[i], p->cfg.ram_unit);
+        rank(r, &nr, &t, 0);
+        rank(c, &nc, &t, 1);
+    }
+    pthread_mutex_unlock(&p->mu);
+    u->top_processes.n = nr;
+}
+
+gt_status gt_perproc_finish(gt_perproc *p, gt_error *err)
+{
+    gt_error e2;
+    gt_status st = gt_side_close(&p->procs, err);
+    gt_status st2 = gt_side_close(&p->gpus, st == GT_OK ? err : &e2);
+    return st == GT_OK ? st2 : st;
+}
+
+gt_status gt_perproc_close(gt_perproc **pp, gt_error *err)
+{
+    if (!pp || !*pp)
+        return GT_OK;
+    gt_perproc *p = *pp;
+    gt_status st = gt_perproc_finish(p, err);
+    free(p->names);
+    free(p->gpu_col);
+    free(p->types);
+    free(p->cells);
+    free(p->sp);
+    free(p->gpu_slot);
+    free(p->prev.v);
+    free(p->cur.v);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+    *pp = NULL;
+    return st;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* --per-process and --per-gpu: rows of every tracked process and of every
+ * selected GPU at every sample, in side tables of the tracking file
+ * (store/side.h), and the report's top processes.  Fed on the sampling
+ * thread after each sample from what the sampler and the GPU handle have
+ * just read; only each process's command name and parent are read anew. */
+#ifndef GT_PERPROC_PERPROC_H
+#define GT_PERPROC_PERPROC_H
+#include "gpu_tracker.h"
+#include "gpu/gpu.h"
+#include "sampler/sampler.h"
+
+typedef struct gt_perproc gt_perproc;
+
+typedef struct gt_perproc_config {
+    int per_process, per_gpu;
+    const char *tracking_file;  /* NULL: the report's top processes only */
+    int overwrite;
+    gt_ram_unit ram_unit, gpu_ram_unit;
+} gt_perproc_config;
+
+/* Creates the side tables (the tracking file must exist already).  gpu is
+ * borrowed and may be NULL.  On failure *out is NULL. */
+gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc **out, gt_error *err);
+/* Records the sample just taken by s (and by gpu, in the same call). */
+gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double timestamp, gt_error *err);
+/* Fills u->top_processes (any thread). */
+void gt_perproc_top(gt_perproc *p, gt_usage *u);
+/* Closes the side tables (no more rows are written; the top processes are
+ * still followed and kept). */
+gt_status gt_perproc_finish(gt_perproc *p, gt_error *err);
+/* Closes the side tables and frees; NULL-safe. */
+gt_status gt_perproc_close(gt_perproc **p, gt_error *err);
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Side tables of a tracking file (--per-process, --per-gpu): rows that the
+ * Python package's layout has no place for, kept apart so that its tables
+ * stay exactly as they are.  In an SQLite tracking file a side table is one
+ * more table of the same file; beside a CSV tracking file it is a sibling
+ * file named after it ("track.csv" -> "track.processes.csv") with a header
+ * line of its own.  Each sample's rows are on disk when gt_side_end_sample
+ * returns (one write(2); one SQLite transaction), or, while another program
+ * holds the SQLite file's write lock, kept in memory and written with a
+ * later sample's (at close after waiting up to 10 s for the lock). */
+#ifndef GT_STORE_SIDE_H
+#define GT_STORE_SIDE_H
+#include "store/row.h"
+
+typedef struct gt_side gt_side;
+
+/* Creates side table `name` of tracking_file (which gt_store_open has just
+ * created) with ncols columns of the given names and SQL types.  The CSV
+ * sibling is refused when it exists, unless overwrite; a symbolic link is
+ * never followed.  On failure *out is NULL. */
+gt_status gt_side_open(const char *tracking_file, const char *name, const char *const *names,
+                       const char *const *types, int ncols, int overwrite, gt_side **out, gt_error *err);
+/* The path rows go to: the sibling CSV file, or the SQLite file itself. */
+const char *gt_side_path(const gt_side *s);
+/* Adds one row of ncols cells (text cells are copied) to the current
+ * sample's rows. */
+gt_status gt_side_add(gt_side *s, const gt_cell *cells, gt_error *err);
+/* Writes the current sample's rows. */
+gt_status gt_side_end_sample(gt_side *s, gt_error *err);
+/* Closes; NULL-safe, sets *s to NULL. */
+gt_status gt_side_close(gt_side **s, gt_error *err);
+#endif
