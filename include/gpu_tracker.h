@@ -177,6 +177,12 @@ typedef struct gt_timepoint {
     double cpu_main_seconds, cpu_descendants_seconds, cpu_combined_seconds;
     int system_core_count, n_expected_cores;
     int main_n_threads, descendants_n_threads, combined_n_threads;
+    /* Version 2. */
+    /* 1 where the memory of a process in the set could not be read (another
+     * user's process, a setuid program): that RAM figure, and combined, is
+     * unavailable, not the 0 or partial sum it holds.  (0 means available,
+     * so a timepoint zeroed by older code reads as before.) */
+    int main_ram_unavailable, descendants_ram_unavailable, combined_ram_unavailable;
 } gt_timepoint;
 
 /* A timepoint with no figures, of this header's version.  Designated

@@ -26,6 +26,7 @@ struct gt_cli_live {
     int have;
     gt_timepoint latest;
     uint64_t peak_ram;
+    int peak_unseen; /* some sample's memory could not be read */
     struct timespec start;
 };
 
@@ -64,14 +65,21 @@ static void human_bytes(double b, char *buf, size_t cap)
     snprintf(buf, cap, u ? "%.2f %s" : "%.0f %s", b, units[u]);
 }
 
-void gt_cli_live_format(const gt_timepoint *tp, double elapsed, uint64_t peak_ram, char *buf, size_t cap,
-                        int width)
+void gt_cli_live_format(const gt_timepoint *tp, double elapsed, uint64_t peak_ram, int peak_valid, char *buf,
+                        size_t cap, int width)
 {
     long s = (long)elapsed;
     char ram[32] = "-", peak[32] = "-", gram[32] = "n/a", cpu[32] = "-", gpu[32] = "n/a";
     if (tp) {
-        human_bytes((double)tp->combined_ram, ram, sizeof ram);
-        human_bytes((double)peak_ram, peak, sizeof peak);
+        /* Memory that could not be read is unavailable, never 0. */
+        if (tp->combined_ram_unavailable)
+            snprintf(ram, sizeof ram, "unavailable");
+        else
+            human_bytes((double)tp->combined_ram, ram, sizeof ram);
+        if (peak_valid)
+            human_bytes((double)peak_ram, peak, sizeof peak);
+        else
+            snprintf(peak, sizeof peak, "unavailable");
         if (tp->cpu_valid)
             snprintf(cpu, sizeof cpu, "%.0f%%", tp->cpu_combined_sum);
         if (tp->gpu_valid) {
@@ -95,13 +103,14 @@ static void draw(gt_cli_live *l)
     gt_timepoint tp = l->latest;
     int have = l->have;
     uint64_t peak = l->peak_ram;
+    int peak_valid = !l->peak_unseen;
     pthread_mutex_unlock(&l->mu);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double el = (double)(now.tv_sec - l->start.tv_sec) + (double)(now.tv_nsec - l->start.tv_nsec) / 1e9;
     char text[512], out[640];
     /* One column short of the width, so the terminal never wraps the row. */
-    gt_cli_live_format(have ? &tp : NULL, el, peak, text, sizeof text, cols - 1);
+    gt_cli_live_format(have ? &tp : NULL, el, peak, peak_valid, text, sizeof text, cols - 1);
     int n;
     if (rows != l->rows) /* resized: move the scrolling region's end too */
         n = snprintf(out, sizeof out, "\0337\033[1;%dr\0338\0337\033[%d;1H\033[7m%s\033[0m\033[K\0338", rows - 1,
@@ -166,7 +175,9 @@ void gt_cli_live_update(gt_cli_live *l, const gt_timepoint *tp)
     pthread_mutex_lock(&l->mu);
     l->latest = *tp;
     l->have = 1;
-    if (tp->combined_ram > l->peak_ram)
+    if (tp->combined_ram_unavailable)
+        l->peak_unseen = 1;
+    else if (tp->combined_ram > l->peak_ram)
         l->peak_ram = tp->combined_ram;
     pthread_mutex_unlock(&l->mu);
 }

@@ -19,7 +19,8 @@ void gt_cli_live_update(gt_cli_live *l, const gt_timepoint *tp);
 void gt_cli_live_stop(gt_cli_live **l);
 
 /* Formats the status text for tp into buf (at most cap bytes with the NUL,
- * cut to width columns).  Exposed for tests. */
-void gt_cli_live_format(const gt_timepoint *tp, double elapsed, uint64_t peak_ram, char *buf, size_t cap,
-                        int width);
+ * cut to width columns); peak_valid 0: some sample's memory could not be
+ * read, so the peak is unavailable.  Exposed for tests. */
+void gt_cli_live_format(const gt_timepoint *tp, double elapsed, uint64_t peak_ram, int peak_valid, char *buf,
+                        size_t cap, int width);
 #endif

@@ -22,6 +22,7 @@ static const size_t options_sizes[GT_STRUCT_VERSION + 1] = {
 };
 static const size_t timepoint_sizes[GT_STRUCT_VERSION + 1] = {
     [1] = GT_END_OF(gt_timepoint, combined_n_threads),
+    [2] = GT_END_OF(gt_timepoint, combined_ram_unavailable), /* the *_ram_unavailable flags */
 };
 static const size_t usage_sizes[GT_STRUCT_VERSION + 1] = {
     [1] = GT_END_OF(gt_usage, ram_unavailable),

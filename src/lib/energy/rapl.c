@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/procfs.h"
 #include "util/error.h"
 
 #define MAX_DOMAINS GT_RAPL_MAX_DOMAINS
@@ -60,10 +61,7 @@ uint64_t gt_rapl_delta(uint64_t prev, uint64_t cur, uint64_t max_range)
  * Returns the length, or -1 with errno set. */
 static ssize_t read_attr(int fd, char *buf, size_t size)
 {
-    ssize_t n;
-    do
-        n = pread(fd, buf, size - 1, 0);
-    while (n < 0 && errno == EINTR);
+    ssize_t n = gt_pread_full(fd, buf, size - 1, 0);
     if (n >= 0)
         buf[n] = '\0';
     return n;

@@ -141,7 +141,10 @@ size_t gt_exposition_format(const gt_timepoint *tp, int openmetrics, char *buf, 
     if (cap)
         buf[0] = '\0';
     if (tp) {
-        const double ram[4] = {(double)tp->main_ram, (double)tp->descendants_ram, (double)tp->combined_ram,
+        /* Memory that could not be read is NaN, Prometheus's unknown. */
+        const double ram[4] = {tp->main_ram_unavailable ? NAN : (double)tp->main_ram,
+                               tp->descendants_ram_unavailable ? NAN : (double)tp->descendants_ram,
+                               tp->combined_ram_unavailable ? NAN : (double)tp->combined_ram,
                                (double)tp->system_ram};
         four(&o, "gpu_tracker_ram_bytes", "gauge", "bytes",
              "Resident memory (private + shared RSS); system: the machine's used RAM.", ram, 4);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/error.h"
@@ -82,6 +83,36 @@ int gt_procfs_open_pid(gt_procfs *p, pid_t pid)
 }
 
 int gt_procfs_root(const gt_procfs *p) { return p->rootfd; }
+
+ssize_t gt_pread_full(int fd, void *buf, size_t len, off_t off)
+{
+    ssize_t n;
+    do
+        n = pread(fd, buf, len, off);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
+int gt_procfs_each_pid(int dirfd, gt_procfs_entry_fn fn, void *ctx)
+{
+    char dents[8192];
+    long nread;
+    while ((nread = syscall(SYS_getdents64, dirfd, dents, sizeof dents)) > 0) {
+        for (long off = 0; off < nread;) {
+            /* struct linux_dirent64: ino(8) off(8) reclen(2) type(1) name */
+            unsigned short reclen;
+            memcpy(&reclen, dents + off + 16, sizeof reclen);
+            const char *name = dents + off + 19;
+            off += reclen;
+            if (name[0] < '0' || name[0] > '9')
+                continue;
+            int rc = fn(ctx, name);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return nread < 0 ? -1 : 0;
+}
 int gt_procfs_has_rollup(const gt_procfs *p) { return p->has_rollup; }
 int gt_procfs_has_children(const gt_procfs *p) { return p->has_children; }
 
@@ -104,12 +135,9 @@ static ssize_t read_all(gt_procfs *p, int fd, int short_eof)
             p->buf = nb;
             p->cap *= 2;
         }
-        ssize_t n = pread(fd, p->buf + len, p->cap - len, (off_t)len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
+        ssize_t n = gt_pread_full(fd, p->buf + len, p->cap - len, (off_t)len);
+        if (n < 0)
             return -1;
-        }
         len += (size_t)n;
         if (n == 0 || (short_eof && n < 2048))
             break;

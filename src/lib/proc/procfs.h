@@ -41,6 +41,16 @@ int gt_procfs_note_open(gt_procfs *p, int fd);
  * few descriptors: some processes could not be read); clears the note. */
 int gt_procfs_take_fd_short(gt_procfs *p);
 
+/* pread that retries when a signal interrupts it; -1 with errno otherwise. */
+ssize_t gt_pread_full(int fd, void *buf, size_t len, off_t off);
+
+/* Calls fn(ctx, name) for each entry of the directory dirfd whose name
+ * starts with a digit (PIDs, TIDs), from the directory's current offset.
+ * Stops at the first negative return of fn and returns it; returns 0 at the
+ * end, -1 with errno when the listing fails. */
+typedef int (*gt_procfs_entry_fn)(void *ctx, const char *name);
+int gt_procfs_each_pid(int dirfd, gt_procfs_entry_fn fn, void *ctx);
+
 /* Whether this kernel has /proc/PID/smaps_rollup (4.14+) and
  * /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN); checked once. */
 int gt_procfs_has_rollup(const gt_procfs *p);

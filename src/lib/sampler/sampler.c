@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +39,7 @@ typedef struct proc_entry {
     pid_t pid;
     int is_main;
     int stat_fd, children_fd;  /* kept open across samples, or -1 */
+    int status_fd;             /* kept once its memory was read, or -1 */
     /* Several threads: the task folder and each thread's children file. */
     int task_fd;
     thread_file *tf;
@@ -57,6 +57,7 @@ typedef struct proc_entry {
     uint64_t private_rss, shared_rss, hwm;
     int hwm_ok;                /* hwm was read from a live process */
     int mem_denied;            /* errno when its memory could not be read */
+    int mem_read;              /* its memory figures were read (0: status failed) */
     /* Per-path shared memory, re-read only when the total changes. */
     path_use *paths;
     uint32_t npaths, cap;
@@ -65,7 +66,23 @@ typedef struct proc_entry {
      * or not) and the shared bytes it found. */
     int walked, walked_paths;
     uint64_t walk_shared;
+    /* Idle processes (see visit()): the CPU clock read at this sample, when
+     * stat and the children were last read (boot-time seconds), and where
+     * its children are in the walk's queue. */
+    uint64_t clock_ns;
+    double full_t;
+    size_t kids_at, nkids;
+    int skipped;               /* stat and children taken from the last sample */
+    int kids_unread;           /* a children file could not be read */
+    int matched;               /* found again at this sample (prev list only) */
 } proc_entry;
+
+/* A PID to visit; from_kept: listed by the last sample's children of an
+ * idle parent, so it must still be the process seen then. */
+typedef struct queued {
+    pid_t pid;
+    int from_kept;
+} queued;
 
 typedef struct proc_list {
     proc_entry *v;
@@ -81,8 +98,17 @@ struct gt_sampler {
     long hz;
     proc_list prev, cur;
     int have_prev, main_alive;
-    pid_t *queue, *pids_main, *pids_desc;
-    size_t queue_cap, pids_cap, pids_main_cap;
+    queued *queue, *prev_queue;  /* this walk's and the last one's */
+    size_t queue_cap, prev_queue_cap;
+    pid_t *pids_main, *pids_desc;
+    size_t pids_cap, pids_main_cap;
+    /* An idle process's stat and children are read again at least this
+     * often (seconds); the boot-time clock at this sample; 1: read all. */
+    double idle_refresh, now;
+    int full_walk;
+    /* A read failed or a process vanished at this sample: the next one
+     * reads every process, so a failure is never carried over. */
+    int read_failed;
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
     size_t max_cap;
@@ -215,7 +241,9 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->use_clock = clocks_usable(cfg->proc_root);
     gt_cpu_window_init(&s->window, CPU_WINDOW_SPAN);
     s->walk_budget = GT_SAMPLER_WALK_BUDGET;
+    s->idle_refresh = GT_SAMPLER_IDLE_REFRESH;
     s->root_files.stat_fd = s->root_files.children_fd = s->root_files.task_fd = -1;
+    s->root_files.status_fd = -1;
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
         s->hz = 100;
@@ -242,6 +270,12 @@ void gt_sampler_set_walk_budget(gt_sampler *s, double share_of_core)
 {
     if (share_of_core > 0)
         s->walk_budget = share_of_core;
+}
+
+void gt_sampler_set_idle_refresh(gt_sampler *s, double seconds)
+{
+    if (seconds >= 0)
+        s->idle_refresh = seconds;
 }
 
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
@@ -284,6 +318,7 @@ static void release_entry(gt_sampler *s, proc_entry *e)
         s->kept_fds--;
     }
     e->stat_fd = e->children_fd = -1;
+    close_kept(s, &e->status_fd);
 }
 
 static void free_list(gt_sampler *s, proc_list *l)
@@ -307,6 +342,7 @@ void gt_sampler_free(gt_sampler **sp)
         close(s->stat_fd);
     release_entry(s, &s->root_files);
     free(s->queue);
+    free(s->prev_queue);
     free(s->pids_main);
     free(s->pids_desc);
     free(s->max_desc);
@@ -318,12 +354,17 @@ void gt_sampler_free(gt_sampler **sp)
     *sp = NULL;
 }
 
-static int push_pid(gt_sampler *s, size_t *qn, pid_t pid)
+static int push_queued(gt_sampler *s, size_t *qn, pid_t pid, int from_kept)
 {
     if (grow((void **)&s->queue, &s->queue_cap, *qn + 1, sizeof *s->queue) != 0)
         return -1;
-    s->queue[(*qn)++] = pid;
+    s->queue[(*qn)++] = (queued){pid, from_kept};
     return 0;
+}
+
+static int push_pid(gt_sampler *s, size_t *qn, pid_t pid)
+{
+    return push_queued(s, qn, pid, 0);
 }
 
 static int queue_pid_text(gt_sampler *s, const char *d, ssize_t n, size_t *qn)
@@ -346,7 +387,8 @@ static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t
 {
     const char *d;
     ssize_t n = gt_procfs_read_small(s->fs, dirfd, rel, &d);
-    return n > 0 ? queue_pid_text(s, d, n, qn) : 0; /* exited meanwhile, or none */
+    /* 1: not read (exited meanwhile, or a failed read), not "none" */
+    return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
 }
 
 /* Opens a per-process file to keep, within the fd budget; -1 otherwise. */
@@ -406,7 +448,28 @@ static int queue_thread_children(gt_sampler *s, proc_entry *e, int tfd, const ch
         n = kept->fd >= 0 ? gt_procfs_pread(s->fs, kept->fd, &d)
                           : gt_procfs_read_small(s->fs, tfd, rel, &d);
     }
-    return n > 0 ? queue_pid_text(s, d, n, qn) : 0;
+    return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
+}
+
+/* One listing of a process's task folder. */
+typedef struct thread_walk {
+    gt_sampler *s;
+    proc_entry *e;
+    int tfd;
+    uint32_t w;     /* threads seen so far (see queue_thread_children) */
+    size_t *qn;
+    int unread;     /* some thread's children could not be read */
+} thread_walk;
+
+static int on_thread(void *ctx, const char *name)
+{
+    thread_walk *tw = ctx;
+    /* The sampling thread (the caller) forks nothing. */
+    if (tw->e->pid == tw->s->self_pid && atoi(name) == tw->s->self_tid)
+        return 0;
+    int r = queue_thread_children(tw->s, tw->e, tw->tfd, name, &tw->w, tw->qn);
+    tw->unread |= r > 0;
+    return r < 0 ? -1 : 0;
 }
 
 /* Appends the children of every thread of pid to the queue.  A child may be
@@ -424,7 +487,7 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
         }
         const char *d;
         ssize_t n = gt_procfs_pread(s->fs, e->children_fd, &d);
-        return n > 0 ? queue_pid_text(s, d, n, qn) : 0;
+        return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
     }
     /* The task folder stays open and is listed again from its start; each
      * thread's children file stays open while the thread lives. */
@@ -436,34 +499,39 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
         if (tfd < 0)
             tfd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (tfd < 0)
-            return 0;
+            return 1;
     }
-    char dents[4096];
-    long nread;
-    int rc = 0;
-    uint32_t w = 0;
-    while (rc == 0 && (nread = syscall(SYS_getdents64, tfd, dents, sizeof dents)) > 0) {
-        for (long off = 0; rc == 0 && off < nread;) {
-            /* struct linux_dirent64: ino(8) off(8) reclen(2) type(1) name */
-            unsigned short reclen;
-            memcpy(&reclen, dents + off + 16, sizeof reclen);
-            const char *name = dents + off + 19;
-            off += reclen;
-            if (name[0] < '0' || name[0] > '9')
-                continue;
-            /* The sampling thread (the caller) forks nothing. */
-            if (pid == s->self_pid && atoi(name) == s->self_tid)
-                continue;
-            rc = queue_thread_children(s, e, tfd, name, &w, qn);
-        }
-    }
+    thread_walk tw = {s, e, tfd, 0, qn, 0};
+    int rc = gt_procfs_each_pid(tfd, on_thread, &tw) < 0 ? -1 : 0;
+    uint32_t w = tw.w;
+    int unread = tw.unread;
     /* Files of threads that have exited. */
     for (uint32_t k = w; k < e->ntf; k++)
         close_kept(s, &e->tf[k].fd);
     e->ntf = w;
     if (tfd != e->task_fd)
         close(tfd);
-    return rc;
+    return rc ? rc : unread;
+}
+
+typedef struct scan_walk {
+    gt_sampler *s;
+    int dfd;
+    pid_t parent;
+    size_t *qn;
+} scan_walk;
+
+static int on_scanned(void *ctx, const char *name)
+{
+    scan_walk *sw = ctx;
+    char rel[40];
+    snprintf(rel, sizeof rel, "%.20s/stat", name);
+    const char *d;
+    ssize_t n = gt_procfs_read_small(sw->s->fs, sw->dfd, rel, &d);
+    gt_proc_stat ps;
+    if (n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.ppid == sw->parent)
+        return push_pid(sw->s, sw->qn, ps.pid);
+    return 0;
 }
 
 /* Without CONFIG_PROC_CHILDREN: one pass over /proc, parent links by stat. */
@@ -471,28 +539,9 @@ static int queue_children_by_scan(gt_sampler *s, pid_t parent, size_t *qn)
 {
     int dfd = openat(gt_procfs_root(s->fs), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
-        return 0;
-    char dents[8192];
-    long nread;
-    int rc = 0;
-    while (rc == 0 && (nread = syscall(SYS_getdents64, dfd, dents, sizeof dents)) > 0) {
-        for (long off = 0; off < nread;) {
-            unsigned short reclen;
-            memcpy(&reclen, dents + off + 16, sizeof reclen);
-            const char *name = dents + off + 19;
-            off += reclen;
-            if (name[0] < '0' || name[0] > '9')
-                continue;
-            char rel[40];
-            snprintf(rel, sizeof rel, "%.20s/stat", name);
-            const char *d;
-            ssize_t n = gt_procfs_read_small(s->fs, dfd, rel, &d);
-            gt_proc_stat ps;
-            if (n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.ppid == parent &&
-                push_pid(s, qn, ps.pid) != 0)
-                rc = -1;
-        }
-    }
+        return 1;
+    scan_walk sw = {s, dfd, parent, qn};
+    int rc = gt_procfs_each_pid(dfd, on_scanned, &sw) < 0 ? -1 : 0;
     close(dfd);
     return rc;
 }
@@ -558,19 +607,17 @@ static clockid_t process_clock(pid_t pid)
     return (clockid_t)((~(unsigned)pid << 3) | 2u);
 }
 
-/* Reads a process's stat into e (through its kept fd when it has one);
- * returns -1 if it is gone. */
-static int read_stat(gt_sampler *s, proc_entry *e)
+/* Reads a process's CPU clock into e->clock_ns; 0 when it cannot be read.
+ * Read before stat: a stat read that then succeeds through a kept
+ * descriptor proves the process was the same one when its clock was read.
+ * One system call, no permission needed, every thread live or exited in
+ * nanoseconds (see cpu_flow.h for how late it can be). */
+static int read_clock(gt_sampler *s, proc_entry *e)
 {
-    char rel[32];
-    const char *d;
-    ssize_t n = -1;
-    /* The CPU clock first: a stat read that then succeeds through a kept
-     * descriptor proves the process was the same one when its clock was
-     * read.  One system call, no permission needed, every thread live or
-     * exited in nanoseconds (see cpu_flow.h for how late it can be). */
     struct timespec clk;
     int have_clk = s->use_clock && clock_gettime(process_clock(e->pid), &clk) == 0;
+    e->clock_ns = have_clk ? (uint64_t)clk.tv_sec * 1000000000u + (uint64_t)clk.tv_nsec : 0;
+    e->cpu = have_clk ? ts_seconds(&clk) : 0;
     if (e->is_main) {
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
@@ -578,6 +625,17 @@ static int read_stat(gt_sampler *s, proc_entry *e)
         if (s->self_tracking)
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s->self_thread_cpu);
     }
+    return have_clk;
+}
+
+/* Reads a process's stat into e (through its kept fd when it has one),
+ * its CPU time from the clock read_clock() read when have_clk; returns -1
+ * if it is gone. */
+static int read_stat(gt_sampler *s, proc_entry *e, int have_clk)
+{
+    char rel[32];
+    const char *d;
+    ssize_t n = -1;
     snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
     if (e->stat_fd >= 0)
         n = gt_procfs_pread(s->fs, e->stat_fd, &d);
@@ -599,7 +657,8 @@ static int read_stat(gt_sampler *s, proc_entry *e)
     if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
         return -1;
     e->starttime = ps.starttime;
-    e->cpu = have_clk ? ts_seconds(&clk) : (double)(ps.utime + ps.stime) / (double)s->hz;
+    if (!have_clk)
+        e->cpu = (double)(ps.utime + ps.stime) / (double)s->hz;
     e->cpu_from_clock = have_clk;
     e->ccpu = (double)(ps.cutime + ps.cstime) / (double)s->hz;
     e->threads = ps.num_threads;
@@ -663,6 +722,23 @@ static int walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
     return ok;
 }
 
+/* Reads a process's status through a descriptor kept while it lives and
+ * the fd budget allows; -1 when it is gone. */
+static ssize_t read_status(gt_sampler *s, proc_entry *e, const char **d)
+{
+    char rel[40];
+    ssize_t n = e->status_fd >= 0 ? gt_procfs_pread(s->fs, e->status_fd, d) : -1;
+    if (n > 0)
+        return n;
+    /* Not kept yet, or its process exited (the PID may be another's now:
+     * the stat read of this sample said it is the same one). */
+    close_kept(s, &e->status_fd);
+    snprintf(rel, sizeof rel, "%d/status", (int)e->pid);
+    e->status_fd = open_kept(s, rel);
+    return e->status_fd >= 0 ? gt_procfs_pread(s->fs, e->status_fd, d)
+                             : gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, d);
+}
+
 /* Reads the memory figures of one process.  The total is the kernel's
  * VmRSS at every read; the split comes from a fresh page-table walk when
  * the budget allows one, otherwise shared is the last walk's (at most the
@@ -679,19 +755,21 @@ static int read_memory(gt_sampler *s, proc_entry *e)
         e->npaths = 0;
         e->paths_valid = 1;
         e->mem_denied = 0;
-        return 0;
-    }
-    int dirfd = gt_procfs_open_pid(s->fs, e->pid);
-    if (dirfd < 0) {
-        e->npaths = 0;
-        e->paths_valid = 1;
-        e->mem_denied = 0;
+        e->mem_read = 1;
         return 0;
     }
     const char *d;
     uint64_t rss = 0;
     int have_rss = 0;
-    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "status", &d);
+    ssize_t n = read_status(s, e, &d);
+    e->mem_read = n >= 0;
+    if (n < 0) { /* gone, or a failed read: not to be reused as its figures */
+        s->read_failed = 1;
+        e->npaths = 0;
+        e->paths_valid = 1;
+        e->mem_denied = 0;
+        return 0;
+    }
     if (n > 0) {
         if (gt_parse_status_hwm(d, (size_t)n, &e->hwm) == 0)
             e->hwm_ok = e->hwm > 0;
@@ -699,12 +777,18 @@ static int read_memory(gt_sampler *s, proc_entry *e)
             have_rss = 0;
     }
     int walk = !have_rss || may_walk(s, e);
+    /* The folder is opened only for a walk, which reads several files. */
+    int dirfd = walk ? gt_procfs_open_pid(s->fs, e->pid) : -1;
+    int walked = dirfd >= 0 && walk_memory(s, dirfd, e);
     /* A walk cut short (the process exiting) leaves the last one's split. */
-    if ((!walk || !walk_memory(s, dirfd, e)) && have_rss && e->walked) {
+    if (!walked && have_rss && e->walked) {
         e->shared_rss = e->walk_shared < rss ? e->walk_shared : rss;
         e->private_rss = rss - e->shared_rss;
     }
-    close(dirfd);
+    e->mem_read = walked || (have_rss && e->walked);
+    s->read_failed |= !e->mem_read;
+    if (dirfd >= 0)
+        close(dirfd);
     return !walk;
 }
 
@@ -713,6 +797,8 @@ static void move_files(proc_entry *dst, proc_entry *src)
 {
     dst->stat_fd = src->stat_fd;
     dst->children_fd = src->children_fd;
+    dst->status_fd = src->status_fd;
+    src->status_fd = -1;
     dst->task_fd = src->task_fd;
     dst->tf = src->tf;
     dst->ntf = src->ntf;
@@ -744,49 +830,161 @@ static proc_entry *find_prev(gt_sampler *s, const proc_entry *e)
     return p && p->starttime == e->starttime ? p : NULL;
 }
 
-/* Walks the tree from the root, reading every member's stat once. */
-static int discover(gt_sampler *s)
+/* The state of one walk of the tree. */
+typedef struct walk {
+    size_t qn;        /* PIDs queued */
+    size_t matched;   /* members of the last sample found again */
+    size_t skipped;   /* idle members whose stat and children were not read */
+    int orphans;      /* a member became a zombie: its children moved */
+    size_t sorted_n;  /* completing: cur[0..sorted_n) sorted and visited */
+} walk;
+
+/* Whether a process's stat and children can be taken from the last sample
+ * (p) instead of read: its CPU clock has not moved since, so it has not run,
+ * and all that only it can change (threads, state, faults, cutime, its
+ * own children: a fork by any thread runs and moves the clock) is as it
+ * was.  What others can change is bounded: its RSS may fall while it sleeps
+ * (reclaim, swap, a mapped file truncated) or rise by another's hand
+ * (process_vm_writev, ptrace, khugepaged), and a subreaper's children may
+ * change by adoption, so an idle process is read afresh every idle_refresh
+ * seconds; and when a member exited (its children moved) the children of
+ * every idle one are read again (complete_walk()). */
+static int idle_since(const gt_sampler *s, const proc_entry *p, const proc_entry *e)
+{
+    return !s->full_walk && !p->kids_unread && p->cpu_from_clock && p->clock_ns == e->clock_ns &&
+           s->now - p->full_t < s->idle_refresh;
+}
+
+/* Takes an idle process's figures from the last sample, and queues the
+ * children it had then. */
+static int reuse_idle(gt_sampler *s, proc_entry *e, proc_entry *p, walk *w)
+{
+    e->starttime = p->starttime;
+    e->cpu = p->cpu;
+    e->cpu_from_clock = 1;
+    e->ccpu = p->ccpu;
+    e->threads = p->threads;
+    e->state = p->state;
+    memcpy(e->activity, p->activity, sizeof e->activity);
+    e->full_t = p->full_t;
+    e->skipped = 1;
+    w->skipped++;
+    e->kids_at = w->qn;
+    for (size_t k = 0; k < p->nkids; k++)
+        if (push_queued(s, &w->qn, s->prev_queue[p->kids_at + k].pid, 1) != 0)
+            return -1;
+    e->nkids = w->qn - e->kids_at;
+    return 0;
+}
+
+static int queue_kids(gt_sampler *s, proc_entry *e, walk *w)
+{
+    e->kids_at = w->qn;
+    int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &w->qn)
+                                           : queue_children_by_scan(s, e->pid, &w->qn);
+    e->nkids = w->qn - e->kids_at;
+    e->kids_unread = rc > 0; /* an incomplete list is never reused */
+    s->read_failed |= rc > 0;
+    return rc < 0 ? -1 : 0;
+}
+
+static int is_dead(char state)
+{
+    return state == 'Z' || state == 'X';
+}
+
+/* Visits one queued PID: reads its clock, then its stat and children unless
+ * it is idle (idle_since()), and adds it to this sample's members. */
+static int visit(gt_sampler *s, queued q, walk *w)
 {
     proc_list *cur = &s->cur;
-    cur->n = 0;
-    size_t qn = 0;
-    if (push_pid(s, &qn, s->root) != 0)
+    pid_t pid = q.pid;
+    proc_entry key = {.pid = pid};
+    if (w->sorted_n && bsearch(&key, cur->v, w->sorted_n, sizeof key, cmp_entry))
+        return 0; /* completing the walk: already a member */
+    if (grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v) != 0)
         return -1;
-    for (size_t qi = 0; qi < qn; qi++) {
-        pid_t pid = s->queue[qi];
-        if (grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v) != 0)
-            return -1;
-        proc_entry *e = &cur->v[cur->n];
-        memset(e, 0, sizeof *e);
-        e->pid = pid;
-        e->is_main = pid == s->main_pid;
-        e->stat_fd = e->children_fd = e->task_fd = -1;
-        int is_root_only = pid == s->root && s->root != s->main_pid;
-        /* Tracking an ancestor of this process: the tracker is never one
-         * of the tracked (nor what it runs, e.g. the metrics thread). */
-        if (pid == s->self_pid && !s->self_tracking && !is_root_only)
-            continue;
-        proc_entry *p = find_prev_pid(s, pid);
-        if (is_root_only)
-            move_files(e, &s->root_files);
-        else if (p) /* its open files move to this sample's entry */
-            move_files(e, p);
-        if (read_stat(s, e) != 0) {
+    proc_entry *e = &cur->v[cur->n];
+    memset(e, 0, sizeof *e);
+    e->pid = pid;
+    e->is_main = pid == s->main_pid;
+    e->stat_fd = e->children_fd = e->task_fd = e->status_fd = -1;
+    int is_root_only = pid == s->root && s->root != s->main_pid;
+    /* Tracking an ancestor of this process: the tracker is never one
+     * of the tracked (nor what it runs, e.g. the metrics thread). */
+    if (pid == s->self_pid && !s->self_tracking && !is_root_only)
+        return 0;
+    proc_entry *p = find_prev_pid(s, pid);
+    if (is_root_only)
+        move_files(e, &s->root_files);
+    else if (p) /* its open files move to this sample's entry */
+        move_files(e, p);
+    int have_clk = !is_root_only && read_clock(s, e); /* the root's CPU is not counted */
+    int rc = 0;
+    if (p && have_clk && !is_root_only && idle_since(s, p, e)) {
+        rc = reuse_idle(s, e, p, w);
+    } else {
+        /* Gone: its children were re-parented and show up elsewhere.  One
+         * listed by an idle parent's kept list must be the process seen
+         * then: a new one with its PID is no member. */
+        if (read_stat(s, e, have_clk) != 0 || (q.from_kept && (!p || p->starttime != e->starttime))) {
             release_entry(s, e);
-            continue; /* gone: its children were re-parented and show up elsewhere */
+            s->read_failed = 1;
+            return 0;
         }
+        e->full_t = s->now;
         if (is_root_only)
             s->root_ccpu_now = e->ccpu;
-        int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &qn)
-                                               : queue_children_by_scan(s, pid, &qn);
-        if (is_root_only) { /* the launcher itself is not tracked */
-            move_files(&s->root_files, e);
-        } else {
-            cur->n++;
-        }
-        if (rc != 0)
-            return -1;
+        rc = queue_kids(s, e, w);
     }
+    int same = p && p->starttime == e->starttime;
+    if (same && !p->matched) {
+        p->matched = 1;
+        w->matched++;
+    }
+    if (is_dead(e->state) && !(same && is_dead(p->state)))
+        w->orphans = 1;
+    if (is_root_only) /* the launcher itself is not tracked */
+        move_files(&s->root_files, e);
+    else
+        cur->n++;
+    return rc;
+}
+
+/* After a member exited or became a zombie, its children belong to a
+ * subreaper, which may be an idle member: the children of every member
+ * taken as idle are read now, and the new ones visited. */
+static int complete_walk(gt_sampler *s, walk *w)
+{
+    proc_list *cur = &s->cur;
+    qsort(cur->v, cur->n, sizeof *cur->v, cmp_entry);
+    w->sorted_n = cur->n;
+    size_t from = w->qn;
+    for (size_t i = 0; i < w->sorted_n; i++) {
+        proc_entry *e = &cur->v[i];
+        if (e->skipped && queue_kids(s, e, w) != 0)
+            return -1;
+        e->skipped = 0;
+    }
+    for (size_t qi = from; qi < w->qn; qi++)
+        if (visit(s, s->queue[qi], w) != 0)
+            return -1;
+    return 0;
+}
+
+/* Walks the tree from the root, reading every member's clock once, and the
+ * stat and children of every member that ran since the last sample. */
+static int discover(gt_sampler *s)
+{
+    walk w = {0};
+    s->cur.n = 0;
+    if (push_pid(s, &w.qn, s->root) != 0)
+        return -1;
+    for (size_t qi = 0; qi < w.qn; qi++)
+        if (visit(s, s->queue[qi], &w) != 0)
+            return -1;
+    if (w.skipped && (w.matched < s->prev.n || w.orphans))
+        return complete_walk(s, &w);
     return 0;
 }
 
@@ -811,13 +1009,14 @@ static void read_memories(gt_sampler *s)
         size_t i = (start + k) % s->cur.n;
         proc_entry *e = &s->cur.v[i];
         proc_entry *p = find_prev(s, e);
-        if (p && same_members && p->paths_valid == s->need_paths &&
+        if (p && same_members && p->mem_read && p->paths_valid == s->need_paths &&
             !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state) {
             e->private_rss = p->private_rss;
             e->shared_rss = p->shared_rss;
             e->hwm = p->hwm;
             e->hwm_ok = p->hwm_ok;
             e->mem_denied = p->mem_denied;
+            e->mem_read = 1;
             e->paths = p->paths;
             e->npaths = p->npaths;
             e->cap = p->cap;
@@ -1039,39 +1238,11 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     out->cpu_combined_sum = out->cpu_main_sum + out->cpu_descendants_sum;
 }
 
-gt_status gt_sampler_take_last(gt_sampler *s, gt_sample *out, gt_error *err)
+/* Sorts this sample's members by PID; a PID read twice (reparented between
+ * two children lists) counts once. */
+static void drop_duplicates(gt_sampler *s)
 {
-    s->closing = 1;
-    gt_status st = gt_sampler_take(s, out, err);
-    s->closing = 0;
-    return st;
-}
-
-gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
-{
-    memset(out, 0, sizeof *out);
-    if (!s->self_tid)
-        s->self_tid = gettid(); /* always the same thread, see sampler.h */
-    struct timespec real, boot;
-    clock_gettime(CLOCK_REALTIME, &real);
-    clock_gettime(CLOCK_BOOTTIME, &boot);
-    out->timestamp = ts_seconds(&real);
-    s->budget_checked = 0;
-    s->read_mono = -1;
-    s->self_thread_cpu = (struct timespec){0, 0};
-
-    int ncores = 0;
-    if (read_system(s, &out->system_ram, &ncores) != 0)
-        return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
-    if (discover(s) != 0)
-        return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
-    if (s->read_mono < 0) { /* main was not read: gone */
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        s->read_mono = ts_seconds(&t);
-    }
     qsort(s->cur.v, s->cur.n, sizeof *s->cur.v, cmp_entry);
-    /* A PID read twice (reparented between two children lists) counts once. */
     size_t w = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
         if (w > 0 && s->cur.v[w - 1].pid == s->cur.v[i].pid) {
@@ -1081,31 +1252,11 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         s->cur.v[w++] = s->cur.v[i];
     }
     s->cur.n = w;
-    /* Exits since the last sample, now that the walk tells whose they are. */
-    if (s->exits)
-        gt_exit_peaks_drain(s->exits, is_member, s);
+}
 
-    proc_entry *main_e = NULL;
-    size_t n_desc = 0;
-    for (size_t i = 0; i < s->cur.n; i++) {
-        if (s->cur.v[i].is_main)
-            main_e = &s->cur.v[i];
-        else
-            n_desc++;
-    }
-    if (!main_e && !s->have_prev && gt_procfs_take_fd_short(s->fs))
-        return gt_err(err, GT_ERR_SYS, "cannot read process %d: too few file descriptors (open files limit, "
-                      "ulimit -n)", (int)s->main_pid);
-    if (!main_e && !s->have_prev)
-        return gt_err(err, GT_ERR_NOPROC, "process %d does not exist", (int)s->main_pid);
-    s->main_alive = main_e != NULL;
-    /* Per-path data is only needed when shared memory of several processes
-     * must be combined. */
-    s->need_paths = n_desc > 0;
-    read_memories(s);
-    if (s->need_paths && ensure_path_scratch(s) != 0)
-        return gt_err(err, GT_ERR_NOMEM, "out of memory");
-
+/* Memory, threads and peaks of main, the descendants and both. */
+static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
+{
     uint64_t desc_priv = 0, desc_shared_sum = 0;
     int all_paths = 1;
     s->desc_alive = 0;
@@ -1159,19 +1310,12 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         out->main_hwm_exact |= complete && xm > 0;
         out->descendants_hwm_exact = complete;
     }
-    out->fd_short = gt_procfs_take_fd_short(s->fs);
+}
 
-    /* CPU over the interval since the last sample. */
-    double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
-    double thread_cpu = ts_seconds(&s->self_thread_cpu);
-    double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
-    if (s->have_prev)
-        cpu_interval(s, thread_cpu, rccpu);
-    gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc,
-                       out->main_n_threads, out->descendants_n_threads};
-    if (!s->have_prev)
-        s->first_mono = s->read_mono;
-    cpu_percents(s, out, &pt, ncores);
+/* The machine's CPU: each core's busy share since the last sample (or,
+ * for the first sample with CPU figures, since the first), summed. */
+static void system_cpu(gt_sampler *s, gt_sample *out, int ncores)
+{
     if (s->have_prev) {
         double sys = 0;
         const gt_cpu_times *base = out->cpu_since_first ? s->cores_first : s->cores_prev;
@@ -1188,53 +1332,149 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     }
     memcpy(s->cores_prev, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
     s->ncores = ncores;
+}
 
-    /* GPU memory is attributed by PID. */
-    if (s->gpu) {
-        if (grow((void **)&s->pids_main, &s->pids_main_cap, 1, sizeof(pid_t)) != 0 ||
-            grow((void **)&s->pids_desc, &s->pids_cap, s->cur.n + 1, sizeof(pid_t)) != 0)
-            return gt_err(err, GT_ERR_NOMEM, "out of memory");
-        gt_pidset set = {s->pids_main, 0, s->pids_desc, 0};
-        for (size_t i = 0; i < s->cur.n; i++) {
-            if (s->cur.v[i].is_main)
-                s->pids_main[set.n_main++] = s->cur.v[i].pid;
-            else
-                s->pids_desc[set.n_desc++] = s->cur.v[i].pid;
-        }
-        qsort(s->pids_desc, set.n_desc, sizeof(pid_t), pid_cmp);
-        gt_gpu_reading g;
-        gt_gpu_sample(s->gpu, &set, &g);
-        out->main_gpu_ram = g.main_bytes;
-        out->descendants_gpu_ram = g.descendants_bytes;
-        out->combined_gpu_ram = g.combined_bytes;
-        out->system_gpu_ram = g.system_bytes;
-        out->gpu_sum_percent = g.sum_util_percent;
-        out->gpu_sm_valid = g.sm_valid;
-        out->gpu_sm_main = g.main_sm_percent;
-        out->gpu_sm_descendants = g.descendants_sm_percent;
-        out->gpu_sm_combined = g.combined_sm_percent;
-        out->gpu_power_valid = 0;
-        out->gpu_power_watts = 0;
-        /* The devices' readings travel in the sample to energy/. */
-        out->n_gpus = g.n_devices < GT_SAMPLE_MAX_GPUS ? g.n_devices : GT_SAMPLE_MAX_GPUS;
-        if (out->n_gpus)
-            memcpy(out->gpus, g.devices, out->n_gpus * sizeof *out->gpus);
-        for (size_t i = 0; i < g.n_devices; i++)
-            if (g.devices[i].power_valid) {
-                out->gpu_power_valid = 1;
-                out->gpu_power_watts += g.devices[i].power_watts;
-            }
+/* GPU figures, attributed by PID; -1 when out of memory. */
+static int sample_gpus(gt_sampler *s, gt_sample *out)
+{
+    if (grow((void **)&s->pids_main, &s->pids_main_cap, 1, sizeof(pid_t)) != 0 ||
+        grow((void **)&s->pids_desc, &s->pids_cap, s->cur.n + 1, sizeof(pid_t)) != 0)
+        return -1;
+    gt_pidset set = {s->pids_main, 0, s->pids_desc, 0};
+    for (size_t i = 0; i < s->cur.n; i++) {
+        if (s->cur.v[i].is_main)
+            s->pids_main[set.n_main++] = s->cur.v[i].pid;
+        else
+            s->pids_desc[set.n_desc++] = s->cur.v[i].pid;
     }
+    qsort(s->pids_desc, set.n_desc, sizeof(pid_t), pid_cmp);
+    gt_gpu_reading g;
+    gt_gpu_sample(s->gpu, &set, &g);
+    out->main_gpu_ram = g.main_bytes;
+    out->descendants_gpu_ram = g.descendants_bytes;
+    out->combined_gpu_ram = g.combined_bytes;
+    out->system_gpu_ram = g.system_bytes;
+    out->gpu_sum_percent = g.sum_util_percent;
+    out->gpu_sm_valid = g.sm_valid;
+    out->gpu_sm_main = g.main_sm_percent;
+    out->gpu_sm_descendants = g.descendants_sm_percent;
+    out->gpu_sm_combined = g.combined_sm_percent;
+    out->gpu_power_valid = 0;
+    out->gpu_power_watts = 0;
+    /* The devices' readings travel in the sample to energy/. */
+    out->n_gpus = g.n_devices < GT_SAMPLE_MAX_GPUS ? g.n_devices : GT_SAMPLE_MAX_GPUS;
+    if (out->n_gpus)
+        memcpy(out->gpus, g.devices, out->n_gpus * sizeof *out->gpus);
+    for (size_t i = 0; i < g.n_devices; i++)
+        if (g.devices[i].power_valid) {
+            out->gpu_power_valid = 1;
+            out->gpu_power_watts += g.devices[i].power_watts;
+        }
 
-    /* This sample becomes the baseline of the next interval; the lists swap
-     * so their memory is reused.  Caches not carried over belonged to
-     * processes that are gone. */
+    return 0;
+}
+
+/* This sample becomes the baseline of the next interval; the lists swap
+ * so their memory is reused.  Caches not carried over belonged to
+ * processes that are gone. */
+static void rotate(gt_sampler *s)
+{
     for (size_t i = 0; i < s->prev.n; i++)
         release_entry(s, &s->prev.v[i]);
     proc_list tmp = s->prev;
     s->prev = s->cur;
     s->cur = tmp;
     s->cur.n = 0;
+    queued *q = s->prev_queue; /* holds the children lists of idle members */
+    size_t qcap = s->prev_queue_cap;
+    s->prev_queue = s->queue;
+    s->prev_queue_cap = s->queue_cap;
+    s->queue = q;
+    s->queue_cap = qcap;
+}
+
+gt_status gt_sampler_take_last(gt_sampler *s, gt_sample *out, gt_error *err)
+{
+    s->closing = 1;
+    gt_status st = gt_sampler_take(s, out, err);
+    s->closing = 0;
+    return st;
+}
+
+gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!s->self_tid)
+        s->self_tid = gettid(); /* always the same thread, see sampler.h */
+    struct timespec real, boot;
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    out->timestamp = ts_seconds(&real);
+    s->budget_checked = 0;
+    s->read_mono = -1;
+    s->self_thread_cpu = (struct timespec){0, 0};
+    s->now = ts_seconds(&boot);
+    /* The last sample reads everything: the run's final figures are exact. */
+    s->full_walk = s->closing || s->read_failed;
+    s->read_failed = 0;
+
+    int ncores = 0;
+    if (read_system(s, &out->system_ram, &ncores) != 0)
+        return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
+    if (discover(s) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
+    if (s->read_mono < 0) { /* main was not read: gone */
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        s->read_mono = ts_seconds(&t);
+    }
+    drop_duplicates(s);
+    /* Exits since the last sample, now that the walk tells whose they are. */
+    if (s->exits)
+        gt_exit_peaks_drain(s->exits, is_member, s);
+
+    proc_entry *main_e = NULL;
+    size_t n_desc = 0;
+    for (size_t i = 0; i < s->cur.n; i++) {
+        if (s->cur.v[i].is_main)
+            main_e = &s->cur.v[i];
+        else
+            n_desc++;
+    }
+    if (!main_e && !s->have_prev && gt_procfs_take_fd_short(s->fs))
+        return gt_err(err, GT_ERR_SYS, "cannot read process %d: too few file descriptors (open files limit, "
+                      "ulimit -n)", (int)s->main_pid);
+    if (!main_e && !s->have_prev)
+        return gt_err(err, GT_ERR_NOPROC, "process %d does not exist", (int)s->main_pid);
+    s->main_alive = main_e != NULL;
+    /* Per-path data is only needed when shared memory of several processes
+     * must be combined. */
+    s->need_paths = n_desc > 0;
+    read_memories(s);
+    if (s->need_paths && ensure_path_scratch(s) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+
+    sum_memory(s, out, n_desc);
+    out->fd_short = gt_procfs_take_fd_short(s->fs);
+
+    /* CPU over the interval since the last sample. */
+    double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
+    double thread_cpu = ts_seconds(&s->self_thread_cpu);
+    double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
+    if (s->have_prev)
+        cpu_interval(s, thread_cpu, rccpu);
+    gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc,
+                       out->main_n_threads, out->descendants_n_threads};
+    if (!s->have_prev)
+        s->first_mono = s->read_mono;
+    cpu_percents(s, out, &pt, ncores);
+    system_cpu(s, out, ncores);
+
+    /* GPU memory is attributed by PID. */
+    if (s->gpu && sample_gpus(s, out) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+
+    rotate(s);
     s->prev_read_mono = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
     s->prev_self_thread_cpu = thread_cpu;

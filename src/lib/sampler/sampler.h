@@ -30,6 +30,13 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
  * whatever the budget. */
 #define GT_SAMPLER_WALK_BUDGET 0.01
 void gt_sampler_set_walk_budget(gt_sampler *s, double share_of_core);
+/* A process whose CPU clock has not moved since the last sample has not
+ * run: its stat and children are taken from that sample instead of read,
+ * and read again at least every this many seconds (1 unless set; 0: at
+ * every sample) for what others can change meanwhile: its RSS falling
+ * (reclaim, swap) or rising by another's hand (process_vm_writev). */
+#define GT_SAMPLER_IDLE_REFRESH 1.0
+void gt_sampler_set_idle_refresh(gt_sampler *s, double seconds);
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s);  /* MemTotal, bytes */
 int gt_sampler_core_count(const gt_sampler *s);         /* cores in /proc/stat */
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "util/pyfloat.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,21 +16,35 @@ size_t gt_pyfloat_repr(double x, char *buf, size_t size)
     if (x == 0)
         return (size_t)snprintf(buf, size, signbit(x) ? "-0.0" : "0.0");
 
-    /* Shortest precision whose %e form reads back as the same double.  If p
-     * digits read back, so do p+1 (the nearest (p+1)-digit decimal is at
-     * least as close to x), so the shortest is found by bisection: 5 tries
-     * instead of up to 17, which matters at 100 rows per second. */
+    /* Shortest digits that read back as x, as Python's repr.  For a normal
+     * double, when some string of at most 15 significant digits reads back
+     * it is the only one (15-digit decimals lie further apart than doubles:
+     * DBL_DIG), so it is x correctly rounded to 15 digits with its trailing
+     * zeros dropped; otherwise 16 digits when x correctly rounded to 16
+     * reads back (then the nearest such), else 17, which always does: at
+     * most three conversions each way.  Subnormals have fewer bits, so any
+     * length may be the shortest: the bisection below finds it (if p digits
+     * read back, so do p+1). */
     char e[40];
-    int lo = 0, hi = 16; /* 17 significant digits always read back */
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        snprintf(e, sizeof e, "%.*e", mid, x);
-        if (strtod(e, NULL) == x)
-            hi = mid;
-        else
-            lo = mid + 1;
+    if (fabs(x) >= DBL_MIN) {
+        snprintf(e, sizeof e, "%.14e", x);
+        if (strtod(e, NULL) != x) {
+            snprintf(e, sizeof e, "%.15e", x);
+            if (strtod(e, NULL) != x)
+                snprintf(e, sizeof e, "%.16e", x);
+        }
+    } else {
+        int lo = 0, hi = 16;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            snprintf(e, sizeof e, "%.*e", mid, x);
+            if (strtod(e, NULL) == x)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        snprintf(e, sizeof e, "%.*e", lo, x);
     }
-    snprintf(e, sizeof e, "%.*e", lo, x);
     /* e is "[-]d.ddde[+-]XX": split into sign, digit string and exponent. */
     const char *p = e;
     int neg = 0;
@@ -71,7 +86,6 @@ size_t gt_pyfloat_repr(double x, char *buf, size_t size)
                 out[n++] = '0';
             }
         }
-        out[n] = '\0';
     } else {
         out[n++] = digits[0];
         if (nd > 1) {
@@ -79,10 +93,20 @@ size_t gt_pyfloat_repr(double x, char *buf, size_t size)
             memcpy(out + n, digits + 1, nd - 1);
             n += nd - 1;
         }
-        snprintf(out + n, sizeof out - n, "e%c%02d", exp10 < 0 ? '-' : '+',
-                 exp10 < 0 ? -exp10 : exp10);
+        int ax = exp10 < 0 ? -exp10 : exp10;
+        out[n++] = 'e';
+        out[n++] = exp10 < 0 ? '-' : '+';
+        if (ax >= 100)
+            out[n++] = (char)('0' + ax / 100);
+        out[n++] = (char)('0' + ax / 10 % 10);
+        out[n++] = (char)('0' + ax % 10);
     }
-    return (size_t)snprintf(buf, size, "%s", out);
+    if (size == 0)
+        return n;
+    size_t k = n < size - 1 ? n : size - 1; /* as snprintf: cut, NUL-terminated */
+    memcpy(buf, out, k);
+    buf[k] = '\0';
+    return n;
 }
 
 double gt_pyround(double x, int ndigits)
