@@ -72,7 +72,8 @@ CLI_LIB   := $(BUILD)/libgtcli.a
 # into, so sanitizer builds leave it out.
 SPANK    := $(if $(SAN),,$(if $(wildcard /usr/include/slurm/spank.h),$(BUILD)/gpu_tracker_spank.so))
 
-.PHONY: all deps test-deps demo test test-fast test-build check-san check-valgrind fuzz fuzz-run install uninstall clean python FORCE
+.PHONY: all deps test-deps demo test test-fast test-build test-builds build-gcc build-san build-fuzz \
+        check-san check-valgrind fuzz fuzz-build fuzz-run install uninstall clean python FORCE
 all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES) $(SPANK) $(PY_VERSION)
 
 $(BUILD)/obj/%.o: %.c
@@ -152,37 +153,59 @@ demo: deps
 	@$(MAKE) --no-print-directory all $(WORKLOADS)
 	$(BIN) --st=0.05 --ru=megabytes --tu=seconds -- $(BUILD)/workloads/demo
 
-# The test passes build with WERROR=-Werror: a warning fails them.
+# The test passes build with WERROR=-Werror: a warning fails them.  Builds
+# run on every CPU (-j$(NPROC)) unless make was given its own -j.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+PAR    = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test-fast:
-	@$(MAKE) --no-print-directory WERROR=-Werror test-build
+	@$(MAKE) --no-print-directory $(PAR) WERROR=-Werror test-build
 	@BUILD=$(BUILD) tests/run.sh
 
 test-build: all $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS)
 
-# The sanitizer pass builds with clang, so one run checks clang's warnings too.
+# The sanitizer pass builds with clang, so one run checks clang's warnings
+# too.  It runs what the sanitizers can check: the unit tests, the fuzz
+# replays, the end-to-end tests and the Python tests that call the library;
+# the normal pass runs the files marked "# gt-test: no-san", which run no C
+# code or only call the library as other tests do (docs/development.md).
 check-san:
-	@$(MAKE) --no-print-directory SAN=1 CC=clang test-fast
+	@$(MAKE) --no-print-directory SAN=1 CC=clang GT_TEST_SAN=1 test-fast
 
 # End-to-end tests with gpu-tracker under valgrind (a subset: see the script).
 check-valgrind:
-	@$(MAKE) --no-print-directory WERROR=-Werror all $(WORKLOADS) $(FAKES)
+	@$(MAKE) --no-print-directory $(PAR) WERROR=-Werror all $(WORKLOADS) $(FAKES)
 	@BUILD=$(BUILD) tests/valgrind.sh
 
 # libFuzzer under ASan+UBSan: each target for FUZZ_TIME seconds, from its
 # seed corpus (tests/fuzz/corpus) and kept crashing inputs (tests/fuzz/regress).
+FUZZ_VARS := SAN=1 FUZZ=1 CC=clang BUILD=build-fuzz WERROR=-Werror
 fuzz:
-	@$(MAKE) --no-print-directory SAN=1 FUZZ=1 CC=clang BUILD=build-fuzz WERROR=-Werror fuzz-run
+	@$(MAKE) --no-print-directory $(PAR) $(FUZZ_VARS) fuzz-build
+	@$(MAKE) --no-print-directory $(FUZZ_VARS) fuzz-run
+
+fuzz-build: $(FUZZERS)
 
 fuzz-run: $(FUZZERS)
 	@tests/fuzz/run.sh $(BUILD) $(FUZZ_TIME) $(FUZZERS)
 
 # Everything: the suite (gcc), end-to-end tests under valgrind, the suite
-# again under ASan+UBSan (clang), then a short fuzzing pass.
+# again under ASan+UBSan (clang), then a short fuzzing pass.  The three
+# builds (gcc, clang with sanitizers, clang for libFuzzer) run side by side
+# first; the valgrind and fuzzing passes then run side by side, their output
+# shown pass by pass.
 test: test-deps
+	@$(MAKE) --no-print-directory $(PAR) test-builds
 	@$(MAKE) --no-print-directory test-fast
-	@$(MAKE) --no-print-directory check-valgrind
 	@$(MAKE) --no-print-directory check-san
-	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=3
+	@$(MAKE) --no-print-directory -j2 --output-sync=recurse check-valgrind fuzz FUZZ_TIME=3
+
+test-builds: build-gcc build-san build-fuzz
+build-gcc:
+	@$(MAKE) --no-print-directory WERROR=-Werror test-build
+build-san:
+	@$(MAKE) --no-print-directory SAN=1 CC=clang WERROR=-Werror test-build
+build-fuzz:
+	@$(MAKE) --no-print-directory $(FUZZ_VARS) fuzz-build
 
 # Installation directories (DESTDIR prefixes them all, for staging).
 PREFIX     ?= /usr/local

@@ -1,55 +1,127 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Runs every unit test program and end-to-end script once and prints one
-# closing line "N passed, N failed, N skipped".  BUILD names the build folder
-# to test.  A test that cannot run here (no privileges, a missing tool) exits
-# with status 77 after printing "skipped: <reason>": it is counted apart,
-# never as passed.  Each line gives the test's duration; a test still running
-# after GT_TEST_TIMEOUT seconds (default 900) is stopped and fails, so a hang
-# cannot eat the whole run.
+# Runs every unit test program, fuzz replay, end-to-end script and Python
+# test file once and prints one closing line "N passed, N failed, N skipped".
+# BUILD names the build folder to test.  A test that cannot run here (no
+# privileges, a missing tool) exits with status 77 after printing
+# "skipped: <reason>": it is counted apart, never as passed.  Each line gives
+# the test's duration; a test still running after GT_TEST_TIMEOUT seconds
+# (default 900) is stopped and fails, so a hang cannot eat the whole run.
+#
+# Tests run in parallel, GT_TEST_JOBS at a time (default twice the number of
+# CPUs; GT_TEST_JOBS=1 runs them one by one), each line printed as its test
+# ends, with the tail of the test's output when it fails.  A test file with
+# a line "# gt-test: serial" (a reason after it) runs alone, after the
+# parallel batch: tests that check CPU figures against a workload's own CPU
+# time, or that load the machine or share a resource with other tests.
+# GT_TEST_SAN=1 (the sanitizer pass) leaves out the files marked
+# "# gt-test: no-san" (see docs/development.md).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export GT_BUILD="$PWD/$BUILD" GT_BIN="$PWD/$BUILD/gpu-tracker" GT_REF="$PWD/tests/fixtures/reference"
+JOBS=${GT_TEST_JOBS:-$((2 * $(nproc)))}
+TIMEOUT=${GT_TEST_TIMEOUT:-900}
 pass=0 fail=0 skip=0 failed=()
 GT_SKIP=77
-run() { # name, command...
-    local name=$1 log t0=$SECONDS
-    shift
-    log=$(mktemp)
-    timeout -k 10 "${GT_TEST_TIMEOUT:-900}" "$@" >"$log" 2>&1
-    local rc=$? took="($((SECONDS - t0)) s)"
-    if [ $rc = 0 ]; then
-        pass=$((pass + 1)); echo "ok   $name $took"
-    elif [ $rc = $GT_SKIP ] && grep -q '^skipped: ' "$log"; then
-        skip=$((skip + 1)); echo "skip $name $took: $(grep '^skipped: ' "$log" | tail -n 1 | cut -c10-)"
-    else
-        [ $rc = 124 ] || [ $rc = 137 ] && echo "timed out after ${GT_TEST_TIMEOUT:-900} s" >>"$log"
-        fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name $took"; sed 's/^/     | /' "$log" | tail -n 40
-    fi
-    rm -f "$log"
+work=$(mktemp -d)
+# Stopped early (^C, SIGTERM), the runner stops the tests still running:
+# each runs under timeout(1), which passes the signal on to the test.
+stop() {
+    local p
+    for p in $(jobs -p); do kill $(pgrep -P "$p") "$p" 2>/dev/null; done
+    rm -rf "$work"
 }
+trap stop EXIT
+trap 'exit 130' INT TERM
+
+# The tests, in order: names, commands (quoted for eval) and whether they
+# run alone.
+names=() cmds=() serial=()
+add() { # serial(0/1), name, command...
+    local q
+    serial+=("$1") names+=("$2")
+    shift 2
+    printf -v q '%q ' "$@"
+    cmds+=("$q")
+}
+marked() { grep -q "^# gt-test:.*\b$2\b" "$1"; } # file, marker
 for t in "$BUILD"/tests/test_*; do
-    [ -x "$t" ] && run "unit/$(basename "$t")" "$t"
+    [ -x "$t" ] && add 0 "unit/$(basename "$t")" "$t"
 done
 # Fuzz targets replay their seed corpus and kept crashing inputs.
 for t in "$BUILD"/fuzz/fuzz_*; do
     n=${t##*/fuzz_}
-    [ -x "$t" ] && run "fuzz/$n" "$t" "tests/fuzz/corpus/$n" $([ -d "tests/fuzz/regress/$n" ] && echo "tests/fuzz/regress/$n")
+    [ -x "$t" ] && add 0 "fuzz/$n" "$t" "tests/fuzz/corpus/$n" $([ -d "tests/fuzz/regress/$n" ] && echo "tests/fuzz/regress/$n")
 done
 for t in tests/e2e/*.sh; do
     case $(basename "$t") in _*) continue ;; esac # sourced helpers
-    [ -f "$t" ] && run "e2e/$(basename "$t" .sh)" bash "$t"
+    [ -f "$t" ] || continue
+    [ -n "${GT_TEST_SAN:-}" ] && marked "$t" no-san && continue
+    add "$(marked "$t" serial && echo 1 || echo 0)" "e2e/$(basename "$t" .sh)" bash "$t"
 done
 # The Python package: pytest under Debian's python3 (where python3-pytest,
 # -nbclient and -ipykernel are), one entry per test file; pytest's own
 # failures (even "no tests collected") fail the entry.
 for t in tests/python/test_*.py; do
-    [ -f "$t" ] && run "python/$(basename "$t" .py)" tests/python/run.sh /usr/bin/python3 -m pytest -q -p no:cacheprovider "$t"
+    [ -f "$t" ] || continue
+    [ -n "${GT_TEST_SAN:-}" ] && marked "$t" no-san && continue
+    add "$(marked "$t" serial && echo 1 || echo 0)" "python/$(basename "$t" .py)" \
+        tests/python/run.sh /usr/bin/python3 -m pytest -q -p no:cacheprovider "$t"
 done
 # ... and under the python3 first on PATH, which may be another interpreter.
-run "python/smoke-$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none)" \
+add 0 "python/smoke-$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none)" \
     tests/python/run.sh python3 tests/python/smoke.py
+
+# start I: test I runs in the background; its output goes to $work/I.log,
+# its exit status and duration to $work/I.rc.
+start() {
+    local i=$1
+    (
+        t0=$SECONDS
+        # Tests run side by side: none reads the runner's stdin.
+        eval "timeout -k 10 $TIMEOUT ${cmds[$i]}" >"$work/$i.log" 2>&1 </dev/null
+        echo "$? $((SECONDS - t0))" >"$work/$i.rc"
+    ) &
+    pid_of[$!]=$i
+}
+# report I: the line of a test that has ended (and its output if it failed).
+report() {
+    local i=$1 name=${names[$1]} log="$work/$1.log" rc took
+    read -r rc took <"$work/$i.rc"
+    took="($took s)"
+    if [ "$rc" = 0 ]; then
+        pass=$((pass + 1)); echo "ok   $name $took"
+    elif [ "$rc" = $GT_SKIP ] && grep -q '^skipped: ' "$log"; then
+        skip=$((skip + 1)); echo "skip $name $took: $(grep '^skipped: ' "$log" | tail -n 1 | cut -c10-)"
+    else
+        [ "$rc" = 124 ] || [ "$rc" = 137 ] && echo "timed out after $TIMEOUT s" >>"$log"
+        fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name $took"; sed 's/^/     | /' "$log" | tail -n 40
+    fi
+    rm -f "$log" "$work/$i.rc"
+}
+# wait_one: waits for a running test to end and reports it.
+declare -A pid_of
+running=0
+wait_one() {
+    local pid
+    wait -n -p pid
+    report "${pid_of[$pid]}"
+    unset "pid_of[$pid]"
+    running=$((running - 1))
+}
+# The parallel batch, then the tests that run alone.
+for i in "${!names[@]}"; do
+    [ "${serial[$i]}" = 1 ] && continue
+    [ "$running" -ge "$JOBS" ] && wait_one
+    start "$i"; running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do wait_one; done
+for i in "${!names[@]}"; do
+    [ "${serial[$i]}" = 1 ] || continue
+    start "$i"; running=1
+    wait_one
+done
 echo
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed, $skip skipped"

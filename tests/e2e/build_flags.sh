@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: no-san: reads `make -n`, runs no C code
 # The Makefile's flags: a user's CFLAGS/LDFLAGS replace only optimisation and
 # debugging, never what the code needs; -Werror only in the test passes.
 # Read from `make -n` (commands printed, nothing built).

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: no-san: reads Markdown files, runs no C code
 # The documentation holds together: README.md stays short (under 12 KiB),
 # and every relative Markdown link in README.md, docs/*.md and
 # bench/README.md names a file that exists and, with a '#anchor' into a

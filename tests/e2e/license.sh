@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: no-san: reads source files, runs no C code
 # The LICENSE is at the root, and every source file (C, headers, shell,
 # Python, the Makefile, scripts and benchmarks) names it with an
 # SPDX-License-Identifier line: the first line, or the second after a '#!'.

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: serial: headless Chromium loads the machine; the legend needs samples of a 1 s hold
 # gpu-tracker plot: a real run's tracking file with a sub-tracking file
 # drawn as HTML and SVG, rendered in headless Chromium, which must load both
 # without errors and draw every series with a visible line.

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: serial: CPU percents and seconds against the threads' own CPU time
 # T threads burning CPU: the main process's CPU percent is near 100*T.
 . "$(dirname "$0")/_lib.sh"
 T=2

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: serial: CPU figures at short intervals against the workload's own CPU time
 # CPU percents at short intervals: spinning threads whose CPU time the kernel
 # updates only at its scheduler tick.  The max must stay within what the
 # threads and the cores can run; the CPU seconds the tracking file adds up

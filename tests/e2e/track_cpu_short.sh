@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: serial: CPU figures of a 0.15 s command at --st=0.01
 # A command shorter than the CPU window (0.25 s) at --st=0.01: its CPU
 # figures are true, never 0.  The first sample with a CPU figure covers all
 # the time since the first sample (for a short run: the last sample, over the

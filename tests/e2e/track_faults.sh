@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: serial: a fork bomb up to user nobody's process limit
 # Faults while tracking.  In each case the command runs to its own end, the
 # message names what went wrong, every sample taken before the fault is in
 # the tracking file (complete rows only), and the exit status tells: the

@@ -7,9 +7,15 @@
 # suite run in the background), which gpu-tracker rightly keeps ignored.
 set -m
 for sig in INT TERM; do
+    rm -f t.csv
     env --default-signal=INT,TERM "$GT_BIN" --st=0.02 --tf=t.csv --overwrite -- "$W/touch_mem" 10 30 >out.txt &
     pid=$!
-    sleep 0.5
+    # The signal once the tracker has written 10 samples (so it is running
+    # its command), however slowly a loaded machine starts it.
+    for _ in $(seq 600); do
+        [ -f t.csv ] && [ $(($(wc -l <t.csv) - 3)) -ge 10 ] && break
+        sleep 0.05
+    done
     kill -$sig $pid
     rc=0; wait $pid || rc=$?
     num=$(kill -l $sig)

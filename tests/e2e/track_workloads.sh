@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: serial: `make -j2` and a process pool keep both cores busy
 # Real programs from Debian packages, with the truth measured independently
 # in the same run: a multiprocessing.Pool (combined RSS against the union of
 # the physical pages its processes map, read from pagemap while they hold

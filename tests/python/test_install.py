@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: no-san: packaging (a wheel, pip into a virtual environment) of the same library
 """The package builds a platform wheel and installs offline with pip into a
 virtual environment, then works from anywhere, with the library copied in by
 `make python`."""

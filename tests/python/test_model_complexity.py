@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: no-san: counts PyTorch models' parameters in Python, no library call
 """Model complexity of PyTorch models (Debian's python3-torch, CPU), against
 parameter and MAC counts worked out by hand in the comments."""
 import json

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: no-san: a Jupyter kernel calls the library as test_tracker.py does
 """The IPython extension, run for real: a notebook executed headless by
 nbclient in an ipykernel kernel (Debian's python3-nbclient and
 python3-ipykernel), with a cell that allocates about 200 MB."""

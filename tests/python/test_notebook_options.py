@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: no-san: a Jupyter kernel calls the library as test_tracker.py, test_gpu.py do
 """The IPython extension's options for ipygpulogger's users, in a real
 kernel through nbclient: the peak above the end of the cell, gc_collect,
 empty_cache (torch played by a stand-in module), compact=off, the 7-tuple,
