@@ -6,6 +6,7 @@
 #include "store/side.h"
 #include "util/error.h"
 #include "util/units.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,10 +85,8 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need)
-        nc *= 2;
-    void *nv = realloc(*v, nc * elem);
+    size_t nc = gt_grow_cap(*cap, need, 16, elem);
+    void *nv = nc ? realloc(*v, nc * elem) : NULL;
     if (!nv)
         return -1;
     *v = nv;

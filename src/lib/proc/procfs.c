@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/grow.h"
 
 struct gt_procfs {
     int rootfd;
@@ -127,13 +128,14 @@ static ssize_t read_all(gt_procfs *p, int fd, int short_eof)
     for (;;) {
         if (len == p->cap) {
             /* smaps of a large process can be megabytes; grow rarely. */
-            char *nb = realloc(p->buf, p->cap * 2);
+            size_t nc = gt_grow_cap(p->cap, p->cap + 1, p->cap, 1);
+            char *nb = nc ? realloc(p->buf, nc) : NULL;
             if (!nb) {
                 errno = ENOMEM;
                 return -1;
             }
             p->buf = nb;
-            p->cap *= 2;
+            p->cap = nc;
         }
         ssize_t n = gt_pread_full(fd, p->buf + len, p->cap - len, (off_t)len);
         if (n < 0)

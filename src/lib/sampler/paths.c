@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "sampler/paths.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -98,10 +99,8 @@ int gt_paths_intern(gt_paths *p, const char *path, size_t len, uint32_t *id)
         sl = find(p->slots, p->nslots, h, p->arena, path, len);
     }
     if (p->arena_len + len > p->arena_cap) {
-        size_t nc = p->arena_cap ? p->arena_cap : 4096;
-        while (nc < p->arena_len + len)
-            nc *= 2;
-        char *na = realloc(p->arena, nc);
+        size_t nc = gt_grow_cap(p->arena_cap, p->arena_len + len, 4096, 1);
+        char *na = nc ? realloc(p->arena, nc) : NULL;
         if (!na)
             return -1;
         p->arena = na;

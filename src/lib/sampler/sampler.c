@@ -16,7 +16,9 @@
 #include "sampler/cpu_window.h"
 #include "sampler/exit_peaks.h"
 #include "sampler/paths.h"
+#include "sampler/processes.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define MAX_CORES 4096
 /* Window of the CPU percents, seconds: one tick per running thread is 2 %
@@ -166,10 +168,8 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need)
-        nc *= 2;
-    void *nv = realloc(*v, nc * elem);
+    size_t nc = gt_grow_cap(*cap, need, 16, elem);
+    void *nv = nc ? realloc(*v, nc * elem) : NULL;
     if (!nv)
         return -1;
     *v = nv;
@@ -1482,8 +1482,6 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->have_prev = 1;
     return GT_OK;
 }
-
-#include "sampler/processes.h"
 
 /* After gt_sampler_take the sample just taken is in s->prev (the lists
  * swap at its end). */

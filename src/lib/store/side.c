@@ -4,6 +4,7 @@
 #include "store/store.h"
 #include "util/error.h"
 #include "util/pyfloat.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -48,10 +49,8 @@ static int reserve(gt_side *s, size_t more)
 {
     if (s->len + more <= s->cap)
         return 0;
-    size_t cap = s->cap ? s->cap : 4096;
-    while (cap < s->len + more)
-        cap *= 2;
-    char *b = realloc(s->buf, cap);
+    size_t cap = gt_grow_cap(s->cap, s->len + more, 4096, 1);
+    char *b = cap ? realloc(s->buf, cap) : NULL;
     if (!b)
         return -1;
     s->buf = b;
@@ -197,8 +196,8 @@ static int grow_rows(gt_side *s, size_t *cap)
 {
     if (s->n_rows < *cap)
         return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    gt_cell *v = realloc(s->rows, nc * (size_t)s->ncols * sizeof *v);
+    size_t nc = gt_grow_cap(*cap, *cap + 1, 64, (size_t)s->ncols * sizeof *s->rows);
+    gt_cell *v = nc ? realloc(s->rows, nc * (size_t)s->ncols * sizeof *v) : NULL;
     if (!v)
         return -1;
     s->rows = v;
@@ -235,10 +234,8 @@ gt_status gt_side_add(gt_side *s, const gt_cell *cells, gt_error *err)
             continue;
         size_t m = strlen(cells[i].s) + 1;
         if (s->text_len + m > s->text_cap) {
-            size_t tc = s->text_cap ? s->text_cap : 4096;
-            while (tc < s->text_len + m)
-                tc *= 2;
-            char *t = realloc(s->text, tc);
+            size_t tc = gt_grow_cap(s->text_cap, s->text_len + m, 4096, 1);
+            char *t = tc ? realloc(s->text, tc) : NULL;
             if (!t)
                 return gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
             s->text = t;
