@@ -81,6 +81,7 @@ static void test_stat_captured(void **state)
     gt_proc_stat st = stat_of("stat_sleep");
     assert_int_equal(st.pid, 7909);
     assert_int_equal(st.ppid, 7907);
+    assert_string_equal(st.comm, "sleep");
     assert_int_equal(st.state, 'S');
     assert_int_equal(st.num_threads, 1);
     assert_int_equal(st.starttime, 1009801);
@@ -110,6 +111,7 @@ static void test_stat_odd_name(void **state)
     /* "4242 (a) (b c) S 1 ...": an early ')' must not shift the fields. */
     gt_proc_stat st = stat_of("stat_odd_name");
     assert_int_equal(st.pid, 4242);
+    assert_string_equal(st.comm, "a) (b c");
     assert_int_equal(st.state, 'S');
     assert_int_equal(st.ppid, 1);
     assert_int_equal(st.utime, 123);

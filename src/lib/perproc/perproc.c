@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "perproc/perproc.h"
 #include "gpu/backend.h"
-#include "proc/parse.h"
 #include "sampler/processes.h"
 #include "store/side.h"
 #include "util/error.h"
 #include "util/units.h"
 #include "util/grow.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,7 +23,6 @@ typedef struct entry {
     pid_t pid, ppid;
     uint64_t starttime;
     char comm[16];
-    int have_comm;
     double cpu_base;       /* its CPU time when tracking began (0: born since) */
     double cpu_last, ts_last;
     uint64_t peak;         /* largest total RSS read, bytes */
@@ -157,40 +153,18 @@ gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc 
     return GT_OK;
 }
 
-/* The command name and parent of pid, if it is still the process that
- * started at starttime: the sampler keeps neither. */
-static int read_comm(pid_t pid, uint64_t starttime, entry *e)
+/* The command name and parent the sampler read (at this sample, or at
+ * the last one that read an idle process's stat); control characters are
+ * written as '?' so that a name cannot break a row or a report line. */
+static void take_comm(const gt_sampler_proc *sp, entry *e)
 {
-    char path[40], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n;
-    do
-        n = read(fd, buf, sizeof buf - 1);
-    while (n < 0 && errno == EINTR);
-    close(fd);
-    gt_proc_stat ps;
-    if (n <= 0 || gt_parse_stat(buf, (size_t)n, &ps) != 0 || ps.starttime != starttime)
-        return -1;
-    buf[n] = '\0';
-    /* The name is between the first '(' and the last ')', and may hold
-     * anything but NUL. */
-    char *open_p = memchr(buf, '(', (size_t)n), *close_p = strrchr(buf, ')');
-    if (!open_p || !close_p || close_p < open_p)
-        return -1;
-    size_t len = (size_t)(close_p - open_p - 1);
-    if (len >= sizeof e->comm)
-        len = sizeof e->comm - 1;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)open_p[1 + i];
+    size_t i = 0;
+    for (; i < sizeof e->comm - 1 && sp->comm[i]; i++) {
+        unsigned char c = (unsigned char)sp->comm[i];
         e->comm[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
     }
-    e->comm[len] = '\0';
-    e->ppid = ps.ppid;
-    e->have_comm = 1;
-    return 0;
+    e->comm[i] = '\0';
+    e->ppid = sp->ppid;
 }
 
 static entry *find(entries *l, pid_t pid, uint64_t starttime)
@@ -292,8 +266,8 @@ static gt_status proc_row(gt_perproc *p, const gt_sampler_proc *sp, const entry 
     gt_ram_unit ru = p->cfg.ram_unit;
     c[0] = fcell(ts);
     c[1] = icell(sp->pid);
-    c[2] = e->have_comm ? icell(e->ppid) : null_cell;
-    c[3] = e->have_comm ? tcell(e->comm) : null_cell;
+    c[2] = icell(e->ppid);
+    c[3] = tcell(e->comm);
     /* Over the time since the last sample that saw it; none at first sight. */
     double dt = old ? ts - old->ts_last : 0, dcpu = old ? sp->cpu_seconds - old->cpu_last : -1;
     c[4] = old && dt > 0 && dcpu >= 0 ? fcell(dcpu / dt * 100.0) : null_cell;
@@ -346,11 +320,7 @@ gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double ts, gt_er
             /* Born since the tracker was created: all its CPU time is the run's. */
             e->cpu_base = (double)sp->starttime + 1 >= p->first_ticks ? 0 : sp->cpu_seconds;
         }
-        /* A process that has exited since the sampler read it keeps the
-         * name and parent it had. */
-        entry fresh = *e;
-        if (read_comm(sp->pid, sp->starttime, &fresh) == 0)
-            *e = fresh;
+        take_comm(sp, e);
         if (sp->mem_valid && (!e->peak_valid || sp->private_rss + sp->shared_rss > e->peak)) {
             e->peak = sp->private_rss + sp->shared_rss;
             e->peak_valid = 1;

@@ -146,6 +146,10 @@ int gt_parse_stat(const char *buf, size_t len, gt_proc_stat *out)
     if (end - p < 3 || p[0] != ' ' || is_blank(p[1]) || p[1] == '\n' || p[2] != ' ')
         return -1;
     gt_proc_stat st = {.pid = (pid_t)pid, .state = p[1]};
+    size_t clen = (size_t)(close - open - 1);
+    if (clen >= sizeof st.comm)
+        clen = sizeof st.comm - 1;
+    memcpy(st.comm, open + 1, clen);
     p += 2;
     for (int f = F_STATE + 1; f <= F_RSS; f++) {
         uint64_t v;

@@ -10,6 +10,9 @@
 
 typedef struct gt_proc_stat {
     pid_t pid, ppid;
+    /* The kernel's command name (at most 15 bytes), as it is: it may hold
+     * any byte but NUL, ')' and blanks included. */
+    char comm[16];
     char state;                  /* 'R', 'S', 'Z', ... */
     uint64_t utime, stime;       /* clock ticks */
     uint64_t cutime, cstime;     /* ticks of waited-for children */

@@ -9,7 +9,8 @@
 #include "sampler/sampler.h"
 
 typedef struct gt_sampler_proc {
-    pid_t pid;
+    pid_t pid, ppid;
+    char comm[16];          /* the kernel's command name, as /proc gives it */
     int is_main;
     uint64_t starttime;     /* ticks after boot: tells a reused PID apart */
     char state;             /* 'R', 'S', 'Z', ... */

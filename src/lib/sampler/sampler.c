@@ -54,6 +54,8 @@ typedef struct proc_entry {
     int cpu_from_clock;
     int threads;
     char state;
+    pid_t ppid;
+    char comm[16];
     /* Unchanged CPU time, faults and RSS mean unchanged memory figures. */
     uint64_t activity[3];
     uint64_t private_rss, shared_rss, hwm;
@@ -663,6 +665,8 @@ static int read_stat(gt_sampler *s, proc_entry *e, int have_clk)
     e->ccpu = (double)(ps.cutime + ps.cstime) / (double)s->hz;
     e->threads = ps.num_threads;
     e->state = ps.state;
+    e->ppid = ps.ppid;
+    memcpy(e->comm, ps.comm, sizeof e->comm);
     e->activity[0] = ps.utime + ps.stime;
     e->activity[1] = ps.minflt + ps.majflt;
     e->activity[2] = ps.rss_pages;
@@ -865,6 +869,8 @@ static int reuse_idle(gt_sampler *s, proc_entry *e, proc_entry *p, walk *w)
     e->ccpu = p->ccpu;
     e->threads = p->threads;
     e->state = p->state;
+    e->ppid = p->ppid;
+    memcpy(e->comm, p->comm, sizeof e->comm);
     memcpy(e->activity, p->activity, sizeof e->activity);
     e->full_t = p->full_t;
     e->skipped = 1;
@@ -1493,12 +1499,13 @@ size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t ca
         int self = e->is_main && s->self_tracking;
         int zombie = e->state == 'Z' || e->state == 'X';
         out[i] = (gt_sampler_proc){
-            .pid = e->pid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
+            .pid = e->pid, .ppid = e->ppid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
             .threads = e->threads - (self ? 1 : 0),
             .cpu_seconds = e->cpu - (self ? ts_seconds(&s->self_thread_cpu) : 0),
             .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
             .private_rss = e->private_rss, .shared_rss = e->shared_rss,
         };
+        memcpy(out[i].comm, e->comm, sizeof out[i].comm);
     }
     return l ? l->n : 0;
 }
