@@ -408,6 +408,21 @@ static void publish(const gt_tracker *t, const gt_sample *s, const aggregate *a)
     t->opts.on_timepoint(t->opts.on_timepoint_ctx, &tp);
 }
 
+/* A tracking file (or its side tables) failed: set *failed so it is not
+ * written again, keep the first error for stop, and say it once. */
+static void writer_failed(gt_tracker *t, int *failed, const gt_error *e)
+{
+    pthread_mutex_lock(&t->mu);
+    *failed = 1;
+    if (t->status == GT_OK) {
+        t->status = GT_ERR_IO;
+        t->err = *e;
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (!t->opts.disable_logs)
+        t->opts.log(t->opts.log_ctx, e->msg);
+}
+
 /* Says once what the samples cannot see, so that a missing figure never
  * passes for a small one. */
 static void warn_unseen(gt_tracker *t, const gt_sample *s)
@@ -466,30 +481,13 @@ static void take(gt_tracker *t, int last)
         publish(t, &s, &a);
     /* A failing tracking file never stops tracking: the report still comes,
      * and the failure is reported once at stop. */
-    if (t->store && !t->store_failed && gt_store_append(t->store, &s, &e) != GT_OK) {
-        pthread_mutex_lock(&t->mu);
-        t->store_failed = 1;
-        if (t->status == GT_OK) {
-            t->status = GT_ERR_IO;
-            t->err = e;
-        }
-        pthread_mutex_unlock(&t->mu);
-        if (!t->opts.disable_logs)
-            t->opts.log(t->opts.log_ctx, e.msg);
-    }
+    if (t->store && !t->store_failed && gt_store_append(t->store, &s, &e) != GT_OK)
+        writer_failed(t, &t->store_failed, &e);
     /* The same for the per-process and per-GPU rows: once it fails, the
      * top processes are still followed, the rows no longer written. */
     if (t->perproc && gt_perproc_sample(t->perproc, t->sampler, s.timestamp, &e) != GT_OK &&
         !t->perproc_failed) {
-        pthread_mutex_lock(&t->mu);
-        t->perproc_failed = 1;
-        if (t->status == GT_OK) {
-            t->status = GT_ERR_IO;
-            t->err = e;
-        }
-        pthread_mutex_unlock(&t->mu);
-        if (!t->opts.disable_logs)
-            t->opts.log(t->opts.log_ctx, e.msg);
+        writer_failed(t, &t->perproc_failed, &e);
         gt_perproc_finish(t->perproc, &e);
     }
 }

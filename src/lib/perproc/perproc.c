@@ -79,15 +79,7 @@ static const gt_cell null_cell = {.kind = GT_CELL_NULL};
 
 static int grow(void **v, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t nc = gt_grow_cap(*cap, need, 16, elem);
-    void *nv = nc ? realloc(*v, nc * elem) : NULL;
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = nc;
-    return 0;
+    return gt_grow_array(v, cap, need, 16, elem);
 }
 
 static gt_status open_tables(gt_perproc *p, gt_error *err)

@@ -168,15 +168,7 @@ static double ts_seconds(const struct timespec *t)
 
 static int grow(void **v, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t nc = gt_grow_cap(*cap, need, 16, elem);
-    void *nv = nc ? realloc(*v, nc * elem) : NULL;
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = nc;
-    return 0;
+    return gt_grow_array(v, cap, need, 16, elem);
 }
 
 static ssize_t read_kept(gt_sampler *s, int *fd, const char *name, const char **d)

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* The capacity, in elements of size bytes, for at least need elements:
  * cap doubled until it holds need, starting from first when cap is 0.
@@ -26,6 +27,22 @@ static inline size_t gt_grow_cap(size_t cap, size_t need, size_t first, size_t s
         c *= 2;
     }
     return c <= max ? c : 0;
+}
+
+/* Grows *v (an array of *cap elements of size bytes, malloc'd or NULL) to
+ * hold at least need, doubling from first.  0, or -1 when out of memory
+ * (*v and *cap then unchanged). */
+static inline int gt_grow_array(void **v, size_t *cap, size_t need, size_t first, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = gt_grow_cap(*cap, need, first, size);
+    void *nv = nc ? realloc(*v, nc * size) : NULL;
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = nc;
+    return 0;
 }
 
 #endif
