@@ -69,3 +69,12 @@ nobody_path() {
 # skip_part WHAT REASON: says on stderr that a part of a test did not run,
 # and why; the rest of the test goes on.
 skip_part() { echo "SKIPPED: $1: $2" >&2; }
+
+# rapl_zone ZONE NAME MAX COUNTER: a powercap zone of a fixture RAPL tree
+# under $PC (in the tree GT_SYSFS_ROOT names), its counter in µJ.
+rapl_zone() {
+    mkdir -p "$PC/$1"
+    printf '%s\n' "$2" >"$PC/$1/name"
+    printf '%s\n' "$3" >"$PC/$1/max_energy_range_uj"
+    printf '%s\n' "$4" >"$PC/$1/energy_uj"
+}

@@ -6,15 +6,9 @@
 . "$(dirname "$0")/_lib.sh"
 SYS=$TMP/sys
 PC=$SYS/class/powercap
-zone() { # zone name max counter
-    mkdir -p "$PC/$1"
-    printf '%s\n' "$2" >"$PC/$1/name"
-    printf '%s\n' "$3" >"$PC/$1/max_energy_range_uj"
-    printf '%s\n' "$4" >"$PC/$1/energy_uj"
-}
 reset() {
-    zone intel-rapl:0 package-0 1000000000 999000000
-    zone intel-rapl:0:0 dram 65532610987 1000000
+    rapl_zone intel-rapl:0 package-0 1000000000 999000000
+    rapl_zone intel-rapl:0:0 dram 65532610987 1000000
 }
 reset
 # The command moves package-0 from 999 J through its wrap at 1000 J to 4 J

@@ -9,17 +9,11 @@
 . "$(dirname "$0")/_lib.sh"
 SYS=$TMP/sys
 PC=$SYS/class/powercap
-zone() { # zone name max counter
-    mkdir -p "$PC/$1"
-    printf '%s\n' "$2" >"$PC/$1/name"
-    printf '%s\n' "$3" >"$PC/$1/max_energy_range_uj"
-    printf '%s\n' "$4" >"$PC/$1/energy_uj"
-}
 reset() {
-    zone intel-rapl:0 package-0 1000000000 999000000
-    zone intel-rapl:0:0 core 65532610987 7000000
-    zone intel-rapl:0:1 dram 65532610987 1000000
-    zone intel-rapl:1 psys 262143328850 0
+    rapl_zone intel-rapl:0 package-0 1000000000 999000000
+    rapl_zone intel-rapl:0:0 core 65532610987 7000000
+    rapl_zone intel-rapl:0:1 dram 65532610987 1000000
+    rapl_zone intel-rapl:1 psys 262143328850 0
 }
 reset
 # package-0 moves from 999 J through its wrap at 1000 J to 4 J (+5 J), the
