@@ -21,12 +21,14 @@ for _ in $(seq 100); do
 done
 [ -n "$addr" ] || fail "no 'metrics at' line on stderr: $(cat err.txt)"
 
-# Direct scrape: wait until the workload's 64 MiB shows, then check format.
+# Direct scrape: wait until the workload's 64 MiB shows and CPU percents
+# are out (a sample has none until the CPU window spans 0.25 s: the first
+# scrapes lack that family, as they must), then check format.
 main=0
 for _ in $(seq 100); do
     curl -sf -D head.txt -o body.txt "http://$addr/metrics" || fail "scrape of $addr failed"
     main=$(awk '$1 == "gpu_tracker_ram_bytes{set=\"main\"}" { print $2 }' body.txt)
-    [ "${main:-0}" -ge $((64 * MIB)) ] && break
+    [ "${main:-0}" -ge $((64 * MIB)) ] && grep -q '^gpu_tracker_cpu_utilization_percent{' body.txt && break
     sleep 0.1
 done
 within "$main" $((64 * MIB)) $((90 * MIB)) "scraped main RAM"

@@ -58,23 +58,49 @@ static void test_flow(void **state)
 {
     (void)state;
     gt_cpu_flow f = {0};
-    /* A tick's 4 ms reported in a 1 ms interval of one core: 1 ms now. */
-    near(gt_cpu_flow_credit(&f, 0.004, 0.001, 1), 0.001);
+    /* A tick's 4 ms reported in a 1 ms interval of one core: 1 ms now, the
+     * rest within the hold of 10 ms. */
+    near(gt_cpu_flow_credit(&f, 0.004, 0.001, 1, 1, 0.01), 0.001);
     near(f.carry, 0.003);
-    /* Nothing reported: the carry is paid out, within the bound. */
-    near(gt_cpu_flow_credit(&f, 0, 0.001, 1), 0.001);
-    near(gt_cpu_flow_credit(&f, 0, 0.001, 1.5), 0.0015);
-    near(gt_cpu_flow_credit(&f, 0, 0.001, 1), 0.0005);
+    /* Nothing reported: the carry is paid out, within the rate. */
+    near(gt_cpu_flow_credit(&f, 0, 0.001, 1, 1, 0.01), 0.001);
+    near(gt_cpu_flow_credit(&f, 0, 0.001, 1.5, 2, 0.01), 0.0015);
+    near(gt_cpu_flow_credit(&f, 0, 0.001, 1, 1, 0.01), 0.0005);
     near(f.carry, 0);
     /* A negative report is a debt, never a negative credit. */
-    near(gt_cpu_flow_credit(&f, -0.002, 0.001, 1), 0);
-    near(gt_cpu_flow_credit(&f, 0.0015, 0.001, 1), 0);
-    near(gt_cpu_flow_credit(&f, 0.001, 0.001, 1), 0.0005);
+    near(gt_cpu_flow_credit(&f, -0.002, 0.001, 1, 1, 0.01), 0);
+    near(gt_cpu_flow_credit(&f, 0.0015, 0.001, 1, 1, 0.01), 0);
+    near(gt_cpu_flow_credit(&f, 0.001, 0.001, 1, 1, 0.01), 0.0005);
     near(f.carry, 0);
     /* No time or no threads: nothing credited, all carried. */
-    near(gt_cpu_flow_credit(&f, 0.003, 0, 1), 0);
-    near(gt_cpu_flow_credit(&f, 0, 0.01, 0), 0);
+    near(gt_cpu_flow_credit(&f, 0.003, 0, 1, 1, 0.01), 0);
+    near(gt_cpu_flow_credit(&f, 0, 0.01, 0, 0, 0.01), 0);
     near(f.carry, 0.003);
+}
+
+/* A rate that lags (threads started since the window's start): what is
+ * carried beyond the hold is credited up to the bound, never above it. */
+static void test_flow_lag(void **state)
+{
+    (void)state;
+    gt_cpu_flow f = {0};
+    /* 2 cores' 20 ms in a 10 ms interval at a window rate of 1 core: the
+     * rate's 10 ms, and the hold (20 ms) not exceeded. */
+    near(gt_cpu_flow_credit(&f, 0.02, 0.01, 1, 2, 0.02), 0.01);
+    near(f.carry, 0.01);
+    /* Again: 30 ms due; 10 ms would be carried above the hold of 5 ms, so
+     * 25 ms... but the bound (2 cores) allows 20 ms. */
+    near(gt_cpu_flow_credit(&f, 0.02, 0.01, 1, 2, 0.005), 0.02);
+    near(f.carry, 0.01);
+    /* The bound pays out down to the hold. */
+    near(gt_cpu_flow_credit(&f, 0.0, 0.01, 0.1, 2, 0.004), 0.006);
+    near(f.carry, 0.004);
+    /* Hold 0: everything within the bound. */
+    near(gt_cpu_flow_credit(&f, 0.001, 0.01, 0.1, 2, 0), 0.005);
+    near(f.carry, 0);
+    /* A bound no higher than the rate changes nothing. */
+    near(gt_cpu_flow_credit(&f, 0.05, 0.01, 1, 1, 0), 0.01);
+    near(f.carry, 0.04);
 }
 
 int main(void)
@@ -83,6 +109,7 @@ int main(void)
         cmocka_unit_test(test_window_start),
         cmocka_unit_test(test_window_full),
         cmocka_unit_test(test_flow),
+        cmocka_unit_test(test_flow_lag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

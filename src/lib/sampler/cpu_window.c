@@ -30,11 +30,15 @@ const gt_cpu_point *gt_cpu_window_add(gt_cpu_window *w, const gt_cpu_point *now)
     return w->n >= 2 ? at(w, 0) : NULL;
 }
 
-double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double cores)
+double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double rate, double bound, double hold)
 {
     double due = f->carry + delta;
-    double cap = wall > 0 && cores > 0 ? wall * cores : 0;
+    double cap = wall > 0 && rate > 0 ? wall * rate : 0;
     double credit = due < 0 ? 0 : due > cap ? cap : due;
+    if (due - credit > hold && wall > 0 && bound > rate) {
+        double most = wall * bound;
+        credit = due - hold < most ? due - hold : most;
+    }
     f->carry = due - credit;
     return credit;
 }

@@ -18,7 +18,11 @@
  * window's rate (plus GT_CPU_SLACK) times its length; the rest is carried
  * to the following intervals, and a negative report (a tick-rounded total
  * below what was credited before) is a debt paid from later ones.  The
- * credits plus the carry always add up to the kernel's totals. */
+ * credits plus the carry always add up to the kernel's totals.  A carry
+ * larger than ticks can make is the window lagging a rising rate (more
+ * threads start): it is paid out at once, up to what the set's threads and
+ * the cores can run, so that the intervals' CPU seconds keep up with the
+ * kernel's. */
 #ifndef GT_SAMPLER_CPU_WINDOW_H
 #define GT_SAMPLER_CPU_WINDOW_H
 
@@ -44,13 +48,22 @@ typedef struct gt_cpu_window {
  * that the carry drains although the rate itself is only an estimate. */
 #define GT_CPU_SLACK 0.02
 
+/* Seconds of carry per core, beyond which the carry is no tick's rounding
+ * but CPU time the window's rate lags behind (a process that starts more
+ * threads): one USER_HZ tick (10 ms, the coarsest of the kernel's sources)
+ * per core the set may use. */
+#define GT_CPU_HOLD_PER_CORE 0.01
+
 typedef struct gt_cpu_flow {
     double carry; /* seconds reported but not yet credited; < 0: a debt */
 } gt_cpu_flow;
 
 /* Adds delta seconds reported during an interval of wall seconds and
- * returns the seconds credited to it: in [0, wall * cores]. */
-double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double cores);
+ * returns the seconds credited to it: at most rate (cores) times wall, or,
+ * while more than hold seconds would be carried, up to bound (cores, the
+ * most the set can run: its threads, the machine's cores) times wall, down
+ * to hold. */
+double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double rate, double bound, double hold);
 
 void gt_cpu_window_init(gt_cpu_window *w, double span);
 

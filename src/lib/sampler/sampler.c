@@ -1181,10 +1181,11 @@ static double clamp(double v, double hi)
 }
 
 /* CPU percents of the interval that ends at a sample: what the kernel
- * reported in it, credited at most at the window's rate (cpu_window.h),
- * which is itself bounded by what could have run: main by its threads, the
- * descendants by theirs (by all cores when processes came or went, whose
- * threads are unknown), and main + descendants by the cores. */
+ * reported in it, credited at most at the window's rate (cpu_window.h), or
+ * at what could have run while more than ticks' rounding is carried: main
+ * by its threads, the descendants by theirs (by all cores when processes
+ * came or went, whose threads are unknown), and main + descendants by the
+ * cores. */
 static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now, int ncores)
 {
     const gt_cpu_point *from = gt_cpu_window_add(&s->window, now);
@@ -1222,12 +1223,17 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     }
     if (s->churn_t > from->t)
         dt = cores;
-    double rm = clamp((now->main - from->main) / span + GT_CPU_SLACK, mt < cores ? mt : cores);
-    double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, dt < cores ? dt : cores);
+    double bm = mt < cores ? mt : cores, bd = dt < cores ? dt : cores;
+    double rm = clamp((now->main - from->main) / span + GT_CPU_SLACK, bm);
+    double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, bd);
     if (rm + rd > cores) /* the descendants' bound was the looser */
         rd = cores - rm;
-    double m = gt_cpu_flow_credit(&s->flow_main, dm, wall, rm);
-    double d = gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd);
+    double m = gt_cpu_flow_credit(&s->flow_main, dm, wall, rm, bm, bm * GT_CPU_HOLD_PER_CORE);
+    if (bd > cores - m / wall) /* main took more than its window's rate */
+        bd = cores - m / wall;
+    if (rd > bd)
+        rd = bd;
+    double d = gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd, bd, bd * GT_CPU_HOLD_PER_CORE);
     out->cpu_valid = 1;
     out->cpu_since_first = since_first;
     s->cpu_seen = 1;
