@@ -185,10 +185,10 @@ static int load_tconfig(void *ctx, const char *name, const char *v)
  *       gt_cli_track_settings, or is one of its gt_options o);
  *   a --tconfig key, if the Python Tracker takes the same keyword: .key and
  *       .json, its JSON type.
- * The parser, --help (with the list of --tconfig keys) and the keys that
- * --tconfig accepts follow.  Then give it a paragraph in the OPTIONS section
- * of docs/gpu-tracker.1 and a row in the table of options of
- * docs/tracking.md: tests/e2e/cli_options.sh checks both against --help, and
+ * The parser, --help (with the list of --tconfig keys), the keys that
+ * --tconfig accepts and, after `make man`, the man page's paragraph follow.
+ * Then give it a row in the table of options of docs/tracking.md:
+ * tests/e2e/cli_options.sh checks the page and that table, and
  * tests/unit/test_cli_options.c the table itself (docs/development.md has
  * an example). */
 const gt_cli_opt gt_cli_track_opts[] = {
