@@ -11,6 +11,7 @@
  * in git is not what it writes.  Exit status 1, with a message, for a page
  * whose markers do not match the commands one to one. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,7 @@ static int rewrite(const char *path, FILE *out)
 {
     FILE *in = fopen(path, "r");
     if (!in) {
-        fprintf(stderr, "gen_man: cannot read '%s'\n", path);
+        fprintf(stderr, "gen_man: cannot read '%s': %s\n", path, strerror(errno));
         return -1;
     }
     int *seen = calloc(gt_cli_n_commands, sizeof *seen);
