@@ -66,6 +66,8 @@ FUZZ_TIME ?= 60
 # The CLI without main(), for unit tests and fuzz targets of its parts
 # (included as "cli/name.h").
 CLI_LIB   := $(BUILD)/libgtcli.a
+# Writes the man page's option lists from the CLI's option tables.
+GEN_MAN   := $(BUILD)/tools/gen_man
 
 # The SPANK plugin for Slurm, built where Debian's libslurm-dev gives
 # spank.h.  It runs inside slurmstepd, which no sanitizer runtime is loaded
@@ -73,7 +75,7 @@ CLI_LIB   := $(BUILD)/libgtcli.a
 SPANK    := $(if $(SAN),,$(if $(wildcard /usr/include/slurm/spank.h),$(BUILD)/gpu_tracker_spank.so))
 
 .PHONY: all deps test-deps demo test test-fast test-build test-builds build-gcc build-san build-fuzz \
-        check-san check-valgrind fuzz fuzz-build fuzz-run install uninstall clean python FORCE
+        check-san check-valgrind fuzz fuzz-build fuzz-run install uninstall clean python man FORCE
 all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES) $(SPANK) $(PY_VERSION)
 
 $(BUILD)/obj/%.o: %.c
@@ -142,6 +144,17 @@ $(BUILD)/fuzzer/%: tests/fuzz/%.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
 
+# The man page's option lists are written from the option tables:
+# `make man` rewrites them in docs/gpu-tracker.1 (see tools/gen_man.c), and
+# tests/e2e/cli_options.sh fails when the page is not what it would write.
+$(GEN_MAN): tools/gen_man.c $(CLI_LIB) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS)
+
+man: $(GEN_MAN)
+	$(GEN_MAN) docs/gpu-tracker.1 >docs/gpu-tracker.1.tmp || { rm -f docs/gpu-tracker.1.tmp; exit 1; }
+	mv docs/gpu-tracker.1.tmp docs/gpu-tracker.1
+
 deps:
 	@scripts/setup-deps.sh
 
@@ -161,7 +174,7 @@ test-fast:
 	@$(MAKE) --no-print-directory $(PAR) WERROR=-Werror test-build
 	@BUILD=$(BUILD) tests/run.sh
 
-test-build: all $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS)
+test-build: all $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS) $(GEN_MAN)
 
 # The sanitizer pass builds with clang, so one run checks clang's warnings
 # too.  It runs what the sanitizers can check: the unit tests, the fuzz

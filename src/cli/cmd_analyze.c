@@ -5,21 +5,40 @@
 
 #include "commands.h"
 #include "gpu_tracker.h"
+#include "option_tables.h"
 #include "options.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Usage: gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> "
     "[--host=<name>] [--output=<output>] [--format=<format>]\n"
     "\n"
     "Summary statistics of the tracking file, overall and within the calls of every code block\n"
     "of the sub-tracking file (CSV or SQLite).\n"
-    "\n"
-    "    --tf=<tracking-file>     The tracking file (.csv or .sqlite) written with --tf.\n"
-    "    --stf=<sub-track-file>   The sub-tracking file (.csv or .sqlite).\n"
-    "    --host=<name>            Only the marks of this host (a file of several nodes' marks);\n"
-    "                             --tf must be that host's tracking file.\n"
-    "    -o --output=<output>     Write the results to this file instead of the screen.\n"
-    "    -f --format=<format>     'text' (default) or 'json' (the input of 'sub-track compare').\n";
+    "\n";
+
+/* In --help's order; --help lists the entries with help. */
+const gt_cli_opt gt_cli_analyze_opts[] = {
+    {.longname = "--tf", .arg = "<tracking-file>",
+     .help = "The tracking file (.csv or .sqlite) written with --tf."},
+    {.longname = "--stf", .arg = "<sub-track-file>", .help = "The sub-tracking file (.csv or .sqlite)."},
+    {.longname = "--host", .arg = "<name>",
+     .help = "Only the marks of this host, for a sub-tracking file combined from several nodes (its marks carry "
+             "a 'host' column); --tf must be that host's tracking file. Marks of several hosts are refused "
+             "without it; --host= (empty) selects the marks written without a host."},
+    {.longname = "--output", .shortname = 'o', .arg = "<output>",
+     .help = "Write the results to this file instead of the screen."},
+    {.longname = "--format", .shortname = 'f', .arg = "<format>",
+     .help = "'text' (default) or 'json' (the input of 'sub-track compare')."},
+    {.longname = "--help", .shortname = 'h'},
+};
+
+const size_t gt_cli_analyze_n_opts = sizeof gt_cli_analyze_opts / sizeof *gt_cli_analyze_opts;
+
+int gt_cli_analyze_usage(FILE *out)
+{
+    fputs(usage_head, out);
+    return gt_cli_print_opts(out, gt_cli_analyze_opts, gt_cli_analyze_n_opts);
+}
 
 static int exit_status(gt_status st)
 {
@@ -30,33 +49,25 @@ static int exit_status(gt_status st)
 int gt_cli_subtrack_analyze(int argc, char **argv)
 {
     const char *tf = NULL, *stf = NULL, *host = NULL, *output = NULL, *format = "text";
-    static const gt_cli_opt defs[] = {
-        {.longname = "--tf", .arg = "<tracking-file>"},
-        {.longname = "--stf", .arg = "<sub-track-file>"},
-        {.longname = "--output", .shortname = 'o', .arg = "<output>"},
-        {.longname = "--format", .shortname = 'f', .arg = "<format>"},
-        {.longname = "--help", .shortname = 'h'},
-        {.longname = "--host", .arg = "<name>"},
-    };
     for (int i = 1; i < argc; i++) {
         const gt_cli_opt *d;
         const char *v;
-        int rc = gt_cli_next_opt(argc, argv, &i, defs, sizeof defs / sizeof *defs,
+        int rc = gt_cli_next_opt(argc, argv, &i, gt_cli_analyze_opts, gt_cli_analyze_n_opts,
                                  "gpu-tracker sub-track analyze", &d, &v);
         if (rc)
             return rc;
-        if (d == &defs[0])
+        if (!strcmp(d->longname, "--tf"))
             tf = v;
-        else if (d == &defs[1])
+        else if (!strcmp(d->longname, "--stf"))
             stf = v;
-        else if (d == &defs[2])
+        else if (!strcmp(d->longname, "--output"))
             output = v;
-        else if (d == &defs[3])
+        else if (!strcmp(d->longname, "--format"))
             format = v;
-        else if (d == &defs[5])
+        else if (!strcmp(d->longname, "--host"))
             host = v;
         else {
-            fputs(usage_text, stdout);
+            gt_cli_analyze_usage(stdout);
             return 0;
         }
     }

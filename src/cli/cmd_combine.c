@@ -8,19 +8,33 @@
 #include "commands.h"
 #include "files.h"
 #include "gpu_tracker.h"
+#include "option_tables.h"
 #include "options.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Usage: gpu-tracker sub-track combine --stf=<sub-track-file> -p <file-path>...\n"
     "       gpu-tracker sub-track combine --stf=<sub-track-file> -p <directory>\n"
     "\n"
     "Combines sub-tracking files (e.g. one per process) into one new sub-tracking file.\n"
-    "\n"
-    "    --stf=<sub-track-file>  The file to create (.csv or .sqlite); it must not exist.\n"
-    "    -p <file-path>          A file to combine; all must have the extension of --stf.\n"
-    "                            Files may also follow one -p: -p a.csv b.csv.\n"
-    "                            Given once with a directory: every .csv or .sqlite file\n"
-    "                            in it, by name.\n";
+    "\n";
+
+/* In --help's order; --help lists the entries with help. */
+const gt_cli_opt gt_cli_combine_opts[] = {
+    {.longname = "--stf", .arg = "<sub-track-file>",
+     .help = "The file to create (.csv or .sqlite); it must not exist."},
+    {.longname = "--path", .shortname = 'p', .arg = "<file-path>",
+     .help = "A file to combine; all must have the extension of --stf. Files may also follow one -p: -p a.csv "
+             "b.csv. Given once with a directory: every .csv or .sqlite file in it, by name."},
+    {.longname = "--help", .shortname = 'h'},
+};
+
+const size_t gt_cli_combine_n_opts = sizeof gt_cli_combine_opts / sizeof *gt_cli_combine_opts;
+
+int gt_cli_combine_usage(FILE *out)
+{
+    fputs(usage_head, out);
+    return gt_cli_print_opts(out, gt_cli_combine_opts, gt_cli_combine_n_opts);
+}
 
 int gt_cli_subtrack_combine(int argc, char **argv)
 {
@@ -35,11 +49,6 @@ int gt_cli_subtrack_combine(int argc, char **argv)
         fputs("gpu-tracker: out of memory\n", stderr);
         return GT_EXIT_FAILURE;
     }
-    static const gt_cli_opt defs[] = {
-        {.longname = "--stf", .arg = "<sub-track-file>"},
-        {.longname = "--path", .shortname = 'p', .arg = "<file-path>"},
-        {.longname = "--help", .shortname = 'h'},
-    };
     for (int i = 1; i < argc; i++) {
         const gt_cli_opt *d;
         const char *v;
@@ -48,16 +57,16 @@ int gt_cli_subtrack_combine(int argc, char **argv)
             paths[npaths++] = argv[i];
             continue;
         }
-        if ((rc = gt_cli_next_opt(argc, argv, &i, defs, sizeof defs / sizeof *defs,
+        if ((rc = gt_cli_next_opt(argc, argv, &i, gt_cli_combine_opts, gt_cli_combine_n_opts,
                                   "gpu-tracker sub-track combine", &d, &v)))
             goto done;
         rc = GT_EXIT_USAGE;
-        if (d == &defs[0])
+        if (!strcmp(d->longname, "--stf"))
             stf = v;
-        else if (d == &defs[1])
+        else if (!strcmp(d->longname, "--path"))
             paths[npaths++] = v;
         else {
-            fputs(usage_text, stdout);
+            gt_cli_combine_usage(stdout);
             rc = 0;
             goto done;
         }

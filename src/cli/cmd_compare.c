@@ -10,26 +10,47 @@
 #include "commands.h"
 #include "compare.h"
 #include "gpu_tracker.h"
+#include "option_tables.h"
 #include "options.h"
 #include "util/grow.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Compares the resource usage of tracking sessions, overall and per code block.\n"
     "\n"
     "Usage:\n"
     "    gpu-tracker sub-track compare [--output=<output>] [--format=<format>] [--cconfig=<config-file>] "
     "[-m <name>=<file-path>...] [--stat=<statistic>]\n"
     "\n"
-    "Options:\n"
-    "    -m <name>=<file-path>   A session's name and its results file (from 'sub-track analyze -f json').\n"
-    "                            Repeat for every session; the first is the one the others are matched to.\n"
-    "    --stat=<statistic>      'min', 'max', 'mean' or 'std'. Defaults to 'mean'.\n"
-    "    --cconfig=<config-file> JSON object with 'file_path_map' (name -> file) and/or 'statistic'.\n"
-    "                            -m adds to (or replaces a name of) the map; --stat overrides the statistic.\n"
-    "    -o --output=<output>    File to write the comparison to. If not set, prints to the screen.\n"
-    "    -f --format=<format>    'text' or 'json'. Defaults to 'text'.\n"
+    "Options:\n";
+
+static const char usage_tail[] =
     "\n"
     "Exit status: 0 on success, 2 for invalid options or input files, 1 if the output cannot be written.\n";
+
+/* In --help's order; --help lists the entries with help. */
+const gt_cli_opt gt_cli_compare_opts[] = {
+    {.longname = "-m", .shortname = 'm', .arg = "<name>=<file-path>",
+     .help = "A session's name and its results file (from 'sub-track analyze -f json'). Repeat for every "
+             "session; the first is the one the others are matched to."},
+    {.longname = "--stat", .arg = "<statistic>", .help = "'min', 'max', 'mean' or 'std'. Defaults to 'mean'."},
+    {.longname = "--cconfig", .arg = "<config-file>",
+     .help = "JSON object with 'file_path_map' (name -> file) and/or 'statistic'. -m adds to (or replaces a name "
+             "of) the map; --stat overrides the statistic."},
+    {.longname = "--output", .shortname = 'o', .arg = "<output>",
+     .help = "File to write the comparison to. If not set, prints to the screen."},
+    {.longname = "--format", .shortname = 'f', .arg = "<format>", .help = "'text' or 'json'. Defaults to 'text'."},
+    {.longname = "--help", .shortname = 'h'},
+};
+
+const size_t gt_cli_compare_n_opts = sizeof gt_cli_compare_opts / sizeof *gt_cli_compare_opts;
+
+int gt_cli_compare_usage(FILE *out)
+{
+    fputs(usage_head, out);
+    gt_cli_print_opts(out, gt_cli_compare_opts, gt_cli_compare_n_opts);
+    fputs(usage_tail, out);
+    return ferror(out) ? -1 : 0;
+}
 
 static int sessions_put(gt_cli_sessions *s, const char *name, size_t name_len, const char *file)
 {
@@ -140,15 +161,6 @@ int gt_cli_compare_load_config(gt_cli_compare_settings *s, const char *path)
     return rc;
 }
 
-static const gt_cli_opt optdefs[] = {
-    {.longname = "--output", .shortname = 'o', .arg = "<output>"},
-    {.longname = "--format", .shortname = 'f', .arg = "<format>"},
-    {.longname = "--cconfig", .arg = "<config-file>"},
-    {.longname = "--stat", .arg = "<statistic>"},
-    {.longname = "-m", .shortname = 'm', .arg = "<name>=<file-path>"},
-    {.longname = "--help", .shortname = 'h'},
-};
-
 /* Parses argv into s: --cconfig first, then the rest in order, so that the
  * command line overrides the config.  Returns 0, an exit status, or -1
  * after --help. */
@@ -158,7 +170,7 @@ static int parse_args(int argc, char **argv, gt_cli_compare_settings *s)
         for (int i = 1; i < argc; i++) {
             const gt_cli_opt *d;
             const char *v;
-            int rc = gt_cli_next_opt(argc, argv, &i, optdefs, sizeof optdefs / sizeof *optdefs,
+            int rc = gt_cli_next_opt(argc, argv, &i, gt_cli_compare_opts, gt_cli_compare_n_opts,
                                      "gpu-tracker sub-track compare", &d, &v);
             if (rc)
                 return rc;
@@ -166,7 +178,7 @@ static int parse_args(int argc, char **argv, gt_cli_compare_settings *s)
             if (pass != !is_cconfig)
                 continue;
             if (!strcmp(d->longname, "--help")) {
-                fputs(usage_text, stdout);
+                gt_cli_compare_usage(stdout);
                 return -1;
             }
             if (is_cconfig)

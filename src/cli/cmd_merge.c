@@ -10,20 +10,37 @@
 #include "commands.h"
 #include "files.h"
 #include "gpu_tracker.h"
+#include "option_tables.h"
 #include "options.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Usage: gpu-tracker merge <directory>|<tracking-file>... [--format=<format>] [--output=<output>]\n"
     "                         [--align=<seconds>]\n"
     "\n"
     "One report of a job from the tracking files of its nodes or tasks (e.g. written by\n"
-    "'srun gpu-tracker --tf=track-%j-%N-%t.sqlite -- ...'): each file's figures and the job's,\n"
-    "whose peaks are the largest sums across files at one time.\n"
+    "'srun gpu-tracker --tf=track-%j-%N-%t.sqlite -- ...'): each file's figures, each node's and the\n"
+    "job's, whose peaks are the largest sums across files at one time.  Files whose static data name\n"
+    "the same host (several tasks of one node) are summed into that node first; a file that names\n"
+    "none is a node of its own.\n"
     "\n"
-    "    <directory>              Every .csv and .sqlite file in it.\n"
-    "    -f --format=<format>     'text' (default) or 'json'.\n"
-    "    -o --output=<output>     Write the report to this file instead of the screen.\n"
-    "    --align=<seconds>        Step of the time grid on which files are summed (default 1).\n";
+    "    <directory>             Every .csv and .sqlite file in it.\n";
+
+/* In --help's order; --help lists the entries with help. */
+const gt_cli_opt gt_cli_merge_opts[] = {
+    {.longname = "--format", .shortname = 'f', .arg = "<format>", .help = "'text' (default) or 'json'."},
+    {.longname = "--output", .shortname = 'o', .arg = "<output>",
+     .help = "Write the report to this file instead of the screen."},
+    {.longname = "--align", .arg = "<seconds>", .help = "Step of the time grid on which files are summed (default 1)."},
+    {.longname = "--help", .shortname = 'h'},
+};
+
+const size_t gt_cli_merge_n_opts = sizeof gt_cli_merge_opts / sizeof *gt_cli_merge_opts;
+
+int gt_cli_merge_usage(FILE *out)
+{
+    fputs(usage_head, out);
+    return gt_cli_print_opts(out, gt_cli_merge_opts, gt_cli_merge_n_opts);
+}
 
 /* The inputs: the tracking files in one directory, or the files as given.
  * Returns 0 or an exit status after a message. */
@@ -59,12 +76,6 @@ int gt_cli_merge(int argc, char **argv)
     gt_merge *m = NULL;
     FILE *out = NULL;
     int rc;
-    static const gt_cli_opt defs[] = {
-        {.longname = "--format", .shortname = 'f', .arg = "<format>"},
-        {.longname = "--output", .shortname = 'o', .arg = "<output>"},
-        {.longname = "--align", .arg = "<seconds>"},
-        {.longname = "--help", .shortname = 'h'},
-    };
     if (!args) {
         fputs("gpu-tracker: out of memory\n", stderr);
         return GT_EXIT_FAILURE;
@@ -76,16 +87,16 @@ int gt_cli_merge(int argc, char **argv)
             args[nargs++] = argv[i];
             continue;
         }
-        if ((rc = gt_cli_next_opt(argc, argv, &i, defs, sizeof defs / sizeof *defs, "gpu-tracker merge", &d, &v)))
+        if ((rc = gt_cli_next_opt(argc, argv, &i, gt_cli_merge_opts, gt_cli_merge_n_opts, "gpu-tracker merge", &d, &v)))
             goto done;
-        if (d == &defs[0])
+        if (!strcmp(d->longname, "--format"))
             format = v;
-        else if (d == &defs[1])
+        else if (!strcmp(d->longname, "--output"))
             output = v;
-        else if (d == &defs[2])
+        else if (!strcmp(d->longname, "--align"))
             align_text = v;
         else {
-            fputs(usage_text, stdout);
+            gt_cli_merge_usage(stdout);
             rc = 0;
             goto done;
         }

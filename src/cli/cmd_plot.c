@@ -5,30 +5,40 @@
 
 #include "commands.h"
 #include "gpu_tracker.h"
+#include "option_tables.h"
 #include "options.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Usage: gpu-tracker plot --tf=<tracking-file> [--stf=<sub-track-file> [--host=<host>]]\n"
     "                        --output=<file.html|file.svg>\n"
     "\n"
     "Draws the tracking file as timelines of RAM, GPU RAM, CPU and GPU utilization, with the code\n"
     "blocks of the sub-tracking file as labelled spans on the time axis.  The output is one\n"
     "self-contained file: an HTML page (.html) or an SVG image (.svg).\n"
-    "\n"
-    "    --tf=<tracking-file>     The tracking file (.csv or .sqlite) written with --tf.\n"
-    "    --stf=<sub-track-file>   A sub-tracking file (.csv or .sqlite) of the same run.\n"
-    "    --host=<host>            Only the marks of this host, for a sub-tracking file of several\n"
-    "                             nodes (its tracking file is that node's); --host= selects the marks\n"
-    "                             written without a host.\n"
-    "    -o --output=<file>       The plot to write; its extension chooses the format.\n";
+    "\n";
 
-static const gt_cli_opt optdefs[] = {
-    {.longname = "--tf", .arg = "<tracking-file>"},
-    {.longname = "--stf", .arg = "<sub-track-file>"},
-    {.longname = "--output", .shortname = 'o', .arg = "<file>"},
+/* In --help's order; --help lists the entries with help. */
+const gt_cli_opt gt_cli_plot_opts[] = {
+    {.longname = "--tf", .arg = "<tracking-file>",
+     .help = "The tracking file (.csv or .sqlite) written with --tf."},
+    {.longname = "--stf", .arg = "<sub-track-file>",
+     .help = "A sub-tracking file (.csv or .sqlite) of the same run."},
+    {.longname = "--host", .arg = "<host>",
+     .help = "Only the code blocks of this host's marks, for a sub-tracking file of several nodes (the tracking "
+             "file must be that host's); without it such a file is refused, and a host with no marks is refused "
+             "with the file's hosts named. --host= (empty) selects the marks written without a host."},
+    {.longname = "--output", .shortname = 'o', .arg = "<file>",
+     .help = "The plot to write; its extension chooses the format."},
     {.longname = "--help", .shortname = 'h'},
-    {.longname = "--host", .arg = "<host>"},
 };
+
+const size_t gt_cli_plot_n_opts = sizeof gt_cli_plot_opts / sizeof *gt_cli_plot_opts;
+
+int gt_cli_plot_usage(FILE *out)
+{
+    fputs(usage_head, out);
+    return gt_cli_print_opts(out, gt_cli_plot_opts, gt_cli_plot_n_opts);
+}
 
 int gt_cli_plot(int argc, char **argv)
 {
@@ -36,12 +46,11 @@ int gt_cli_plot(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const gt_cli_opt *d;
         const char *v;
-        int rc = gt_cli_next_opt(argc, argv, &i, optdefs, sizeof optdefs / sizeof *optdefs, "gpu-tracker plot",
-                                 &d, &v);
+        int rc = gt_cli_next_opt(argc, argv, &i, gt_cli_plot_opts, gt_cli_plot_n_opts, "gpu-tracker plot", &d, &v);
         if (rc)
             return rc;
         if (!strcmp(d->longname, "--help")) {
-            fputs(usage_text, stdout);
+            gt_cli_plot_usage(stdout);
             return 0;
         }
         if (!strcmp(d->longname, "--tf"))

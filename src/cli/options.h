@@ -6,9 +6,9 @@
  *
  * An option is one gt_cli_opt: its names, its value's name and help for
  * --help, its key in the command's JSON config file, and how its value is
- * stored.  Whatever lists options (the parser, --help, the config keys) reads
- * the table, so a new option is one new entry; see track_options.c for the
- * steps. */
+ * stored.  Whatever lists options (the parser, --help, the config keys, the
+ * man page through tools/gen_man.c) reads the table, so a new option is one
+ * new entry; see track_options.c for the steps. */
 #ifndef GT_CLI_OPTIONS_H
 #define GT_CLI_OPTIONS_H
 #include <stddef.h>

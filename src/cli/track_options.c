@@ -185,14 +185,14 @@ static int load_tconfig(void *ctx, const char *name, const char *v)
  *       gt_cli_track_settings, or is one of its gt_options o);
  *   a --tconfig key, if the Python Tracker takes the same keyword: .key and
  *       .json, its JSON type.
- * The parser, --help (with the list of --tconfig keys) and the keys that
- * --tconfig accepts follow.  Then give it a paragraph in the OPTIONS section
- * of docs/gpu-tracker.1 and a row in the table of options of
- * docs/tracking.md: tests/e2e/cli_options.sh checks both against --help, and
+ * The parser, --help (with the list of --tconfig keys), the keys that
+ * --tconfig accepts and, after `make man`, the man page's paragraph follow.
+ * Then give it a row in the table of options of docs/tracking.md:
+ * tests/e2e/cli_options.sh checks the page and that table, and
  * tests/unit/test_cli_options.c the table itself (docs/development.md has
  * an example). */
 const gt_cli_opt gt_cli_track_opts[] = {
-    {.longname = "--help", .shortname = 'h', .apply = show_help, .help = "Show this help message and exit."},
+    {.longname = "--help", .shortname = 'h', .apply = show_help, .help = "Show the help message and exit."},
     {.longname = "--version", .shortname = 'v', .apply = show_version, .help = "Show the version and exit."},
     {.longname = "--execute", .shortname = 'e', .arg = "<command>", .store = GT_CLI_STRING, FIELD(execute),
      .help = "The command to run with its arguments, in quotes, e.g. \"ls -l -a\". Split like a shell splits "
@@ -202,7 +202,8 @@ const gt_cli_opt gt_cli_track_opts[] = {
     {.longname = "--attach", .arg = "<pid>", .apply = set_attach,
      .help = "Track a running process and its descendants until it exits or Ctrl-C."},
     {.longname = "--output", .shortname = 'o', .arg = "<output>", .store = GT_CLI_STRING, FIELD(output),
-     .help = "File to write the report to. If not set, prints to the screen."},
+     .help = "File to write the report to (under a temporary name, renamed when complete). If not set, prints "
+             "to the screen."},
     {.longname = "--format", .shortname = 'f', .arg = "<format>", .apply = set_format,
      .help = "'text' or 'json'. Defaults to 'text'."},
     /* Read before every other option, so that the command line overrides it. */
@@ -232,7 +233,8 @@ const gt_cli_opt gt_cli_track_opts[] = {
     {.longname = "--tf", .arg = "<tracking-file>", .store = GT_CLI_STRING, FIELD(o.tracking_file),
      .key = "tracking_file", .json = GT_CLI_JSON_STRING,
      .help = "Store every sample in this file: CSV (.csv) or SQLite (.sqlite). Here and in --output, %j %s %N "
-             "%t %h are Slurm's job, step, node, task rank and the host name (%% for a '%')."},
+             "%t %h are Slurm's job, step, node, task rank (SLURM_JOB_ID, SLURM_STEP_ID, SLURMD_NODENAME, "
+             "SLURM_PROCID) and the host name (%% for a '%')."},
     {.longname = "--overwrite", .store = GT_CLI_FLAG, FIELD(o.overwrite), .key = "overwrite",
      .json = GT_CLI_JSON_BOOL, .help = "Overwrite the tracking file if it already exists."},
     {.longname = "--eu", .arg = "<energy-unit>", .apply = set_energy_unit, .key = "energy_unit",
@@ -248,10 +250,13 @@ const gt_cli_opt gt_cli_track_opts[] = {
      .help = "When the command exits, keep tracking until every descendant it left running has exited too."},
     {.longname = "--per-process", .store = GT_CLI_FLAG, FIELD(o.per_process), .key = "per_process",
      .json = GT_CLI_JSON_BOOL,
-     .help = "Record every tracked process at every sample (table 'processes', or "
-             "<tracking-file>.processes.csv) and report the top processes."},
+     .help = "Record every tracked process at every sample (PID, parent, command, CPU percent, total, private "
+             "and shared RSS, percent of RAM, threads, and each GPU's memory and SM percent): table 'processes' "
+             "of an SQLite tracking file, or the file <name>.processes.csv beside <name>.csv. The report ends "
+             "with the top processes by peak RAM and by CPU seconds (also without --tf)."},
     {.longname = "--per-gpu", .store = GT_CLI_FLAG, FIELD(o.per_gpu), .key = "per_gpu", .json = GT_CLI_JSON_BOOL,
-     .help = "Record every selected GPU at every sample (table 'gpus', or <tracking-file>.gpus.csv); needs --tf."},
+     .help = "Record every selected GPU at every sample (index, UUID, used memory, utilization, power): table "
+             "'gpus', or the file <name>.gpus.csv. Needs --tf."},
 };
 
 const size_t gt_cli_track_n_opts = sizeof gt_cli_track_opts / sizeof *gt_cli_track_opts;

@@ -1,14 +1,25 @@
 # SPDX-License-Identifier: MIT
-# The track command's options, as --help lists them from the option table,
-# are each documented: a paragraph in the man page's OPTIONS section whose
-# first line is the option in roff (and no paragraph for an option that is
-# gone), a row in the documentation's table of options, and each --tconfig
-# key in both.  tests/unit/test_cli_options.c checks the table against
-# --help and --tconfig.
+# Options are written once, in their command's option table, and the rest
+# follows: the man page's option lists must be what tools/gen_man writes
+# from the tables (`make man`), and, as a check of the generator itself,
+# the track command's OPTIONS hold one paragraph per option that --help
+# lists, tagged in the page's roff (and none for an option that is gone).
+# The documentation's table of options has a row for each option, and each
+# --tconfig key is in the page and the documentation.
+# tests/unit/test_cli_options.c checks the tables against --help and
+# --tconfig.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/_lib.sh"
 MAN=$ROOT/docs/gpu-tracker.1
 "$GT_BIN" --help >help.txt
+
+GEN_MAN=$GT_BUILD/tools/gen_man
+[ -x "$GEN_MAN" ] || fail "no $GEN_MAN: build it with make test-build"
+"$GEN_MAN" "$MAN" >generated.1 2>gen_err.txt || fail "gen_man failed: $(cat gen_err.txt)"
+if ! diff -u "$MAN" generated.1 >man.diff; then
+    cat man.diff >&2
+    fail "docs/gpu-tracker.1 is not what the option tables give (the diff above): run make man"
+fi
 
 # Each option line of --help: 4 spaces, then the option (with its short
 # name first if it has one), e.g. "-o --output=<output>" or "--quiet".

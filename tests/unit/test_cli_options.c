@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The track command's option table and what follows from it: every entry
  * is in --help, every --tconfig key is accepted with the option's meaning,
- * and unknown keys and options are refused. */
+ * and unknown keys and options are refused.  The subcommands' --help lists
+ * their tables' options, and only those. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/option_tables.h"
 #include "cli/track_options.h"
 #include "tmpdir.h"
 
@@ -49,15 +51,15 @@ static const char *capture_end(void)
     return buf;
 }
 
-/* --help's text (malloc'd). */
-static char *usage_text(void)
+/* What usage prints (malloc'd). */
+static char *printed_by(int (*usage)(FILE *))
 {
     static char *text; /* static: the stream writes through its address after we return from open_memstream */
     static size_t size;
     text = NULL;
     FILE *f = open_memstream(&text, &size);
     assert_non_null(f);
-    assert_int_equal(gt_cli_track_usage(f), 0);
+    assert_int_equal(usage(f), 0);
     fclose(f);
     return text;
 }
@@ -118,7 +120,7 @@ static void test_table_is_well_formed(void **state)
 static void test_every_option_is_in_help(void **state)
 {
     (void)state;
-    char *text = usage_text();
+    char *text = printed_by(gt_cli_track_usage);
     for (size_t i = 0; i < N; i++) {
         char syn[128], line[256];
         gt_cli_opt_synopsis(&OPTS[i], syn, sizeof syn);
@@ -147,6 +149,59 @@ static void test_every_option_is_in_help(void **state)
             fail_msg("key '%s' is not in the help of --tconfig", OPTS[i].key);
     }
     free(text);
+}
+
+/* Every command's --help: each entry with help on its own line, the
+ * synopsis from column 4 and the help's first words after it; and every
+ * option line is an entry's, so that no option is written out by hand. */
+static void test_every_command_lists_its_table(void **state)
+{
+    (void)state;
+    assert_true(gt_cli_n_commands >= 6);
+    assert_ptr_equal(gt_cli_commands[0].opts, gt_cli_track_opts);
+    for (size_t c = 0; c < gt_cli_n_commands; c++) {
+        const gt_cli_command_opts *cmd = &gt_cli_commands[c];
+        const gt_cli_opt *opts = cmd->opts;
+        size_t n = *cmd->n_opts, listed = 0;
+        for (size_t k = 0; k < c; k++)
+            assert_string_not_equal(cmd->name, gt_cli_commands[k].name);
+        char *text = printed_by(cmd->usage);
+        for (size_t i = 0; i < n; i++) {
+            for (size_t k = 0; k < i; k++) {
+                assert_string_not_equal(opts[i].longname, opts[k].longname);
+                assert_true(!opts[i].shortname || opts[i].shortname != opts[k].shortname);
+            }
+            if (!opts[i].help) {
+                /* Only --help goes unlisted: the man page says every subcommand takes it. */
+                assert_string_equal(opts[i].longname, "--help");
+                continue;
+            }
+            char syn[128], line[256];
+            gt_cli_opt_synopsis(&opts[i], syn, sizeof syn);
+            snprintf(line, sizeof line, "\n    %s ", syn);
+            const char *at = strstr(text, line);
+            if (!at)
+                fail_msg("'%s' is not in '%s --help'", syn, cmd->name);
+            at += strlen(line);
+            at += strspn(at, " ");
+            if (strncmp(at, opts[i].help, strcspn(opts[i].help, " {")))
+                fail_msg("the help of '%s' is not on its line in '%s --help'", syn, cmd->name);
+            listed++;
+        }
+        assert_true(listed > 0);
+        /* Lines "    -..." that name no entry were written by hand. */
+        for (const char *l = strstr(text, "\n    -"); l; l = strstr(l + 1, "\n    -")) {
+            int known = 0;
+            for (size_t i = 0; i < n && !known; i++) {
+                char syn[128];
+                gt_cli_opt_synopsis(&opts[i], syn, sizeof syn);
+                known = opts[i].help && !strncmp(l + 5, syn, strlen(syn)) && l[5 + strlen(syn)] == ' ';
+            }
+            if (!known)
+                fail_msg("'%s --help' lists an option not in its table: %.40s", cmd->name, l + 5);
+        }
+        free(text);
+    }
 }
 
 /* A value of the key's JSON type, and the same as the option's text. */
@@ -250,6 +305,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_is_well_formed),
         cmocka_unit_test(test_every_option_is_in_help),
+        cmocka_unit_test(test_every_command_lists_its_table),
         cmocka_unit_test(test_every_key_is_its_option),
         cmocka_unit_test(test_unknown_key_and_option_are_refused),
     };
