@@ -34,6 +34,8 @@ static const char data_header[] =
  * CPU energy of energy_rate joules per second, or no energy columns. */
 /* The host and Slurm task the next write_file records (NULL: none). */
 static const char *file_host, *file_task;
+/* The first rows of the next write_file without a CPU figure. */
+static size_t file_cpu_empty;
 
 static void write_file(const char *path, const char *unit, double t0, double dt, const double *ram, size_t n,
                        double cpu, int energy, double energy_rate)
@@ -50,8 +52,11 @@ static void write_file(const char *path, const char *unit, double t0, double dt,
     }
     fprintf(f, "%s%s\n", data_header, energy ? ",cpu_energy_joules,dram_energy_joules,gpu_energy_joules" : "");
     for (size_t i = 0; i < n; i++) {
-        fprintf(f, "%.17g,0,%.17g,1,0,0,0,0,0,0,1,0,1,0,0,%.17g,0,0,0,%.17g,0,%.17g", ram[i], ram[i], cpu, cpu,
-                t0 + dt * (double)i);
+        if (i < file_cpu_empty)
+            fprintf(f, "%.17g,0,%.17g,1,0,0,0,0,0,0,1,0,1,,,,,,,,,%.17g", ram[i], ram[i], t0 + dt * (double)i);
+        else
+            fprintf(f, "%.17g,0,%.17g,1,0,0,0,0,0,0,1,0,1,0,0,%.17g,0,0,0,%.17g,0,%.17g", ram[i], ram[i], cpu, cpu,
+                    t0 + dt * (double)i);
         if (energy)
             fprintf(f, ",%.17g,,", energy_rate * dt * (double)i);
         fputc('\n', f);
@@ -75,6 +80,23 @@ static gt_merge *merge(const char *const *paths, size_t n, double align)
     if (st != GT_OK)
         fail_msg("merge failed: %s", err.msg);
     return m;
+}
+
+/* Samples in a file's first 0.25 s have no CPU figure at short intervals;
+ * the first figure covers all the time since the first sample, so 3 empty
+ * rows then 2 rows at 100 % every 0.1 s are 0.4 CPU seconds, not 0.2. */
+static void test_cpu_seconds_first_figure(void **state)
+{
+    (void)state;
+    const double ram[] = {1, 1, 1, 1, 1};
+    file_cpu_empty = 3;
+    write_file("e.csv", "gigabytes", 1000.0, 0.1, ram, 5, 100, 0, 0);
+    file_cpu_empty = 0;
+    const char *const paths[] = {"e.csv"};
+    gt_merge *m = merge(paths, 1, 1.0);
+    assert_near(m->parts[0].cpu_seconds, 0.4, 1e-9);
+    assert_near(m->parts[0].mean_cpu_percent, 100, 1e-9);
+    gt_merge_free(&m);
 }
 
 /* Node a peaks early, node b late: the job's peak is the larger sum at
@@ -271,7 +293,9 @@ static void test_no_samples(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_peak_is_max_of_sums), cmocka_unit_test(test_held_between_samples),
+        cmocka_unit_test(test_peak_is_max_of_sums),
+        cmocka_unit_test(test_cpu_seconds_first_figure),
+        cmocka_unit_test(test_held_between_samples),
         cmocka_unit_test(test_disjoint_in_time),    cmocka_unit_test(test_json),
         cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
         cmocka_unit_test(test_nodes),

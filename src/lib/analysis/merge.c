@@ -176,17 +176,18 @@ static void reduce(const series *x, gt_merge_part *p)
                 m = x->v[s][i];
         p->max[s] = m;
     }
-    /* A CPU percent is the use over the interval that ends at its sample. */
+    /* A CPU percent is the use over the interval that ends at its sample;
+     * the first one in a file covers all the time since the first sample
+     * (samples before it had no figure yet: docs/measurements.md). */
     double sum = 0, secs = 0;
     size_t count = 0;
     const double *cpu = x->v[GT_MERGE_CPU];
     for (size_t i = 0; i < x->n; i++) {
         if (isnan(cpu[i]))
             continue;
+        secs += cpu[i] / 100.0 * (x->ts[i] - x->ts[count ? i - 1 : 0]);
         sum += cpu[i];
         count++;
-        if (i)
-            secs += cpu[i] / 100.0 * (x->ts[i] - x->ts[i - 1]);
     }
     p->mean_cpu_percent = count ? sum / (double)count : NAN;
     p->cpu_seconds = count ? secs : NAN;
