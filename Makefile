@@ -201,16 +201,14 @@ fuzz-build: $(FUZZERS)
 fuzz-run: $(FUZZERS)
 	@tests/fuzz/run.sh $(BUILD) $(FUZZ_TIME) $(FUZZERS)
 
-# Everything: the suite (gcc), end-to-end tests under valgrind, the suite
-# again under ASan+UBSan (clang), then a short fuzzing pass.  The three
+# Everything: the suite (gcc), the suite again under ASan+UBSan (clang),
+# end-to-end tests under valgrind and a short fuzzing pass.  The three
 # builds (gcc, clang with sanitizers, clang for libFuzzer) run side by side
-# first; the valgrind and fuzzing passes then run side by side, their output
-# shown pass by pass.
+# first; then one batch of tests/run.sh runs all four passes side by side
+# (test-fast, check-san, check-valgrind and fuzz run one pass each).
 test: test-deps
 	@$(MAKE) --no-print-directory $(PAR) test-builds
-	@$(MAKE) --no-print-directory test-fast
-	@$(MAKE) --no-print-directory check-san
-	@$(MAKE) --no-print-directory -j2 --output-sync=recurse check-valgrind fuzz FUZZ_TIME=3
+	@BUILD=$(BUILD) SAN_BUILD=build-san GT_TEST_VALGRIND=1 FUZZ_BUILD=build-fuzz FUZZ_TIME=3 tests/run.sh
 
 test-builds: build-gcc build-san build-fuzz
 build-gcc:

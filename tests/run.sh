@@ -16,10 +16,17 @@
 # time, or that load the machine or share a resource with other tests.
 # GT_TEST_SAN=1 (the sanitizer pass) leaves out the files marked
 # "# gt-test: no-san" (see docs/development.md).
+#
+# make test runs every pass in one batch, so that one pass's tests fill the
+# time another's wait on their workloads: SAN_BUILD names a sanitizer build
+# whose suite runs too (its tests named san/...), GT_TEST_VALGRIND=1 adds the
+# end-to-end tests of tests/valgrind.sh under valgrind (valgrind/...), and
+# FUZZ_BUILD with FUZZ_TIME runs each libFuzzer target of that build for
+# FUZZ_TIME seconds (fuzzing/...).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-export GT_BUILD="$PWD/$BUILD" GT_BIN="$PWD/$BUILD/gpu-tracker" GT_REF="$PWD/tests/fixtures/reference"
+export GT_REF="$PWD/tests/fixtures/reference"
 JOBS=${GT_TEST_JOBS:-$((2 * $(nproc)))}
 TIMEOUT=${GT_TEST_TIMEOUT:-900}
 pass=0 fail=0 skip=0 failed=()
@@ -36,7 +43,8 @@ trap stop EXIT
 trap 'exit 130' INT TERM
 
 # The tests, in order: names, commands (quoted for eval) and whether they
-# run alone.
+# run alone.  The longest kinds come first (Python, valgrind, end-to-end),
+# so that the batch does not end waiting on one of them.
 names=() cmds=() serial=()
 add() { # serial(0/1), name, command...
     local q
@@ -46,32 +54,70 @@ add() { # serial(0/1), name, command...
     cmds+=("$q")
 }
 marked() { grep -q "^# gt-test:.*\b$2\b" "$1"; } # file, marker
-for t in "$BUILD"/tests/test_*; do
-    [ -x "$t" ] && add 0 "unit/$(basename "$t")" "$t"
-done
-# Fuzz targets replay their seed corpus and kept crashing inputs.
-for t in "$BUILD"/fuzz/fuzz_*; do
-    n=${t##*/fuzz_}
-    [ -x "$t" ] && add 0 "fuzz/$n" "$t" "tests/fuzz/corpus/$n" $([ -d "tests/fuzz/regress/$n" ] && echo "tests/fuzz/regress/$n")
-done
-for t in tests/e2e/*.sh; do
-    case $(basename "$t") in _*) continue ;; esac # sourced helpers
-    [ -f "$t" ] || continue
-    [ -n "${GT_TEST_SAN:-}" ] && marked "$t" no-san && continue
-    add "$(marked "$t" serial && echo 1 || echo 0)" "e2e/$(basename "$t" .sh)" bash "$t"
-done
-# The Python package: pytest under Debian's python3 (where python3-pytest,
-# -nbclient and -ipykernel are), one entry per test file; pytest's own
-# failures (even "no tests collected") fail the entry.
-for t in tests/python/test_*.py; do
-    [ -f "$t" ] || continue
-    [ -n "${GT_TEST_SAN:-}" ] && marked "$t" no-san && continue
-    add "$(marked "$t" serial && echo 1 || echo 0)" "python/$(basename "$t" .py)" \
-        tests/python/run.sh /usr/bin/python3 -m pytest -q -p no:cacheprovider "$t"
-done
-# ... and under the python3 first on PATH, which may be another interpreter.
-add 0 "python/smoke-$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none)" \
-    tests/python/run.sh python3 tests/python/smoke.py
+serial_of() { marked "$1" serial && echo 1 || echo 0; }
+# suite KIND BUILD PREFIX SAN: adds the tests of one build of that KIND
+# (python, e2e, unit); the build's folder and binary travel in each
+# command's environment, so two builds' tests can share the batch.
+suite() {
+    local kind=$1 build=$2 p=$3 san=$4 t n
+    local env=(env GT_BUILD="$PWD/$build" GT_BIN="$PWD/$build/gpu-tracker" ${san:+GT_TEST_SAN=1})
+    case $kind in
+    python)
+        # The Python package: pytest under Debian's python3 (where
+        # python3-pytest, -nbclient and -ipykernel are), one entry per test
+        # file; pytest's own failures (even "no tests collected") fail the
+        # entry.
+        for t in tests/python/test_*.py; do
+            [ -f "$t" ] || continue
+            [ -n "$san" ] && marked "$t" no-san && continue
+            add "$(serial_of "$t")" "${p}python/$(basename "$t" .py)" \
+                "${env[@]}" tests/python/run.sh /usr/bin/python3 -m pytest -q -p no:cacheprovider "$t"
+        done
+        # ... and under the python3 first on PATH, which may be another
+        # interpreter.
+        add 0 "${p}python/smoke-$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none)" \
+            "${env[@]}" tests/python/run.sh python3 tests/python/smoke.py
+        ;;
+    e2e)
+        for t in tests/e2e/*.sh; do
+            case $(basename "$t") in _*) continue ;; esac # sourced helpers
+            [ -f "$t" ] || continue
+            [ -n "$san" ] && marked "$t" no-san && continue
+            add "$(serial_of "$t")" "${p}e2e/$(basename "$t" .sh)" "${env[@]}" bash "$t"
+        done
+        ;;
+    unit)
+        for t in "$build"/tests/test_*; do
+            [ -x "$t" ] && add 0 "${p}unit/$(basename "$t")" "$t"
+        done
+        # Fuzz targets replay their seed corpus and kept crashing inputs.
+        for t in "$build"/fuzz/fuzz_*; do
+            n=${t##*/fuzz_}
+            [ -x "$t" ] && add 0 "${p}fuzz/$n" "$t" "tests/fuzz/corpus/$n" \
+                $([ -d "tests/fuzz/regress/$n" ] && echo "tests/fuzz/regress/$n")
+        done
+        ;;
+    esac
+}
+builds=("$BUILD" "" "${GT_TEST_SAN:+1}")
+[ -n "${SAN_BUILD:-}" ] && builds+=("$SAN_BUILD" san/ 1)
+each_build() { # kind
+    local i
+    for ((i = 0; i < ${#builds[@]}; i += 3)); do suite "$1" "${builds[@]:i:3}"; done
+}
+each_build python
+if [ -n "${GT_TEST_VALGRIND:-}" ]; then
+    for n in $(tests/valgrind.sh --list); do
+        add "$(serial_of "tests/e2e/$n.sh")" "valgrind/$n" env BUILD="$BUILD" tests/valgrind.sh "$n"
+    done
+fi
+each_build e2e
+if [ -n "${FUZZ_BUILD:-}" ]; then
+    for t in "$FUZZ_BUILD"/fuzzer/fuzz_*; do
+        [ -x "$t" ] && add 0 "fuzzing/${t##*/fuzz_}" tests/fuzz/run.sh "$FUZZ_BUILD" "${FUZZ_TIME:-3}" "$t"
+    done
+fi
+each_build unit
 
 # start I: test I runs in the background; its output goes to $work/I.log,
 # its exit status and duration to $work/I.rc.

@@ -18,25 +18,31 @@
 # the sub-track tests (reading and writing files only: the sanitizer pass
 # with LeakSanitizer and the fuzzers cover them; `VALGRIND_TESTS=
 # subtrack_compare tests/valgrind.sh` passes, in 35 s).
-# VALGRIND_TESTS="track_options ..." picks others.
+# Names given as arguments, or VALGRIND_TESTS="track_options ...", pick
+# others; `--list` prints the subset.  Each test has its own log folder, so
+# that runs of this script can go side by side (make test runs one a test).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-SUBSET=${VALGRIND_TESTS:-"track_status track_faults track_tree track_orphan track_output"}
-logs="$PWD/$BUILD/valgrind"
-rm -rf "$logs"
-mkdir -p "$logs"
-chmod 1777 "$logs" # the fork-bomb test runs gpu-tracker as nobody
-cat >"$logs/gpu-tracker" <<EOF
+DEFAULT="track_status track_faults track_tree track_orphan track_output"
+[ "${1:-}" = --list ] && { echo "${VALGRIND_TESTS:-$DEFAULT}"; exit 0; }
+SUBSET=${*:-${VALGRIND_TESTS:-$DEFAULT}}
+export GT_BUILD="$PWD/$BUILD" GT_REF="$PWD/tests/fixtures/reference"
+mkdir -p "$PWD/$BUILD/valgrind"
+chmod 1777 "$PWD/$BUILD/valgrind" # the fork-bomb test runs gpu-tracker as nobody
+pass=0 fail=0
+for name in $SUBSET; do
+    logs="$PWD/$BUILD/valgrind/$name"
+    rm -rf "$logs"
+    mkdir -p "$logs"
+    chmod 1777 "$logs"
+    cat >"$logs/gpu-tracker" <<EOF
 #!/bin/sh
 exec valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
     --errors-for-leak-kinds=definite,indirect --log-file="$logs/vg.%p.log" "$PWD/$BUILD/gpu-tracker" "\$@"
 EOF
-chmod 755 "$logs/gpu-tracker"
-export GT_BUILD="$PWD/$BUILD" GT_BIN="$logs/gpu-tracker" GT_REF="$PWD/tests/fixtures/reference"
-pass=0 fail=0
-for name in $SUBSET; do
-    out=$(bash "tests/e2e/$name.sh" 2>&1)
+    chmod 755 "$logs/gpu-tracker"
+    out=$(GT_BIN="$logs/gpu-tracker" bash "tests/e2e/$name.sh" 2>&1)
     rc=$?
     # valgrind's reports are lines "==PID== ..."; its notes ("--PID--") on
     # syscalls it does not know are not errors.
@@ -48,7 +54,6 @@ for name in $SUBSET; do
         printf '%s\n' "$out" | tail -n 10 | sed 's/^/     | /'
         for f in $bad; do sed 's/^/     | /' "$f" | head -n 40; done
     fi
-    rm -f "$logs"/vg.*.log
 done
 echo
 echo "$pass passed, $fail failed (under valgrind)"
