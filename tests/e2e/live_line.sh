@@ -1,5 +1,4 @@
 # SPDX-License-Identifier: MIT
-# gt-test: serial: reads the status line from a tmux pane while a 4 s command runs
 # The live status line: drawn on the terminal's bottom row while the command
 # runs (read from a tmux pane), kept apart from the command's own output,
 # cleared before the report; absent with --quiet or when stderr is no tty.

@@ -1,5 +1,4 @@
 # SPDX-License-Identifier: MIT
-# gt-test: serial: starts a Prometheus server that scrapes every 100 ms
 # --metrics: a direct scrape checked against the exposition format, then a
 # real Prometheus server on loopback scraping every 100 ms while a workload
 # holds 64 MiB; its HTTP API must return the series with that value.

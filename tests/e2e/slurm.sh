@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# gt-test: serial: Slurm daemons; scancel's SIGKILL follows SIGTERM after KillWait=3 s
 # `srun gpu-tracker` on a real Slurm (tests/e2e/_slurm.sh): a 2-node, 4-task
 # job runs `srun gpu-tracker --tf=...%N...%t` and the merged report must
 # agree with what each task and each node (two tasks) was made to use; a job cancelled with scancel

@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# gt-test: serial: Slurm daemons, with the plugin loaded into slurmstepd
 # The SPANK plugin on a real Slurm (tests/e2e/_slurm.sh): `srun
 # --gpu-tracker=DIR` on 2 nodes, 4 tasks, tracks every task from slurmstepd
 # into DIR/<job>.<step>/; the files hold the tasks' figures, not

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # gt-test: serial: CPU figures at short intervals against the workload's own CPU time
+# gt-test: no-san: CPU figures against the workload's own; track_cpu runs the same sampler code under the sanitizers
 # CPU percents at short intervals: spinning threads whose CPU time the kernel
 # updates only at its scheduler tick.  The max must stay within what the
 # threads and the cores can run; the CPU seconds the tracking file adds up

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # gt-test: serial: CPU figures against numpy's and xz's own CPU time; both cores busy
+# gt-test: no-san: CPU figures against the workload's own; track_cpu runs the same sampler code under the sanitizers
 # CPU figures of real multi-threaded programs from Debian packages: numpy
 # matrix products on a 2-thread OpenBLAS, and xz -T2 compressing generated
 # text.  Each workload reports its own CPU time (getrusage, self and reaped

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # gt-test: serial: CPU figures against the training loop's own CPU time; 2 threads
+# gt-test: no-san: CPU figures against the workload's own; track_cpu runs the same sampler code under the sanitizers
 # CPU figures of a small PyTorch training loop on the CPU (Debian's
 # python3-torch, 2 intra-op threads) at --st=0.01: the max never exceeds what
 # the machine's cores can run, and the CPU seconds summed over the tracking
