@@ -43,8 +43,9 @@ trap stop EXIT
 trap 'exit 130' INT TERM
 
 # The tests, in order: names, commands (quoted for eval) and whether they
-# run alone.  The longest kinds come first (Python, valgrind, end-to-end),
-# so that the batch does not end waiting on one of them.
+# run alone.  The longest kinds come first (Python, valgrind, then the unit
+# tests, among them a few seconds' random texts under the sanitizers), so
+# that the batch does not end waiting on one of them.
 names=() cmds=() serial=()
 add() { # serial(0/1), name, command...
     local q
@@ -111,13 +112,13 @@ if [ -n "${GT_TEST_VALGRIND:-}" ]; then
         add "$(serial_of "tests/e2e/$n.sh")" "valgrind/$n" env BUILD="$BUILD" tests/valgrind.sh "$n"
     done
 fi
+each_build unit
 each_build e2e
 if [ -n "${FUZZ_BUILD:-}" ]; then
     for t in "$FUZZ_BUILD"/fuzzer/fuzz_*; do
         [ -x "$t" ] && add 0 "fuzzing/${t##*/fuzz_}" tests/fuzz/run.sh "$FUZZ_BUILD" "${FUZZ_TIME:-3}" "$t"
     done
 fi
-each_build unit
 
 # start I: test I runs in the background; its output goes to $work/I.log,
 # its exit status and duration to $work/I.rc.

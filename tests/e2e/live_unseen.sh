@@ -24,6 +24,7 @@ pids+=("$pid")
 as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups --"
 
 # Metrics: main and combined RAM are NaN; descendants (none, readable) 0.
+: >err.txt # polled below, maybe before the background job has opened it
 $as_nobody "$TMP/gpu-tracker" --attach=$pid --st=0.05 --disable-logs --metrics=127.0.0.1:0 \
     -o "$TMP/nobody/report.txt" >out.txt 2>err.txt &
 gt=$!

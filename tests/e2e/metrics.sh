@@ -9,6 +9,7 @@ pids=()
 stop_all() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; cleanup; }
 trap stop_all EXIT
 
+: >err.txt # polled below, maybe before the background job has opened it
 "$GT_BIN" --st=0.1 --disable-logs --metrics=127.0.0.1:0 -o report.txt -- "$W/touch_mem" 64 30 >out.txt 2>err.txt &
 gt=$!
 pids+=("$gt")

@@ -21,6 +21,7 @@ cat >nvml.json <<JSON
     "compute": [{"pid_file": "child.pid", "mem": 700000000, "sm": 40}]}]}
 ]}
 JSON
+: >err.txt # polled below, maybe before the background job has opened it
 "$GT_BIN" --st=0.1 --metrics=127.0.0.1:0 -o report.txt -- sh main.sh >out.txt 2>err.txt &
 gt=$!
 trap 'touch release; kill $gt 2>/dev/null || true; wait 2>/dev/null || true; cleanup' EXIT
