@@ -103,6 +103,16 @@ static void test_flow_lag(void **state)
     near(f.carry, 0.04);
 }
 
+/* Above the rate only after threads started or processes came. */
+static void test_payout_bound(void **state)
+{
+    (void)state;
+    near(gt_cpu_payout_bound(2, 2, 0, 1.02, 2), 1.02);
+    near(gt_cpu_payout_bound(3, 2, 0, 1.02, 2), 1.02);
+    near(gt_cpu_payout_bound(1, 2, 0, 1.02, 2), 2);
+    near(gt_cpu_payout_bound(2, 2, 1, 1.02, 2), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -110,6 +120,7 @@ int main(void)
         cmocka_unit_test(test_window_full),
         cmocka_unit_test(test_flow),
         cmocka_unit_test(test_flow_lag),
+        cmocka_unit_test(test_payout_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,3 +42,8 @@ double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double rate
     f->carry = due - credit;
     return credit;
 }
+
+double gt_cpu_payout_bound(int threads_from, int threads_now, int churned, double rate, double bound)
+{
+    return threads_now > threads_from || churned ? bound : rate;
+}

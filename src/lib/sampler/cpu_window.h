@@ -65,6 +65,14 @@ typedef struct gt_cpu_flow {
  * to hold. */
 double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double rate, double bound, double hold);
 
+/* The bound a credit may reach above the window's rate: a carry is paid
+ * out above the rate only while the window lags a rise it began before,
+ * threads started (more now than at the window's start) or processes came
+ * (churned); where the same threads ran throughout, the rate stands, so a
+ * spinning thread beside a sleeping one never reads more than one core
+ * because it was slowed down a while ago.  Returns bound or rate. */
+double gt_cpu_payout_bound(int threads_from, int threads_now, int churned, double rate, double bound);
+
 void gt_cpu_window_init(gt_cpu_window *w, double span);
 
 /* Adds the point of a new sample (t later than every point before) and

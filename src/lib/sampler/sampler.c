@@ -1229,19 +1229,17 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, bd);
     if (rm + rd > cores) /* the descendants' bound was the looser */
         rd = cores - rm;
-    /* A carry is paid out above the window's rate only while the window
-     * lags a rise it began before: threads started (or processes came)
-     * since its start.  Where the same threads ran throughout, the rate
-     * stands, so a spinning thread beside a sleeping one never reads more
-     * than one core because it was slowed down a while ago. */
-    int rose_m = now->main_threads > from->main_threads;
-    int rose_d = now->desc_threads > from->desc_threads || s->churn_t > from->t;
-    double m = gt_cpu_flow_credit(&s->flow_main, dm, wall, rm, rose_m ? bm : rm, bm * GT_CPU_HOLD_PER_CORE);
+    double m = gt_cpu_flow_credit(&s->flow_main, dm, wall, rm,
+                                  gt_cpu_payout_bound(from->main_threads, now->main_threads, 0, rm, bm),
+                                  bm * GT_CPU_HOLD_PER_CORE);
     if (bd > cores - m / wall) /* main took more than its window's rate */
         bd = cores - m / wall;
     if (rd > bd)
         rd = bd;
-    double d = gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd, rose_d ? bd : rd, bd * GT_CPU_HOLD_PER_CORE);
+    double d = gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd,
+                                  gt_cpu_payout_bound(from->desc_threads, now->desc_threads,
+                                                      s->churn_t > from->t, rd, bd),
+                                  bd * GT_CPU_HOLD_PER_CORE);
     out->cpu_valid = 1;
     out->cpu_since_first = since_first;
     s->cpu_seen = 1;
