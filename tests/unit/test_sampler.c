@@ -394,6 +394,40 @@ static void test_zombie_seen_again(void **state)
     remove_root();
 }
 
+/* A process listed by two parents (reparented between the reads of their
+ * children lists) counts once, and the members after it keep their
+ * places. */
+static void test_pid_listed_twice(void **state)
+{
+    (void)state;
+    new_root(1);
+    put("100/task/100/children", "101 102 ");
+    put("101/task/101/children", "103 ");
+    put("102/task/102/children", "103 104 ");
+    for (int pid = 100; pid <= 104; pid++) {
+        char rel[64];
+        put_stat(pid, pid == 100 ? 1 : 100, pid - 99, 0, 0);
+        snprintf(rel, sizeof rel, "%d/task/%d/children", pid, pid);
+        if (pid > 102)
+            put(rel, "");
+    }
+    gt_sampler *s = new_sampler(100);
+    gt_sample a;
+    gt_error err;
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+        gt_sampler_proc pr[8];
+        assert_int_equal(gt_sampler_processes(s, pr, 8), 5);
+        for (int i = 0; i < 5; i++) {
+            assert_int_equal(pr[i].pid, 100 + i);
+            assert_int_equal(pr[i].threads, i + 1);
+        }
+        assert_int_equal(a.descendants_n_threads, 2 + 3 + 4 + 5);
+    }
+    gt_sampler_free(&s);
+    remove_root();
+}
+
 /* Without children files the tree comes from a scan of every stat: a
  * process belongs by its parent's PID, and unrelated ones stay out. */
 static void test_scan_without_children(void **state)
@@ -530,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_walk_budget),
         cmocka_unit_test(test_walk_out_of_pid_order),
         cmocka_unit_test(test_zombie_seen_again),
+        cmocka_unit_test(test_pid_listed_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
