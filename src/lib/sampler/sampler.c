@@ -1279,7 +1279,9 @@ static void drop_duplicates(gt_sampler *s)
             release_entry(s, e);
             continue;
         }
-        s->cur.v[w++] = *e;
+        if (w != i) /* a copy onto itself would still cost a memmove */
+            s->cur.v[w] = *e;
+        w++;
     }
     s->cur.n = w;
 }
