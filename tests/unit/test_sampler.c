@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "proc/parse.h"
+#include "sampler/processes.h"
 #include "sampler/sampler.h"
 
 #define KB 1024ULL
@@ -322,6 +323,111 @@ static void test_lone_rollup(void **state)
     remove_root();
 }
 
+/* Children listed out of PID order make a walk out of PID order: each
+ * process must still get its own last-sample entry (its kept files and
+ * figures) and the sample's list must come out sorted. */
+static void test_walk_out_of_pid_order(void **state)
+{
+    (void)state;
+    new_root(1);
+    const int pids[] = {100, 300, 200}, threads[] = {1, 5, 2};
+    put("100/task/100/children", "300 200 ");
+    for (int i = 0; i < 3; i++) {
+        char rel[64], m[1024] = "";
+        put_stat(pids[i], i ? 100 : 1, threads[i], 0, 0);
+        snprintf(rel, sizeof rel, "%d/task/%d/children", pids[i], pids[i]);
+        if (i)
+            put(rel, "");
+        put_status(pids[i], 1000);
+        mapping(m, sizeof m, "", (unsigned)pids[i], 0);
+        put_smaps(pids[i], m);
+    }
+    gt_sampler *s = new_sampler(100);
+    gt_sample a;
+    gt_error err;
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+        gt_sampler_proc pr[4];
+        assert_int_equal(gt_sampler_processes(s, pr, 4), 3);
+        const int want_pid[] = {100, 200, 300}, want_threads[] = {1, 2, 5};
+        for (int i = 0; i < 3; i++) {
+            char comm[16];
+            snprintf(comm, sizeof comm, "w %d", want_pid[i]);
+            assert_int_equal(pr[i].pid, want_pid[i]);
+            assert_int_equal(pr[i].threads, want_threads[i]);
+            assert_string_equal(pr[i].comm, comm);
+            assert_true(pr[i].private_rss == (uint64_t)want_pid[i] * KB);
+        }
+        assert_int_equal(a.descendants_n_threads, 7);
+    }
+    gt_sampler_free(&s);
+    remove_root();
+}
+
+/* A zombie member seen again is no exit: its time (counted while it ran)
+ * must not be taken out of the descendants' as a departed member's is. */
+static void test_zombie_seen_again(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_stat(100, 1, 1, 0, 0);
+    put("100/task/100/children", "101 102 ");
+    put_zombie(101, 100);
+    put("101/task/101/children", "");
+    put_stat(102, 100, 1, 10, 0);
+    put("102/task/102/children", "");
+    gt_sampler *s = new_sampler(100);
+    gt_sample a, b;
+    gt_error err;
+    double t0 = now();
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    double t1 = now();
+    put_stat(102, 100, 1, 15, 0); /* ran 0.05 s; the zombie stays */
+    struct timespec pause = {0, 300 * 1000000L};
+    nanosleep(&pause, NULL);
+    double t2 = now();
+    assert_int_equal(gt_sampler_take(s, &b, &err), GT_OK);
+    double t3 = now();
+    assert_int_equal(b.cpu_valid, 1);
+    within(b.cpu_descendants_sum, 0.05 / (t3 - t0) * 100, 0.05 / (t2 - t1) * 100);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
+/* A process listed by two parents (reparented between the reads of their
+ * children lists) counts once, and the members after it keep their
+ * places. */
+static void test_pid_listed_twice(void **state)
+{
+    (void)state;
+    new_root(1);
+    put("100/task/100/children", "101 102 ");
+    put("101/task/101/children", "103 ");
+    put("102/task/102/children", "103 104 ");
+    for (int pid = 100; pid <= 104; pid++) {
+        char rel[64];
+        put_stat(pid, pid == 100 ? 1 : 100, pid - 99, 0, 0);
+        snprintf(rel, sizeof rel, "%d/task/%d/children", pid, pid);
+        if (pid > 102)
+            put(rel, "");
+    }
+    gt_sampler *s = new_sampler(100);
+    gt_sample a;
+    gt_error err;
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+        gt_sampler_proc pr[8];
+        assert_int_equal(gt_sampler_processes(s, pr, 8), 5);
+        for (int i = 0; i < 5; i++) {
+            assert_int_equal(pr[i].pid, 100 + i);
+            assert_int_equal(pr[i].threads, i + 1);
+        }
+        assert_int_equal(a.descendants_n_threads, 2 + 3 + 4 + 5);
+    }
+    gt_sampler_free(&s);
+    remove_root();
+}
+
 /* Without children files the tree comes from a scan of every stat: a
  * process belongs by its parent's PID, and unrelated ones stay out. */
 static void test_scan_without_children(void **state)
@@ -456,6 +562,9 @@ int main(void)
         cmocka_unit_test(test_scan_without_children),
         cmocka_unit_test(test_exited_reaper),
         cmocka_unit_test(test_walk_budget),
+        cmocka_unit_test(test_walk_out_of_pid_order),
+        cmocka_unit_test(test_zombie_seen_again),
+        cmocka_unit_test(test_pid_listed_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,7 +78,14 @@ typedef struct proc_entry {
     size_t kids_at, nkids;
     int skipped;               /* stat and children taken from the last sample */
     int kids_unread;           /* a children file could not be read */
-    int matched;               /* found again at this sample (prev list only) */
+    /* Prev list only: a member of this sample is the same process (PID and
+     * starttime), so it neither exited nor left the tree. */
+    int matched;
+    /* 1 + index in the last sample's list of the same process (same PID and
+     * starttime), 0 if none: found once by the walk, which every later
+     * look-up of the sample reuses (the last list does not move during a
+     * sample; this one is re-sorted, so it holds no pointers into itself). */
+    size_t prev_i;
 } proc_entry;
 
 /* A PID to visit; from_kept: listed by the last sample's children of an
@@ -818,12 +825,22 @@ static proc_entry *find_prev_pid(gt_sampler *s, pid_t pid)
     return bsearch(&key, s->prev.v, s->prev.n, sizeof key, cmp_entry);
 }
 
+/* find_prev_pid() trying *next first: a tree that did not change is walked
+ * in much the order of the last (sorted) list, so the entry after the one
+ * found last is usually the one sought. */
+static proc_entry *find_prev_near(gt_sampler *s, pid_t pid, size_t *next)
+{
+    proc_entry *p = *next < s->prev.n && s->prev.v[*next].pid == pid ? &s->prev.v[*next]
+                                                                       : find_prev_pid(s, pid);
+    if (p)
+        *next = (size_t)(p - s->prev.v) + 1;
+    return p;
+}
+
+/* The last sample's entry of the same process as e, as the walk found it. */
 static proc_entry *find_prev(gt_sampler *s, const proc_entry *e)
 {
-    if (s->prev.n == 0)
-        return NULL;
-    proc_entry *p = bsearch(e, s->prev.v, s->prev.n, sizeof *e, cmp_entry);
-    return p && p->starttime == e->starttime ? p : NULL;
+    return e->prev_i ? &s->prev.v[e->prev_i - 1] : NULL;
 }
 
 /* The state of one walk of the tree. */
@@ -833,6 +850,7 @@ typedef struct walk {
     size_t skipped;   /* idle members whose stat and children were not read */
     int orphans;      /* a member became a zombie: its children moved */
     size_t sorted_n;  /* completing: cur[0..sorted_n) sorted and visited */
+    size_t prev_next; /* where in the last list the next look-up starts */
 } walk;
 
 /* Whether a process's stat and children can be taken from the last sample
@@ -912,7 +930,7 @@ static int visit(gt_sampler *s, queued q, walk *w)
      * of the tracked (nor what it runs, e.g. the metrics thread). */
     if (pid == s->self_pid && !s->self_tracking && !is_root_only)
         return 0;
-    proc_entry *p = find_prev_pid(s, pid);
+    proc_entry *p = find_prev_near(s, pid, &w->prev_next);
     if (is_root_only)
         move_files(e, &s->root_files);
     else if (p) /* its open files move to this sample's entry */
@@ -936,6 +954,8 @@ static int visit(gt_sampler *s, queued q, walk *w)
         rc = queue_kids(s, e, w);
     }
     int same = p && p->starttime == e->starttime;
+    if (same)
+        e->prev_i = (size_t)(p - s->prev.v) + 1;
     if (same && !p->matched) {
         p->matched = 1;
         w->matched++;
@@ -1097,12 +1117,6 @@ static int is_member(void *ctx, pid_t pid)
            find_prev_pid(s, pid) != NULL;
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Whether the process of a previous sample still exists (it left the tree
  * rather than exiting, e.g. reparented to init outside a subreaper). */
 static int still_alive(gt_sampler *s, const proc_entry *p)
@@ -1155,10 +1169,7 @@ static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
      * counted in earlier intervals. */
     for (size_t i = 0; i < s->prev.n; i++) {
         proc_entry *p = &s->prev.v[i];
-        proc_entry *e = s->cur.n ? bsearch(p, s->cur.v, s->cur.n, sizeof *p, cmp_entry) : NULL;
-        if (e && e->starttime == p->starttime)
-            continue;
-        if (p->is_main || still_alive(s, p))
+        if (p->matched || p->is_main || still_alive(s, p))
             continue;
         desc_cpu -= p->cpu + p->ccpu;
         churn = 1;
@@ -1248,18 +1259,35 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     out->cpu_combined_sum = out->cpu_main_sum + out->cpu_descendants_sum;
 }
 
+static int sorted_by_pid(const proc_list *l)
+{
+    for (size_t i = 1; i < l->n; i++)
+        if (l->v[i - 1].pid > l->v[i].pid)
+            return 0;
+    return 1;
+}
+
 /* Sorts this sample's members by PID; a PID read twice (reparented between
- * two children lists) counts once. */
+ * two children lists) counts once.  An unchanged tree's walk is usually in
+ * PID order already, which one pass tells. */
 static void drop_duplicates(gt_sampler *s)
 {
-    qsort(s->cur.v, s->cur.n, sizeof *s->cur.v, cmp_entry);
+    if (!sorted_by_pid(&s->cur))
+        qsort(s->cur.v, s->cur.n, sizeof *s->cur.v, cmp_entry);
     size_t w = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
-        if (w > 0 && s->cur.v[w - 1].pid == s->cur.v[i].pid) {
-            release_entry(s, &s->cur.v[i]);
+        proc_entry *e = &s->cur.v[i];
+        if (w > 0 && s->cur.v[w - 1].pid == e->pid) {
+            /* A new process under a reused PID: its predecessor was not
+             * found again after all, unless the entry kept is it. */
+            if (e->prev_i && e->prev_i != s->cur.v[w - 1].prev_i)
+                s->prev.v[e->prev_i - 1].matched = 0;
+            release_entry(s, e);
             continue;
         }
-        s->cur.v[w++] = s->cur.v[i];
+        if (w != i) /* a copy onto itself would still cost a memmove */
+            s->cur.v[w] = *e;
+        w++;
     }
     s->cur.n = w;
 }
@@ -1357,7 +1385,7 @@ static int sample_gpus(gt_sampler *s, gt_sample *out)
         else
             s->pids_desc[set.n_desc++] = s->cur.v[i].pid;
     }
-    qsort(s->pids_desc, set.n_desc, sizeof(pid_t), pid_cmp);
+    /* Sorted as gt_pidset requires: cur is (drop_duplicates()). */
     gt_gpu_reading g;
     gt_gpu_sample(s->gpu, &set, &g);
     out->main_gpu_ram = g.main_bytes;
