@@ -531,6 +531,47 @@ static void test_walk_budget(void **state)
     remove_root();
 }
 
+/* A process that ran but whose RSS is as at its last walk keeps that walk's
+ * split (its pages did not move), whatever the budget; a new RSS, or the
+ * idle refresh's age, walks again. */
+static void test_walk_on_change(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_stat(100, 1, 1, 0, 0);
+    put("100/task/100/children", "");
+    put_status(100, 2000); /* VmRSS 1000 kB */
+    put_rollup(100, 700, 300);
+    gt_sampler *s = new_sampler(100);
+    gt_sampler_set_walk_budget(s, 0.5);
+    gt_sampler_set_idle_refresh(s, 3600);
+    gt_sample a;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 700 * KB && a.main.shared_rss == 300 * KB);
+
+    put_stat(100, 1, 1, 5, 0); /* it ran; same RSS: no walk */
+    put_rollup(100, 600, 400);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 700 * KB && a.main.shared_rss == 300 * KB);
+
+    put_stat(100, 1, 1, 10, 0);
+    put_status(100, 2400); /* VmRSS 1200 kB: walked */
+    put_rollup(100, 800, 400);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 800 * KB && a.main.shared_rss == 400 * KB);
+
+    gt_sampler_set_idle_refresh(s, 0.001); /* the last walk is old now */
+    struct timespec pause = {0, 20 * 1000000L};
+    nanosleep(&pause, NULL);
+    put_stat(100, 1, 1, 15, 0);
+    put_rollup(100, 900, 300);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 900 * KB && a.main.shared_rss == 300 * KB);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
 /* A main process that does not exist is an error at the first sample. */
 static void test_missing_main(void **state)
 {
@@ -562,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_scan_without_children),
         cmocka_unit_test(test_exited_reaper),
         cmocka_unit_test(test_walk_budget),
+        cmocka_unit_test(test_walk_on_change),
         cmocka_unit_test(test_walk_out_of_pid_order),
         cmocka_unit_test(test_zombie_seen_again),
         cmocka_unit_test(test_pid_listed_twice),

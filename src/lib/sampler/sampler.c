@@ -67,9 +67,10 @@ typedef struct proc_entry {
     uint32_t npaths, cap;
     int paths_valid;
     /* The last page-table walk: whether there was one (with per-path data
-     * or not) and the shared bytes it found. */
+     * or not), the shared bytes it found, and the RSS and time it saw. */
     int walked, walked_paths;
-    uint64_t walk_shared;
+    uint64_t walk_shared, walk_rss;
+    double walk_t;
     /* Idle processes (see visit()): the CPU clock read at this sample, when
      * stat and the children were last read (boot-time seconds), and where
      * its children are in the walk's queue. */
@@ -161,6 +162,7 @@ struct gt_sampler {
     proc_entry *smaps_target;
     uint64_t smaps_private, smaps_shared;
     int need_paths;           /* several processes: shared memory per path */
+    int same_members;         /* this sample's members are the last one's */
     /* Page-table walks within a CPU budget: seconds of CPU they may still
      * use (refilled at walk_budget per second of wall time, may run into
      * debt), and where the next sample's round of walks starts. */
@@ -682,9 +684,18 @@ static double thread_cpu_now(void)
 /* Whether a page-table walk may run now: always for a process never
  * walked (or walked without the per-path data now needed), otherwise while
  * the budget has CPU time left. */
-static int may_walk(const gt_sampler *s, const proc_entry *e)
+static int may_walk(const gt_sampler *s, const proc_entry *e, uint64_t rss)
 {
-    return !e->walked || (s->need_paths && !e->walked_paths) || s->walk_allowance > 0;
+    if (!e->walked || (s->need_paths && !e->walked_paths))
+        return 1;
+    /* Pages move between private and shared when they are mapped or
+     * unmapped, or when the processes that map them come and go: while its
+     * RSS and the tree's members are as at its last walk, the split stands,
+     * re-read at the idle refresh for what others can change (another
+     * program mapping the same file). */
+    if (s->same_members && rss == e->walk_rss && s->now - e->walk_t < s->idle_refresh)
+        return 0;
+    return s->walk_allowance > 0;
 }
 
 /* The private/shared split by walking the page tables: smaps_rollup, or
@@ -779,10 +790,14 @@ static int read_memory(gt_sampler *s, proc_entry *e)
         if (gt_parse_status_rss(d, (size_t)n, &rss, &have_rss) != 0)
             have_rss = 0;
     }
-    int walk = !have_rss || may_walk(s, e);
+    int walk = !have_rss || may_walk(s, e, rss);
     /* The folder is opened only for a walk, which reads several files. */
     int dirfd = walk ? gt_procfs_open_pid(s->fs, e->pid) : -1;
     int walked = dirfd >= 0 && walk_memory(s, dirfd, e);
+    if (walked) {
+        e->walk_rss = have_rss ? rss : UINT64_MAX; /* no RSS to compare with: walk again */
+        e->walk_t = s->now;
+    }
     /* A walk cut short (the process exiting) leaves the last one's split. */
     if (!walked && have_rss && e->walked) {
         e->shared_rss = e->walk_shared < rss ? e->walk_shared : rss;
@@ -1015,6 +1030,7 @@ static void read_memories(gt_sampler *s)
     for (size_t i = 0; same_members && i < s->cur.n; i++)
         same_members = s->cur.v[i].pid == s->prev.v[i].pid &&
                        s->cur.v[i].starttime == s->prev.v[i].starttime;
+    s->same_members = same_members;
     /* The walks' budget refills with wall time, at most one second's worth
      * saved up; a round starts where the last one ran out of budget, so
      * every process gets its turn. */
@@ -1042,6 +1058,8 @@ static void read_memories(gt_sampler *s)
             e->walked = p->walked;
             e->walked_paths = p->walked_paths;
             e->walk_shared = p->walk_shared;
+            e->walk_rss = p->walk_rss;
+            e->walk_t = p->walk_t;
             p->paths = NULL;
             p->npaths = p->cap = 0;
             continue;
@@ -1054,6 +1072,8 @@ static void read_memories(gt_sampler *s)
             e->walked = p->walked;
             e->walked_paths = p->walked_paths;
             e->walk_shared = p->walk_shared;
+            e->walk_rss = p->walk_rss;
+            e->walk_t = p->walk_t;
             e->mem_denied = p->mem_denied; /* until a walk says otherwise */
             p->paths = NULL;
             p->npaths = p->cap = 0;
