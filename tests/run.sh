@@ -8,8 +8,8 @@
 # the test's duration; a test still running after GT_TEST_TIMEOUT seconds
 # (default 900) is stopped and fails, so a hang cannot eat the whole run.
 #
-# Tests run in parallel, GT_TEST_JOBS at a time (default twice the number of
-# CPUs; GT_TEST_JOBS=1 runs them one by one), each line printed as its test
+# Tests run in parallel, GT_TEST_JOBS at a time (default three times the
+# number of CPUs: most wait on the workloads they track; GT_TEST_JOBS=1 runs them one by one), each line printed as its test
 # ends, with the tail of the test's output when it fails.  A test file with
 # a line "# gt-test: serial" (a reason after it) runs alone, after the
 # parallel batch: tests that check CPU figures against a workload's own CPU
@@ -27,7 +27,7 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export GT_REF="$PWD/tests/fixtures/reference"
-JOBS=${GT_TEST_JOBS:-$((2 * $(nproc)))}
+JOBS=${GT_TEST_JOBS:-$((3 * $(nproc)))}
 TIMEOUT=${GT_TEST_TIMEOUT:-900}
 pass=0 fail=0 skip=0 failed=()
 GT_SKIP=77
@@ -113,12 +113,13 @@ if [ -n "${GT_TEST_VALGRIND:-}" ]; then
     done
 fi
 each_build unit
-each_build e2e
+# The fuzzers keep a core busy while the end-to-end tests mostly wait.
 if [ -n "${FUZZ_BUILD:-}" ]; then
     for t in "$FUZZ_BUILD"/fuzzer/fuzz_*; do
         [ -x "$t" ] && add 0 "fuzzing/${t##*/fuzz_}" tests/fuzz/run.sh "$FUZZ_BUILD" "${FUZZ_TIME:-3}" "$t"
     done
 fi
+each_build e2e
 
 # start I: test I runs in the background; its output goes to $work/I.log,
 # its exit status and duration to $work/I.rc.
