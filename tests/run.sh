@@ -9,11 +9,12 @@
 # (default 900) is stopped and fails, so a hang cannot eat the whole run.
 #
 # Tests run in parallel, GT_TEST_JOBS at a time (default three times the
-# number of CPUs: most wait on the workloads they track; GT_TEST_JOBS=1 runs them one by one), each line printed as its test
-# ends, with the tail of the test's output when it fails.  A test file with
+# number of CPUs, as most wait on the workloads they track; GT_TEST_JOBS=1
+# runs them one by one), each line printed as its test ends, with the tail
+# of the test's output when it fails.  A test file with
 # a line "# gt-test: serial" (a reason after it) runs alone, after the
 # parallel batch: tests that check CPU figures against a workload's own CPU
-# time, or that load the machine or share a resource with other tests.
+# time, or that load the machine.
 # GT_TEST_SAN=1 (the sanitizer pass) leaves out the files marked
 # "# gt-test: no-san" (see docs/development.md).
 #
