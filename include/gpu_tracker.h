@@ -227,6 +227,11 @@ typedef struct gt_options {
     /* 1: every selected GPU at every sample, in table "gpus" or the sibling
      * file "<name>.gpus.csv"; needs tracking_file. */
     int per_gpu;
+    /* Share of one core the page-table walks behind the private/shared RSS
+     * split may use, above 0 and at most 1; 0: the default, 0.01 (1 %).
+     * A larger share keeps the split fresher on large processes; the total
+     * RSS is exact at every sample whatever it is. */
+    double walk_budget;
 } gt_options;
 
 /* The Python package's defaults, of this header's version:

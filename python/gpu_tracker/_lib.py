@@ -74,6 +74,7 @@ class Options(ctypes.Structure):
         # Version 2.
         ('per_process', ctypes.c_int),
         ('per_gpu', ctypes.c_int),
+        ('walk_budget', ctypes.c_double),
     ]
 
 

@@ -223,7 +223,8 @@ class Tracker:
                  resource_usage_file: str | None = None, n_join_attempts: int = 5, join_timeout: float = 10.0,
                  gpu_brand: str | None = None, tracking_file: str | None = None, overwrite: bool = False,
                  python_heap: bool = False, logger: logging.Logger | None = None, energy_unit: str = 'joules',
-                 model=None, input_size=None, per_process: bool = False, per_gpu: bool = False):
+                 model=None, input_size=None, per_process: bool = False, per_gpu: bool = False,
+                 walk_budget: float | None = None):
         self._handle = ctypes.c_void_p()
         self._forked = False
         self._state = _TrackerState.NEW
@@ -264,6 +265,14 @@ class Tracker:
         opts.overwrite = bool(overwrite)
         opts.per_process = bool(per_process)
         opts.per_gpu = bool(per_gpu)
+        if walk_budget is not None:
+            # A percent of one core, as --walk-budget takes it; the library
+            # takes a share.
+            if (isinstance(walk_budget, bool) or not isinstance(walk_budget, (int, float)) or
+                    not 0 < walk_budget <= 100):
+                raise ValueError(f'walk_budget of {walk_budget!r} is invalid: must be a percent of one core, above 0 '
+                                 f'and at most 100')
+            opts.walk_budget = walk_budget / 100
         if process_id is not None:
             if isinstance(process_id, bool) or not isinstance(process_id, int) or not 1 <= process_id <= _INT_MAX:
                 raise ValueError(f'process_id of {process_id!r} is invalid: must be a positive integer up to '

@@ -57,6 +57,21 @@ static int set_sleep_time(void *ctx, const char *name, const char *v)
     return 0;
 }
 
+/* A percent of one core, as the user thinks of CPU use; the library takes
+ * a share.  Above 100 the walks could starve the sampling they serve. */
+static int set_walk_budget(void *ctx, const char *name, const char *v)
+{
+    gt_cli_track_settings *s = ctx;
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || end == v || *end || !isfinite(d) || d <= 0 || d > 100)
+        return gt_cli_usage_error("invalid value '%s' for %s: must be a percent of one core, above 0 and at most "
+                                  "100", v, name);
+    s->o.walk_budget = d / 100;
+    return 0;
+}
+
 static int parse_posint(const char *name, const char *v, long max, long *out)
 {
     char *end;
@@ -257,6 +272,12 @@ const gt_cli_opt gt_cli_track_opts[] = {
     {.longname = "--per-gpu", .store = GT_CLI_FLAG, FIELD(o.per_gpu), .key = "per_gpu", .json = GT_CLI_JSON_BOOL,
      .help = "Record every selected GPU at every sample (index, UUID, used memory, utilization, power): table "
              "'gpus', or the file <name>.gpus.csv. Needs --tf."},
+    {.longname = "--walk-budget", .arg = "<percent>", .apply = set_walk_budget, .key = "walk_budget",
+     .json = GT_CLI_JSON_NUMBER,
+     .help = "Percent of one core (above 0, at most 100, e.g. 0.5) that the page-table walks (reading "
+             "/proc/<pid>/smaps_rollup) may use to split RAM into private and shared. Defaults to 1. A larger "
+             "budget keeps the private/shared split fresher on large processes, at a CPU cost; the total RSS is "
+             "exact at every sample whatever the budget."},
 };
 
 const size_t gt_cli_track_n_opts = sizeof gt_cli_track_opts / sizeof *gt_cli_track_opts;

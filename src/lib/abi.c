@@ -18,7 +18,7 @@ _Static_assert(offsetof(gt_usage, version) == 0, "gt_usage starts with its versi
  * of version N to a struct adds its [N] here (see gpu_tracker.h). */
 static const size_t options_sizes[GT_STRUCT_VERSION + 1] = {
     [1] = GT_END_OF(gt_options, on_timepoint_ctx),
-    [2] = GT_END_OF(gt_options, per_gpu),
+    [2] = GT_END_OF(gt_options, walk_budget), /* per_process, per_gpu, walk_budget */
 };
 static const size_t timepoint_sizes[GT_STRUCT_VERSION + 1] = {
     [1] = GT_END_OF(gt_timepoint, combined_n_threads),

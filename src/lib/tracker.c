@@ -171,6 +171,12 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         return gt_err(err, GT_ERR_INVALID, "invalid GPU brand: valid brands are 'nvidia', 'amd'");
     if ((unsigned)opts->energy_unit > GT_KILOWATT_HOURS)
         return gt_err(err, GT_ERR_INVALID, "invalid energy unit: valid units are " GT_ENERGY_UNITS_VALID);
+    /* More than one core would let the walks outrun the sampling they serve. */
+    if (!(opts->walk_budget >= 0 && opts->walk_budget <= 1))
+        return gt_err(err, GT_ERR_INVALID,
+                      "walk_budget of %g is invalid: must be above 0 and at most 1 (a share of one core), "
+                      "or 0 for the default 0.01",
+                      opts->walk_budget);
 
     gt_tracker *t = calloc(1, sizeof *t);
     if (!t)
@@ -204,6 +210,8 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
                             !(peaks && !strcmp(peaks, "sampled"))};
     if ((st = gt_sampler_new(&sc, &t->sampler, &t->err)) != GT_OK)
         return fail(t, st, err);
+    if (opts->walk_budget > 0)
+        gt_sampler_set_walk_budget(t->sampler, opts->walk_budget);
     /* GT_SYSFS_ROOT points the RAPL reader at a fixture tree in tests. */
     if ((st = gt_energy_open(getenv("GT_SYSFS_ROOT"), &t->energy, &t->err)) != GT_OK)
         return fail(t, st, err);

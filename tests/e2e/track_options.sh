@@ -43,6 +43,16 @@ bad "at least 0.001" --tconfig=zero.json
 echo '{"time_unit": 5}' >type.json
 bad "valid keys" --tconfig=type.json
 bad "positive integer" --nec=abc
+# A percent of one core: 0 would stop the walks, above 100 is more than a core.
+bad "invalid value '0' for --walk-budget" --walk-budget=0
+bad "invalid value '-1' for --walk-budget" --walk-budget=-1
+bad "invalid value '101' for --walk-budget" --walk-budget=101
+bad "invalid value 'abc' for --walk-budget" --walk-budget=abc
+bad "above 0 and at most 100" --walk-budget=nan
+echo '{"walk_budget": 0}' >walk0.json
+bad "for walk_budget: must be a percent" --tconfig=walk0.json
+echo '{"walk_budget": "5"}' >walkstr.json
+bad "valid keys" --tconfig=walkstr.json
 bad "positive integer" --attach=abc
 rc=0; "$GT_BIN" -e "touch ran.marker 'unbalanced" >out.txt 2>err.txt || rc=$?
 [ $rc = 2 ] && [ ! -e ran.marker ] && grep -q "unterminated single quote" err.txt || fail "unbalanced quote: exit $rc"
@@ -60,6 +70,14 @@ grep -qx "Resource tracking complete. Process completed with status code: 0" out
 [ "$(jget rep.json .max_gpu_ram.unit)" = megabytes ] || fail "config gpu_ram_unit"
 [ "$(jget rep.json .compute_time.unit)" = seconds ] || fail "config time_unit"
 [ "$(jget rep.json .cpu_utilization.n_expected_cores)" = 2 ] || fail "config n_expected_cores"
+
+# A valid budget, from the command line and from the config (the same
+# percent), runs the command and reports.
+"$GT_BIN" --walk-budget=5 --st=0.05 --disable-logs -f json -o walk.json -- "$W/touch_mem" 5 0.1 >out.txt
+jget walk.json .max_ram.main.total_rss >/dev/null || fail "--walk-budget=5: no report"
+echo '{"walk_budget": 5, "sleep_time": 0.05}' >walk5.json
+"$GT_BIN" --tconfig=walk5.json --walk-budget=100 --disable-logs -- true >out.txt || fail '"walk_budget": 5 refused'
+grep -q "status code: 0" out.txt || fail '"walk_budget": 5: no status line'
 
 # "overwrite" in the config file is read as given: false keeps an existing
 # tracking file (refused, untouched), true replaces it.

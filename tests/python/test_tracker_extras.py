@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+import time
 
 import pytest
 
@@ -112,6 +113,25 @@ def test_the_report_goes_to_the_logger_at_stop(caplog):
 def test_logger_must_be_a_logger():
     with pytest.raises(TypeError, match='logger must be a logging.Logger, not builtin_function_or_method'):
         gput.Tracker(logger=print)
+
+
+@pytest.mark.parametrize('budget', [-1, 0, 100.5, float('nan'), True, '5'])
+def test_walk_budget_out_of_range_is_refused(budget):
+    with pytest.raises(ValueError, match='walk_budget of .* is invalid: must be a percent of one core, above 0 and '
+                                         'at most 100'):
+        gput.Tracker(walk_budget=budget)
+
+
+@pytest.mark.parametrize('budget', [5, 0.000001, 100])
+def test_walk_budget_in_percent_is_accepted(budget):
+    # The percent reaches the library as a share: 5 passed on unconverted
+    # would be five cores, which it refuses.
+    with gput.Tracker(sleep_time=0.02, ram_unit='megabytes', walk_budget=budget) as tracker:
+        touch_mib(20)
+        time.sleep(0.1)
+    ram = tracker.resource_usage.max_ram.main
+    assert ram.total_rss > 0
+    assert ram.private_rss + ram.shared_rss == pytest.approx(ram.total_rss)
 
 
 def _rapl(root, package_uj, dram_uj):

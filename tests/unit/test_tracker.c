@@ -39,6 +39,7 @@ static void test_defaults(void **state)
     assert_int_equal(o.time_unit, GT_HOURS);
     assert_int_equal(o.n_expected_cores, 0);
     assert_null(o.tracking_file);
+    assert_true(o.walk_budget == 0);
 }
 
 static void expect_invalid(gt_options o, const char *needle)
@@ -68,12 +69,36 @@ static void test_invalid_options(void **state)
     o = quiet();
     o.n_expected_cores = -2;
     expect_invalid(o, "cores");
+    const double bad_budgets[] = {-0.01, 1.5, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad_budgets / sizeof *bad_budgets; i++) {
+        o = quiet();
+        o.walk_budget = bad_budgets[i];
+        expect_invalid(o, "walk_budget");
+        expect_invalid(o, "at most 1");
+    }
     o = quiet();
     o.tracking_file = "x.txt";
     gt_tracker *t;
     gt_error e;
     assert_int_not_equal(gt_tracker_new(&o, &t, &e), GT_OK);
     assert_null(t);
+}
+
+/* The bounds themselves are valid: 0 is the default, 1 a whole core. */
+static void test_walk_budget_accepted(void **state)
+{
+    (void)state;
+    const double budgets[] = {0, 1e-9, 0.05, 1};
+    for (size_t i = 0; i < sizeof budgets / sizeof *budgets; i++) {
+        gt_options o = quiet();
+        o.walk_budget = budgets[i];
+        gt_tracker *t;
+        gt_error e = {{0}};
+        assert_int_equal(gt_tracker_new(&o, &t, &e), GT_OK);
+        assert_int_equal(gt_tracker_start(t), GT_OK);
+        assert_int_equal(gt_tracker_stop(t), GT_OK);
+        gt_tracker_free(&t);
+    }
 }
 
 static void test_unit_names(void **state)
@@ -388,6 +413,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),        cmocka_unit_test(test_invalid_options),
+        cmocka_unit_test(test_walk_budget_accepted),
         cmocka_unit_test(test_unit_names),      cmocka_unit_test(test_lifecycle_errors),
         cmocka_unit_test(test_self_region),     cmocka_unit_test(test_other_process),
         cmocka_unit_test(test_missing_process), cmocka_unit_test(test_timepoint_callback),
