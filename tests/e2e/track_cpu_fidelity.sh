@@ -17,6 +17,12 @@ for st in 0.001 0.01 0.1; do
         # One tick per running thread over the 0.2 s window (2 % at HZ=250,
         # 5 % at HZ=100) plus the 3 % slack: 100 x threads + 5 holds for
         # HZ >= 250; the cores bound holds always.
+        # On failure, the rows around the max (time, percent, threads) say
+        # where in the run it came.
+        awk -v m="$max" -v T="$T" 'BEGIN { exit !(m > 100 * T + 5) }' &&
+            awk -F, 'FNR == 3 { for (i = 1; i <= NF; i++) c[$i] = i } FNR > 3 { r[FNR] = $c["timestamp"] " " \
+                $c["cpu_main_sum_utilization_percent"] " " $c["main_n_threads"]; if ($c["cpu_main_sum_utilization_percent"] + 0 > b) { b = $c["cpu_main_sum_utilization_percent"] + 0; at = FNR } }
+                END { print "rows " at - 3 " of " FNR - 3 ":"; for (i = at - 3; i <= at + 3; i++) if (i in r) print "  " r[i] }' "t$st-$T.csv" >&2
         within "$max" 1 $((100 * T + 5)) "$tag: max CPU percent"
         within "$max" 1 $((100 * cores + 5)) "$tag: max CPU percent (cores)"
         # Sum of percent x interval over the rows that have a CPU figure,
