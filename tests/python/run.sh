@@ -7,6 +7,12 @@
 # allocations at exit are not the library's, and freed memory is not held in
 # quarantine, so memory a program frees is given back as without ASan.
 set -eu
+# GT_BUILD relative to the caller's folder, made absolute: the tests run in
+# folders of their own.
+if [ -n "${GT_BUILD:-}" ]; then
+    GT_BUILD=$(cd "$GT_BUILD" && pwd)
+    export GT_BUILD
+fi
 cd "$(dirname "$0")/../.."
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 export GPU_TRACKER_LIB="${GT_BUILD:-$PWD/build}/libgputracker.so" GT_REF="$PWD/tests/fixtures/reference"
