@@ -20,7 +20,7 @@ static void near(double v, double want)
 
 static const gt_cpu_point *add(gt_cpu_window *w, double t, double main_cpu)
 {
-    gt_cpu_point p = {t, main_cpu, 0, 1, 0};
+    gt_cpu_point p = {t, main_cpu, 0, 1, 0, t};
     return gt_cpu_window_add(w, &p);
 }
 

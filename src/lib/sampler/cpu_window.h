@@ -31,11 +31,15 @@
 #define GT_CPU_WINDOW_POINTS 1024
 
 /* What a sample knew: monotonic seconds, CPU seconds accumulated so far by
- * main and by the descendants (their reaped children included), and their
- * thread counts. */
+ * main and by the descendants (their reaped children included), their
+ * thread counts, and the monotonic seconds just before main's clock was
+ * read (t is just after it): a rate is measured from the earlier end's
+ * t_main to the later end's t, so a sampler delayed between reading the
+ * clock and the time can make it lower, never higher. */
 typedef struct gt_cpu_point {
     double t, main, desc;
     int main_threads, desc_threads;
+    double t_main;
 } gt_cpu_point;
 
 typedef struct gt_cpu_window {

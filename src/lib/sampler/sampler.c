@@ -129,6 +129,7 @@ struct gt_sampler {
      * sampler delayed between the two reads (a loaded machine) does not
      * stretch one and not the other. */
     double prev_read_mono, read_mono;
+    double read_mono_main; /* just before main's clock was read */
     int use_clock;             /* CPU clocks of other processes readable */
     double cum_main, cum_desc; /* CPU seconds since the first sample */
     double int_main, int_desc; /* reported in the last interval */
@@ -136,7 +137,7 @@ struct gt_sampler {
     double churn_t;            /* when processes last came or went */
     gt_cpu_window window;
     int cpu_seen;  /* some sample so far had CPU figures */
-    double first_mono; /* read_mono of the first sample */
+    double first_mono, first_mono_main; /* read_mono and read_mono_main of the first sample */
     int closing;   /* the sample being taken is the run's last */
     double prev_boot_ticks;
     struct timespec self_thread_cpu; /* read with the main process's clock */
@@ -617,12 +618,15 @@ static clockid_t process_clock(pid_t pid)
  * nanoseconds (see cpu_flow.h for how late it can be). */
 static int read_clock(gt_sampler *s, proc_entry *e)
 {
-    struct timespec clk;
+    struct timespec clk, t;
+    if (e->is_main) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        s->read_mono_main = ts_seconds(&t);
+    }
     int have_clk = s->use_clock && clock_gettime(process_clock(e->pid), &clk) == 0;
     e->clock_ns = have_clk ? (uint64_t)clk.tv_sec * 1000000000u + (uint64_t)clk.tv_nsec : 0;
     e->cpu = have_clk ? ts_seconds(&clk) : 0;
     if (e->is_main) {
-        struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
         s->read_mono = ts_seconds(&t);
         if (s->self_tracking)
@@ -1236,7 +1240,7 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
      * seconds is the kernel's total. */
     int since_first = !s->cpu_seen;
     double dm = s->int_main, dd = s->int_desc;
-    gt_cpu_point first = {s->first_mono, 0, 0, 0, 0}; /* cum_main and cum_desc start there */
+    gt_cpu_point first = {s->first_mono, 0, 0, 0, 0, s->first_mono_main}; /* cum_main and cum_desc start there */
     if (since_first) {
         from = &first;
         span = wall = now->t - first.t;
@@ -1256,7 +1260,7 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     if (s->churn_t > from->t)
         dt = cores;
     double bm = mt < cores ? mt : cores, bd = dt < cores ? dt : cores;
-    double rm = clamp((now->main - from->main) / span + GT_CPU_SLACK, bm);
+    double rm = clamp((now->main - from->main) / (now->t - from->t_main) + GT_CPU_SLACK, bm);
     double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, bd);
     if (rm + rd > cores) /* the descendants' bound was the looser */
         rd = cores - rm;
@@ -1484,7 +1488,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     if (s->read_mono < 0) { /* main was not read: gone */
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
-        s->read_mono = ts_seconds(&t);
+        s->read_mono = s->read_mono_main = ts_seconds(&t);
     }
     drop_duplicates(s);
     /* Exits since the last sample, now that the walk tells whose they are. */
@@ -1521,10 +1525,12 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
     if (s->have_prev)
         cpu_interval(s, thread_cpu, rccpu);
-    gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc,
-                       out->main_n_threads, out->descendants_n_threads};
-    if (!s->have_prev)
+    gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc, out->main_n_threads, out->descendants_n_threads,
+                       s->read_mono_main};
+    if (!s->have_prev) {
         s->first_mono = s->read_mono;
+        s->first_mono_main = s->read_mono_main;
+    }
     cpu_percents(s, out, &pt, ncores);
     system_cpu(s, out, ncores);
 
