@@ -9,8 +9,15 @@
 for st in 0.001 0.01 0.1; do
     for T in 1 2; do
         tag="--st=$st, $T spinning thread(s)"
+        steal0=$(awk '$1 == "cpu" { print $9 }' /proc/stat)
         "$GT_BIN" --st="$st" --tu=seconds -f json --tf="t$st-$T.csv" -- \
             "$W/spin" "$T" 1200 "log$st-$T" >"out$st-$T.txt" 2>/dev/null
+        # In a virtual machine, time the host took a virtual CPU away
+        # (steal, 10 ms ticks) can be charged to the thread running on it:
+        # each tick of it may raise a reading by 10 ms over the 0.25 s
+        # window, 4 %.
+        steal=$(($(awk '$1 == "cpu" { print $9 }' /proc/stat) - steal0))
+        [ "$steal" -eq 0 ] || tag="$tag, $steal ticks stolen"
         sed -n '/^{/,$p' "out$st-$T.txt" >r.json
         cores=$(jget r.json .cpu_utilization.system_core_count)
         max=$(jget r.json .cpu_utilization.main.max_sum_percent)
@@ -19,11 +26,11 @@ for st in 0.001 0.01 0.1; do
         # HZ >= 250; the cores bound holds always.
         # On failure, the rows around the max (time, percent, threads) say
         # where in the run it came.
-        awk -v m="$max" -v T="$T" 'BEGIN { exit !(m > 100 * T + 5) }' &&
+        awk -v m="$max" -v T="$T" -v x=$((4 * steal)) 'BEGIN { exit !(m > 100 * T + 5 + x) }' &&
             awk -F, 'FNR == 3 { for (i = 1; i <= NF; i++) c[$i] = i } FNR > 3 { r[FNR] = $c["timestamp"] " " \
                 $c["cpu_main_sum_utilization_percent"] " " $c["main_n_threads"]; if ($c["cpu_main_sum_utilization_percent"] + 0 > b) { b = $c["cpu_main_sum_utilization_percent"] + 0; at = FNR } }
                 END { print "rows " at - 3 " of " FNR - 3 ":"; for (i = at - 3; i <= at + 3; i++) if (i in r) print "  " r[i] }' "t$st-$T.csv" >&2
-        within "$max" 1 $((100 * T + 5)) "$tag: max CPU percent"
+        within "$max" 1 $((100 * T + 5 + 4 * steal)) "$tag: max CPU percent"
         within "$max" 1 $((100 * cores + 5)) "$tag: max CPU percent (cores)"
         # Sum of percent x interval over the rows that have a CPU figure,
         # and the workload's CPU time between the first and the last of
