@@ -127,11 +127,15 @@ def test_walk_budget_in_percent_is_accepted(budget):
     # The percent reaches the library as a share: 5 passed on unconverted
     # would be five cores, which it refuses.
     with gput.Tracker(sleep_time=0.02, ram_unit='megabytes', walk_budget=budget) as tracker:
-        touch_mib(20)
+        data = touch_mib(20)
         time.sleep(0.1)
+        del data
     ram = tracker.resource_usage.max_ram.main
-    assert ram.total_rss > 0
-    assert ram.private_rss + ram.shared_rss == pytest.approx(ram.total_rss)
+    assert ram.total_rss >= 20 * 1.048576
+    # Each is its own maximum over the samples (the Python package's rule),
+    # so their sum is at least the largest total, and neither is above it.
+    assert ram.private_rss + ram.shared_rss >= ram.total_rss - 1e-9
+    assert ram.private_rss <= ram.total_rss + 1e-9 and ram.shared_rss <= ram.total_rss + 1e-9
 
 
 def _rapl(root, package_uj, dram_uj):
