@@ -1218,10 +1218,9 @@ static double clamp(double v, double hi)
 /* CPU percents of the interval that ends at a sample: what the kernel
  * reported in it, credited at most at the window's rate (cpu_window.h), or
  * at what could have run while more than ticks' rounding is carried and
- * threads started since the window's start: main
- * by its threads, the descendants by theirs (by all cores when processes
- * came or went, whose threads are unknown), and main + descendants by the
- * cores. */
+ * threads started since the window's start: main by its threads, the
+ * descendants by theirs (by all cores when processes came or went, whose
+ * threads are unknown), and main + descendants by the cores. */
 static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now, int ncores)
 {
     const gt_cpu_point *from = gt_cpu_window_add(&s->window, now);
