@@ -175,11 +175,7 @@ static int put_options(FILE *out, const gt_cli_command_opts *c)
         const gt_cli_opt *d = &c->opts[k];
         if (!d->help)
             continue;
-        /* "{keys}" as --help expands it (gt_cli_print_opts). */
-        const char *at = strstr(d->help, "{keys}");
-        int n = at ? snprintf(help, sizeof help, "%.*s%s%s", (int)(at - d->help), d->help, keys, at + 6)
-                   : snprintf(help, sizeof help, "%s", d->help);
-        if (n < 0 || (size_t)n >= sizeof help) {
+        if (gt_cli_opt_help(d, keys, help, sizeof help) != 0) {
             fprintf(stderr, "gen_man: the help of %s of '%s' is longer than %zu bytes\n", d->longname, c->name,
                     sizeof help - 1);
             return -1;

@@ -133,6 +133,14 @@ static void print_wrapped(FILE *out, const char *text, size_t col)
     fputc('\n', out);
 }
 
+int gt_cli_opt_help(const gt_cli_opt *def, const char *keys, char *buf, size_t size)
+{
+    const char *h = def->help, *at = strstr(h, "{keys}");
+    int n = at ? snprintf(buf, size, "%.*s%s%s", (int)(at - h), h, keys, at + strlen("{keys}"))
+               : snprintf(buf, size, "%s", h);
+    return n >= 0 && (size_t)n < size ? 0 : -1;
+}
+
 int gt_cli_print_opts(FILE *out, const gt_cli_opt *defs, size_t n_defs)
 {
     char keys[1024], syn[128], help[4096];
@@ -140,11 +148,7 @@ int gt_cli_print_opts(FILE *out, const gt_cli_opt *defs, size_t n_defs)
     for (size_t k = 0; k < n_defs; k++) {
         if (!defs[k].help)
             continue;
-        const char *h = defs[k].help, *at = strstr(h, "{keys}");
-        if (at)
-            snprintf(help, sizeof help, "%.*s%s%s", (int)(at - h), h, keys, at + strlen("{keys}"));
-        else
-            snprintf(help, sizeof help, "%s", h);
+        gt_cli_opt_help(&defs[k], keys, help, sizeof help);
         int n = fprintf(out, "    %-*s ", HELP_INDENT - 5, gt_cli_opt_synopsis(&defs[k], syn, sizeof syn));
         print_wrapped(out, help, n > 0 ? (size_t)n : 0);
     }

@@ -75,6 +75,10 @@ const char *gt_cli_opt_synopsis(const gt_cli_opt *def, char *buf, size_t size);
  * to size); returns buf. */
 const char *gt_cli_config_keys(const gt_cli_opt *defs, size_t n_defs, char *buf, size_t size);
 
+/* The option's help (it has one) into buf with "{keys}" replaced by keys
+ * (gt_cli_config_keys() of its table).  Returns 0, or -1 when cut to size. */
+int gt_cli_opt_help(const gt_cli_opt *def, const char *keys, char *buf, size_t size);
+
 /* Prints the --help lines of the options that have help: the synopsis from
  * column 4, the help from column 28, wrapped before column 113.  Returns 0,
  * or -1 if out could not be written. */

@@ -44,13 +44,20 @@ static const char usage_tail[] =
  * as given; some messages name the option whatever the user wrote, as they
  * always have. */
 
+/* v as a finite number, all of it; 0, or -1. */
+static int parse_number(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(v, &end);
+    return errno || end == v || *end || !isfinite(*out) ? -1 : 0;
+}
+
 static int set_sleep_time(void *ctx, const char *name, const char *v)
 {
     gt_cli_track_settings *s = ctx;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (errno || end == v || *end || !isfinite(d) || d < 0.001 || d > MAX_SLEEP_TIME)
+    double d;
+    if (parse_number(v, &d) != 0 || d < 0.001 || d > MAX_SLEEP_TIME)
         return gt_cli_usage_error("invalid value '%s' for %s: must be a number of seconds, at least 0.001 and at "
                                   "most 86400", v, name);
     s->o.sleep_time = d;
@@ -62,10 +69,8 @@ static int set_sleep_time(void *ctx, const char *name, const char *v)
 static int set_walk_budget(void *ctx, const char *name, const char *v)
 {
     gt_cli_track_settings *s = ctx;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (errno || end == v || *end || !isfinite(d) || d <= 0 || d > 100)
+    double d;
+    if (parse_number(v, &d) != 0 || d <= 0 || d > 100)
         return gt_cli_usage_error("invalid value '%s' for %s: must be a percent of one core, above 0 and at most "
                                   "100", v, name);
     s->o.walk_budget = d / 100;
