@@ -6,3 +6,17 @@ MIB=50
 json_report out.txt >r.json
 N=$((MIB * 1048576))
 within "$(jget r.json .max_ram.descendants.private_rss)" $((N * 97 / 100)) $((N * 115 / 100)) "orphan's memory"
+
+# An orphan that burns 0.6 s of CPU and exits between two samples is reaped
+# by the tracker (the subreaper): no sample sees its last CPU time, which
+# reaches the file only through the tracker's reaped children.
+"$GT_BIN" --st=1 --tf=t.csv -- sh -c "( \"$W/burn\" 1 600 & ); sleep 3" >/dev/null
+secs=$(awk -F, 'FNR == 3 { for (i = 1; i <= NF; i++) c[$i] = i }
+    FNR == 4 { t0 = $c["timestamp"] }
+    FNR > 3 && $c["cpu_descendants_sum_utilization_percent"] != "" {
+        ts = $c["timestamp"]
+        # the first row with a figure covers the time since the first row
+        s += $c["cpu_descendants_sum_utilization_percent"] / 100 * (n++ ? ts - t : ts - t0)
+        t = ts }
+    END { printf "%.6f\n", s }' t.csv)
+within "$secs" 0.59 0.75 "CPU seconds of an orphan reaped between samples"

@@ -43,16 +43,22 @@ static void put(const char *rel, const char *text)
     fclose(f);
 }
 
-/* /proc/PID/stat up to rss and a little beyond; times in ticks. */
-static void put_stat(int pid, int ppid, int threads, unsigned utime, unsigned cutime)
+/* /proc/PID/stat up to rss and a little beyond; times in ticks; minflt:
+ * page faults, which tell the sampler that memory may have changed. */
+static void put_stat_faults(int pid, int ppid, int threads, unsigned utime, unsigned cutime, unsigned minflt)
 {
     char rel[64], text[512];
     snprintf(rel, sizeof rel, "%d/stat", pid);
     snprintf(text, sizeof text,
-             "%d (w %d) S %d %d %d 0 -1 4194304 100 0 0 0 %u 0 %u 0 20 0 %d 0 1000 10000000 500 "
+             "%d (w %d) S %d %d %d 0 -1 4194304 %u 0 0 0 %u 0 %u 0 20 0 %d 0 1000 10000000 500 "
              "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
-             pid, pid, ppid, ppid, ppid, utime, cutime, threads);
+             pid, pid, ppid, ppid, ppid, minflt, utime, cutime, threads);
     put(rel, text);
+}
+
+static void put_stat(int pid, int ppid, int threads, unsigned utime, unsigned cutime)
+{
+    put_stat_faults(pid, ppid, threads, utime, cutime, 100);
 }
 
 /* A child that exited and was not reaped yet: no memory files to read. */
@@ -510,13 +516,13 @@ static void test_walk_budget(void **state)
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK); /* never walked: walks */
     assert_true(a.main.private_rss == 700 * KB && a.main.shared_rss == 300 * KB);
 
-    put_stat(100, 1, 1, 5, 0); /* it ran, so its memory is read again */
-    put_status(100, 8000);     /* VmRSS 4000 kB */
+    put_stat_faults(100, 1, 1, 5, 0, 200); /* it faulted, so its memory is read again */
+    put_status(100, 8000);                 /* VmRSS 4000 kB */
     put_rollup(100, 3500, 500);
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
     assert_true(a.main.shared_rss == 300 * KB && a.main.private_rss == 3700 * KB);
 
-    put_stat(100, 1, 1, 10, 0);
+    put_stat_faults(100, 1, 1, 10, 0, 300);
     put_status(100, 400); /* VmRSS 200 kB, below the last walk's shared */
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
     assert_true(a.main.shared_rss == 200 * KB && a.main.private_rss == 0);
@@ -524,7 +530,7 @@ static void test_walk_budget(void **state)
     gt_sampler_set_walk_budget(s, 0.5);
     struct timespec pause = {0, 20 * 1000000L};
     nanosleep(&pause, NULL);
-    put_stat(100, 1, 1, 15, 0);
+    put_stat_faults(100, 1, 1, 15, 0, 400);
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
     assert_true(a.main.private_rss == 3500 * KB && a.main.shared_rss == 500 * KB);
     gt_sampler_free(&s);
@@ -555,7 +561,7 @@ static void test_walk_on_change(void **state)
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
     assert_true(a.main.private_rss == 700 * KB && a.main.shared_rss == 300 * KB);
 
-    put_stat(100, 1, 1, 10, 0);
+    put_stat_faults(100, 1, 1, 10, 0, 200);
     put_status(100, 2400); /* VmRSS 1200 kB: walked */
     put_rollup(100, 800, 400);
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
@@ -568,6 +574,181 @@ static void test_walk_on_change(void **state)
     put_rollup(100, 900, 300);
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
     assert_true(a.main.private_rss == 900 * KB && a.main.shared_rss == 300 * KB);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
+/* /proc/stat with the count of tasks created since boot. */
+static void put_forks(unsigned forks)
+{
+    char text[256];
+    snprintf(text, sizeof text, "cpu  100 0 0 900 0 0 0 0 0 0\ncpu0 100 0 0 900 0 0 0 0 0 0\n"
+             "ctxt 1\nbtime 1\nprocesses %u\n", forks);
+    put("stat", text);
+}
+
+/* The members of the sample just taken, as "PID PID ...". */
+static void expect_members(gt_sampler *s, const char *want)
+{
+    gt_sampler_proc pr[16];
+    char got[128] = "";
+    size_t n = gt_sampler_processes(s, pr, 16);
+    for (size_t i = 0; i < n && i < 16; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", i ? " " : "", (int)pr[i].pid);
+    if (strcmp(got, want) != 0)
+        fail_msg("members \"%s\", expected \"%s\"", got, want);
+}
+
+static void take_ok(gt_sampler *s)
+{
+    gt_sample a;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+}
+
+static void put_proc(int pid, int ppid, unsigned utime, const char *children)
+{
+    char rel[64];
+    put_stat(pid, ppid, 1, utime, 0);
+    snprintf(rel, sizeof rel, "%d/task/%d/children", pid, pid);
+    put(rel, children);
+    put_status(pid, 1000);
+    put_smaps(pid, ""); /* its memory reads (a failed read makes the next sample read all) */
+}
+
+/* An exited process: its files are gone, and what descriptors kept open
+ * read is empty. */
+static void drop_proc(int pid)
+{
+    char cmd[160];
+    static const char *const files[] = {"stat", "status", "smaps", "smaps_rollup"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(cmd, sizeof cmd, "%s/%d/%s", root, pid, files[i]);
+        FILE *f = fopen(cmd, "w");
+        if (f)
+            fclose(f);
+    }
+    snprintf(cmd, sizeof cmd, "rm -r '%s/%d'", root, pid);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* While the system's count of forks stays the same, a process that ran
+ * keeps the last sample's children (none can be new); a new count, the
+ * refresh's age, or a member gone (whose children may have been adopted)
+ * reads them again. */
+static void test_children_without_forks(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_forks(500);
+    put_proc(100, 1, 0, "101 ");
+    put_proc(101, 100, 0, "103 ");
+    put_proc(103, 101, 0, "");
+    gt_sampler *s = new_sampler(100);
+    gt_sampler_set_idle_refresh(s, 3600);
+    take_ok(s);
+    expect_members(s, "100 101 103");
+
+    put_proc(100, 1, 5, "101 102 "); /* it ran, and lists a child no fork made */
+    put_proc(102, 100, 0, "");
+    take_ok(s);
+    expect_members(s, "100 101 103");
+    put_forks(501);
+    take_ok(s);
+    expect_members(s, "100 101 102 103");
+
+    /* 101 exits and main, a subreaper, adopts 103; nothing forked. */
+    drop_proc(101);
+    put_proc(100, 1, 10, "102 103 ");
+    put_proc(103, 100, 0, "");
+    take_ok(s);
+    expect_members(s, "100 102 103");
+
+    put_proc(100, 1, 15, "102 103 104 ");
+    put_proc(104, 100, 0, "");
+    take_ok(s); /* after the failed read: all read */
+    expect_members(s, "100 102 103 104");
+    put_proc(100, 1, 20, "102 103 104 105 ");
+    put_proc(105, 100, 0, "");
+    take_ok(s);
+    expect_members(s, "100 102 103 104");
+    gt_sampler_set_idle_refresh(s, 0.001);
+    struct timespec pause = {0, 20 * 1000000L};
+    nanosleep(&pause, NULL);
+    take_ok(s);
+    expect_members(s, "100 102 103 104 105");
+    gt_sampler_free(&s);
+    remove_root();
+}
+
+/* The same for the root (the launcher, not tracked): an orphan it adopts
+ * while no fork happens is found in the sample that misses its parent. */
+static void test_root_children_without_forks(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_forks(500);
+    put_proc(50, 1, 0, "100 ");
+    put_proc(100, 50, 0, "101 ");
+    put_proc(101, 100, 0, "103 ");
+    put_proc(103, 101, 0, "");
+    gt_sampler_config cfg = {.main_pid = 100, .tree_root = 50, .proc_root = root};
+    gt_sampler *s;
+    gt_error err;
+    assert_int_equal(gt_sampler_new(&cfg, &s, &err), GT_OK);
+    gt_sampler_set_idle_refresh(s, 3600);
+    take_ok(s);
+    expect_members(s, "100 101 103");
+    drop_proc(101);
+    put_proc(100, 50, 5, "");
+    put_proc(103, 50, 0, "");
+    put_proc(50, 1, 0, "100 103 ");
+    take_ok(s);
+    expect_members(s, "100 103");
+    gt_sampler_free(&s);
+    remove_root();
+}
+
+/* A process that ran without a page fault and with the same RSS keeps its
+ * memory figures, whatever its status says meanwhile (it cannot have
+ * changed); the refresh's age and the last sample read them again. */
+static void test_memory_without_faults(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_proc(100, 1, 0, "");
+    put_status(100, 2000); /* VmRSS 1000 kB */
+    put_rollup(100, 700, 300);
+    gt_sampler *s = new_sampler(100);
+    gt_sampler_set_idle_refresh(s, 3600);
+    gt_sampler_set_walk_budget(s, 0.5);
+    gt_sample a;
+    gt_error err;
+    struct timespec pause = {0, 20 * 1000000L};
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 700 * KB && a.main.shared_rss == 300 * KB);
+
+    put_proc(100, 1, 5, "");
+    put_status(100, 4000); /* VmRSS 2000 kB */
+    put_rollup(100, 1500, 500);
+    nanosleep(&pause, NULL);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 700 * KB && a.main.shared_rss == 300 * KB);
+
+    gt_sampler_set_idle_refresh(s, 0.001);
+    nanosleep(&pause, NULL);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 1500 * KB && a.main.shared_rss == 500 * KB);
+
+    gt_sampler_set_idle_refresh(s, 3600);
+    put_status(100, 6000); /* VmRSS 3000 kB */
+    put_rollup(100, 2500, 500);
+    nanosleep(&pause, NULL);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 1500 * KB && a.main.shared_rss == 500 * KB);
+    nanosleep(&pause, NULL);
+    assert_int_equal(gt_sampler_take_last(s, &a, &err), GT_OK);
+    assert_true(a.main.private_rss == 2500 * KB && a.main.shared_rss == 500 * KB);
     gt_sampler_free(&s);
     remove_root();
 }
@@ -607,6 +788,9 @@ int main(void)
         cmocka_unit_test(test_walk_out_of_pid_order),
         cmocka_unit_test(test_zombie_seen_again),
         cmocka_unit_test(test_pid_listed_twice),
+        cmocka_unit_test(test_children_without_forks),
+        cmocka_unit_test(test_root_children_without_forks),
+        cmocka_unit_test(test_memory_without_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

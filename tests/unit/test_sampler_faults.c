@@ -72,15 +72,22 @@ static void copy_fixture(const char *name, const char *rel)
     put(rel, buf);
 }
 
-static void put_stat(int pid, int ppid, unsigned long long utime, unsigned long long cutime,
-                     unsigned long long starttime)
+/* minflt: page faults, which tell the sampler that memory may have changed. */
+static void put_stat_faults(int pid, int ppid, unsigned long long utime, unsigned long long cutime,
+                            unsigned long long starttime, unsigned minflt)
 {
     char rel[64], text[512];
     snprintf(rel, sizeof rel, "%d/stat", pid);
     snprintf(text, sizeof text,
-             "%d (p%d) S %d %d %d 0 -1 4194304 10 0 0 0 %llu 0 %llu 0 20 0 1 0 %llu 1000000 250\n",
-             pid, pid, ppid, pid, pid, utime, cutime, starttime);
+             "%d (p%d) S %d %d %d 0 -1 4194304 %u 0 0 0 %llu 0 %llu 0 20 0 1 0 %llu 1000000 250\n",
+             pid, pid, ppid, pid, pid, minflt, utime, cutime, starttime);
     put(rel, text);
+}
+
+static void put_stat(int pid, int ppid, unsigned long long utime, unsigned long long cutime,
+                     unsigned long long starttime)
+{
+    put_stat_faults(pid, ppid, utime, cutime, starttime, 10);
 }
 
 /* Memory files of a process with `priv` kB private and 100 kB shared. */
@@ -202,8 +209,9 @@ static void test_vanishing_files(void **state)
     gt_sampler *s = new_sampler();
     gt_sample a;
     take(s, &a);
-    /* 2000 exits between its stat and its memory files. */
-    put_stat(2000, 1000, 1010, 0, 500);
+    /* 2000 exits between its stat and its memory files (its faults say
+     * its memory changed). */
+    put_stat_faults(2000, 1000, 1010, 0, 500, 11);
     drop("2000/smaps_rollup");
     drop("2000/smaps");
     vanish("2000/status"); /* what a descriptor kept open reads now */

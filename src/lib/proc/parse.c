@@ -459,6 +459,26 @@ int gt_parse_proc_stat(const char *buf, size_t len, gt_cpu_times *cpus, int max,
     return 0;
 }
 
+int gt_parse_proc_stat_forks(const char *buf, size_t len, uint64_t *forks)
+{
+    if (!buf || !forks)
+        return -1;
+    const char *pos = buf, *end = buf + len, *l, *le;
+    int r;
+    while ((r = next_line(&pos, end, &l, &le)) == 1) {
+        const char *v = after_key(l, le, "processes ");
+        if (!v)
+            continue;
+        uint64_t x;
+        v = skip_blanks(v, le);
+        if (scan_u64(&v, le, &x) != 0 || skip_blanks(v, le) != le)
+            return -1;
+        *forks = x;
+        return 0;
+    }
+    return r < 0 ? -1 : 1;
+}
+
 int gt_parse_pid_list(const char *buf, size_t len, pid_t *out, int max)
 {
     if (!buf || max < 0 || (max > 0 && !out))

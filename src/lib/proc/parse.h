@@ -72,6 +72,11 @@ typedef struct gt_cpu_times {    /* ticks */
 int gt_parse_proc_stat(const char *buf, size_t len, gt_cpu_times *cpus, int max,
                        int *n);
 
+/* /proc/stat's "processes" line: the tasks (processes and threads) created
+ * since boot.  0 with *forks set; 1 when the line is absent; -1 when it is
+ * malformed. */
+int gt_parse_proc_stat_forks(const char *buf, size_t len, uint64_t *forks);
+
 /* A list of decimal PIDs separated by blanks or newlines, as in
  * /proc/PID/task/TID/children.  Stores up to max, returns the count found
  * (which may exceed max) or -1 on a malformed token. */

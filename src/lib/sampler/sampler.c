@@ -56,8 +56,12 @@ typedef struct proc_entry {
     char state;
     pid_t ppid;
     char comm[16];
-    /* Unchanged CPU time, faults and RSS mean unchanged memory figures. */
-    uint64_t activity[3];
+    /* Unchanged faults and RSS mean unchanged memory figures: RSS grows
+     * only through page faults (counted, GUP's included, to the thread that
+     * takes them) and anything that shrinks it changes it.  What another
+     * process does to it (process_vm_writev) shows at the refresh. */
+    uint64_t activity[2];
+    double mem_t;              /* when status was last read (boot-time seconds) */
     uint64_t private_rss, shared_rss, hwm;
     int hwm_ok;                /* hwm was read from a live process */
     int mem_denied;            /* errno when its memory could not be read */
@@ -121,6 +125,11 @@ struct gt_sampler {
     /* A read failed or a process vanished at this sample: the next one
      * reads every process, so a failure is never carried over. */
     int read_failed;
+    /* Tasks created in the whole system (/proc/stat's "processes") at this
+     * sample's start and the last one's, 0 where unknown; no_forks: the
+     * same, so no member has a new child or thread (see kids_stand()). */
+    uint64_t forks, prev_forks;
+    int no_forks;
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
     size_t max_cap;
@@ -200,6 +209,8 @@ static int read_system(gt_sampler *s, uint64_t *used, int *ncores)
     n = read_kept(s, &s->stat_fd, "stat", &d);
     if (n < 0 || gt_parse_proc_stat(d, (size_t)n, s->cores_cur, MAX_CORES, ncores) != 0)
         return -1;
+    if (gt_parse_proc_stat_forks(d, (size_t)n, &s->forks) != 0)
+        s->forks = 0;
     if (*ncores > MAX_CORES)
         *ncores = MAX_CORES;
     return 0;
@@ -672,9 +683,8 @@ static int read_stat(gt_sampler *s, proc_entry *e, int have_clk)
     e->state = ps.state;
     e->ppid = ps.ppid;
     memcpy(e->comm, ps.comm, sizeof e->comm);
-    e->activity[0] = ps.utime + ps.stime;
-    e->activity[1] = ps.minflt + ps.majflt;
-    e->activity[2] = ps.rss_pages;
+    e->activity[0] = ps.minflt + ps.majflt;
+    e->activity[1] = ps.rss_pages;
     return 0;
 }
 
@@ -765,6 +775,7 @@ static int read_memory(gt_sampler *s, proc_entry *e)
 {
     e->private_rss = e->shared_rss = e->hwm = 0;
     e->hwm_ok = 0;
+    e->mem_t = s->now;
     if (e->state == 'Z' || e->state == 'X') {
         /* A zombie, or a process gone before its folder opens, holds no
          * memory: its empty path list is exact, so the others' shared
@@ -866,7 +877,8 @@ static proc_entry *find_prev(gt_sampler *s, const proc_entry *e)
 typedef struct walk {
     size_t qn;        /* PIDs queued */
     size_t matched;   /* members of the last sample found again */
-    size_t skipped;   /* idle members whose stat and children were not read */
+    size_t skipped;   /* members (or the root) whose children were not read */
+    int root_skipped; /* the root's were not */
     int orphans;      /* a member became a zombie: its children moved */
     size_t sorted_n;  /* completing: cur[0..sorted_n) sorted and visited */
     size_t prev_next; /* where in the last list the next look-up starts */
@@ -888,6 +900,32 @@ static int idle_since(const gt_sampler *s, const proc_entry *p, const proc_entry
            s->now - p->full_t < s->idle_refresh;
 }
 
+/* Whether the children of a process that ran (or of the root) can be
+ * taken from the last sample (last): no task was created anywhere since
+ * the last sample's start (the system's count of forks is the same), so
+ * none of its threads forked and it has no new thread.  The children it
+ * can lose meanwhile show as members gone, after which complete_walk()
+ * reads them again; a thread that exits leaves its children to another
+ * thread of the same process.  Read afresh every idle_refresh seconds like
+ * an idle process's. */
+static int kids_stand(const gt_sampler *s, const proc_entry *last, const proc_entry *e, int is_root)
+{
+    return s->no_forks && last && last->full_t > 0 && !last->kids_unread &&
+           (is_root || last->starttime == e->starttime) && s->now - last->full_t < s->idle_refresh;
+}
+
+/* Queues the children last had at the last sample as e's. */
+static int reuse_kids(gt_sampler *s, proc_entry *e, const proc_entry *last, walk *w)
+{
+    e->full_t = last->full_t;
+    e->kids_at = w->qn;
+    for (size_t k = 0; k < last->nkids; k++)
+        if (push_queued(s, &w->qn, s->prev_queue[last->kids_at + k].pid, 1) != 0)
+            return -1;
+    e->nkids = w->qn - e->kids_at;
+    return 0;
+}
+
 /* Takes an idle process's figures from the last sample, and queues the
  * children it had then. */
 static int reuse_idle(gt_sampler *s, proc_entry *e, proc_entry *p, walk *w)
@@ -901,15 +939,9 @@ static int reuse_idle(gt_sampler *s, proc_entry *e, proc_entry *p, walk *w)
     e->ppid = p->ppid;
     memcpy(e->comm, p->comm, sizeof e->comm);
     memcpy(e->activity, p->activity, sizeof e->activity);
-    e->full_t = p->full_t;
     e->skipped = 1;
     w->skipped++;
-    e->kids_at = w->qn;
-    for (size_t k = 0; k < p->nkids; k++)
-        if (push_queued(s, &w->qn, s->prev_queue[p->kids_at + k].pid, 1) != 0)
-            return -1;
-    e->nkids = w->qn - e->kids_at;
-    return 0;
+    return reuse_kids(s, e, p, w);
 }
 
 static int queue_kids(gt_sampler *s, proc_entry *e, walk *w)
@@ -926,6 +958,33 @@ static int queue_kids(gt_sampler *s, proc_entry *e, walk *w)
 static int is_dead(char state)
 {
     return state == 'Z' || state == 'X';
+}
+
+/* The root when it is this process (it runs the command and adopts its
+ * orphans): of its stat only the reaped children's CPU time is used, which
+ * getrusage() gives without /proc text, in microseconds. */
+static int read_self_root(proc_entry *e)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+        return -1;
+    e->ccpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+              (double)ru.ru_stime.tv_usec / 1e6;
+    e->state = 'R';
+    e->threads = 2; /* at least the caller's and the sampling thread: list them */
+    return 0;
+}
+
+/* Keeps the root's files and children list for the next sample. */
+static void keep_root(gt_sampler *s, proc_entry *e, int read)
+{
+    move_files(&s->root_files, e);
+    s->root_files.pid = e->pid;
+    s->root_files.threads = e->threads;
+    s->root_files.kids_at = e->kids_at;
+    s->root_files.nkids = e->nkids;
+    s->root_files.kids_unread = e->kids_unread;
+    s->root_files.full_t = read ? e->full_t : 0;
 }
 
 /* Visits one queued PID: reads its clock, then its stat and children unless
@@ -950,6 +1009,8 @@ static int visit(gt_sampler *s, queued q, walk *w)
     if (pid == s->self_pid && !s->self_tracking && !is_root_only)
         return 0;
     proc_entry *p = find_prev_near(s, pid, &w->prev_next);
+    /* Whose children at the last sample stand for this one's if none can be new. */
+    const proc_entry *last = is_root_only ? &s->root_files : p;
     if (is_root_only)
         move_files(e, &s->root_files);
     else if (p) /* its open files move to this sample's entry */
@@ -962,15 +1023,26 @@ static int visit(gt_sampler *s, queued q, walk *w)
         /* Gone: its children were re-parented and show up elsewhere.  One
          * listed by an idle parent's kept list must be the process seen
          * then: a new one with its PID is no member. */
-        if (read_stat(s, e, have_clk) != 0 || (q.from_kept && (!p || p->starttime != e->starttime))) {
+        int self_root = is_root_only && pid == s->self_pid && s->use_clock;
+        if ((self_root ? read_self_root(e) : read_stat(s, e, have_clk)) != 0 ||
+            (q.from_kept && (!p || p->starttime != e->starttime))) {
             release_entry(s, e);
+            if (is_root_only)
+                keep_root(s, e, 0);
             s->read_failed = 1;
             return 0;
         }
-        e->full_t = s->now;
         if (is_root_only)
             s->root_ccpu_now = e->ccpu;
-        rc = queue_kids(s, e, w);
+        if (kids_stand(s, last, e, is_root_only)) {
+            rc = reuse_kids(s, e, last, w);
+            e->skipped = 1;
+            w->skipped++;
+            w->root_skipped |= is_root_only;
+        } else {
+            e->full_t = s->now;
+            rc = queue_kids(s, e, w);
+        }
     }
     int same = p && p->starttime == e->starttime;
     if (same)
@@ -982,15 +1054,16 @@ static int visit(gt_sampler *s, queued q, walk *w)
     if (is_dead(e->state) && !(same && is_dead(p->state)))
         w->orphans = 1;
     if (is_root_only) /* the launcher itself is not tracked */
-        move_files(&s->root_files, e);
+        keep_root(s, e, 1);
     else
         cur->n++;
     return rc;
 }
 
 /* After a member exited or became a zombie, its children belong to a
- * subreaper, which may be an idle member: the children of every member
- * taken as idle are read now, and the new ones visited. */
+ * subreaper, which may be a member whose children were taken from the last
+ * sample, or the root: their children are read now, and the new ones
+ * visited. */
 static int complete_walk(gt_sampler *s, walk *w)
 {
     proc_list *cur = &s->cur;
@@ -1002,6 +1075,12 @@ static int complete_walk(gt_sampler *s, walk *w)
         if (e->skipped && queue_kids(s, e, w) != 0)
             return -1;
         e->skipped = 0;
+    }
+    if (w->root_skipped) { /* the root adopts orphans too */
+        if (queue_kids(s, &s->root_files, w) != 0)
+            return -1;
+        s->root_files.full_t = s->now;
+        w->root_skipped = 0;
     }
     for (size_t qi = from; qi < w->qn; qi++)
         if (visit(s, s->queue[qi], w) != 0)
@@ -1026,8 +1105,9 @@ static int discover(gt_sampler *s)
 }
 
 /* Fills in memory figures, reusing the last sample's for a process whose
- * activity did not change while the tree's membership stayed the same (a
- * change of membership can move pages between shared and private). */
+ * faults and RSS did not change while the tree's membership stayed the same
+ * (a change of membership can move pages between shared and private), for
+ * at most idle_refresh seconds and never at the last sample. */
 static void read_memories(gt_sampler *s)
 {
     int same_members = s->cur.n == s->prev.n;
@@ -1048,7 +1128,9 @@ static void read_memories(gt_sampler *s)
         proc_entry *e = &s->cur.v[i];
         proc_entry *p = find_prev(s, e);
         if (p && same_members && p->mem_read && p->paths_valid == s->need_paths &&
-            !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state) {
+            !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state &&
+            !s->full_walk && s->now - p->mem_t < s->idle_refresh) {
+            e->mem_t = p->mem_t;
             e->private_rss = p->private_rss;
             e->shared_rss = p->shared_rss;
             e->hwm = p->hwm;
@@ -1482,6 +1564,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     int ncores = 0;
     if (read_system(s, &out->system_ram, &ncores) != 0)
         return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
+    s->no_forks = !s->full_walk && s->forks && s->forks == s->prev_forks;
     if (discover(s) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
     if (s->read_mono < 0) { /* main was not read: gone */
@@ -1538,6 +1621,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
     rotate(s);
+    s->prev_forks = s->forks;
     s->prev_read_mono = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
     s->prev_self_thread_cpu = thread_cpu;
