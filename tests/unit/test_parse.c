@@ -490,43 +490,34 @@ static void test_proc_stat(void **state)
     assert_int_equal(n, 99);
 }
 
-static int forks_of(const char *text, size_t len, uint64_t *forks)
+static int last_pid_of(const char *text, size_t len, pid_t *pid)
 {
     char *b = malloc(len ? len : 1);
     assert_non_null(b);
     memcpy(b, text, len);
-    int r = gt_parse_proc_stat_forks(b, len, forks);
+    int r = gt_parse_loadavg_last_pid(b, len, pid);
     free(b);
     return r;
 }
 
-static void test_proc_stat_forks(void **state)
+static void test_loadavg_last_pid(void **state)
 {
     (void)state;
-    size_t len;
-    char *b = load("proc_stat", &len);
-    uint64_t f = 0;
-    assert_int_equal(gt_parse_proc_stat_forks(b, len, &f), 0);
-    assert_true(f == 7916);
-    free(b);
-    b = load("proc_stat_old", &len);
-    assert_int_equal(gt_parse_proc_stat_forks(b, len, &f), 0);
-    assert_true(f == 300);
-    free(b);
-#define FORKS(t, f) forks_of(t, sizeof t - 1, f)
-    f = 5;
-    assert_int_equal(FORKS("cpu  1 2 3 4\nctxt 9\n", &f), 1);
-    assert_int_equal(FORKS("", &f), 1);
-    assert_true(f == 5);
-    assert_int_equal(FORKS("processes  18446744073709551615 \n", &f), 0);
-    assert_true(f == UINT64_MAX);
-    assert_int_equal(FORKS("processes 18446744073709551616\n", &f), -1);
-    assert_int_equal(FORKS("processes x\n", &f), -1);
-    assert_int_equal(FORKS("processes 12 3\n", &f), -1);
-    assert_int_equal(FORKS("processes_x 12\n", &f), 1);
-    assert_int_equal(FORKS("ctxt 9\nprocesses 12", &f), -1); /* cut short */
-    assert_true(f == UINT64_MAX);
-#undef FORKS
+    pid_t p = 7;
+#define LAST(t) last_pid_of(t, sizeof t - 1, &p)
+    assert_int_equal(LAST("0.88 1.10 1.42 2/345 12345\n"), 0);
+    assert_int_equal(p, 12345);
+    assert_int_equal(LAST("0.00 0.00 0.00 1/1 2147483647 \n"), 0);
+    assert_int_equal(p, 2147483647);
+    p = 7;
+    assert_int_equal(LAST("0.00 0.00 0.00 1/1 2147483648\n"), -1);
+    assert_int_equal(LAST("0.00 0.00 0.00 1/1\n"), -1);
+    assert_int_equal(LAST("0.00 0.00 0.00 1/1 12 13\n"), -1);
+    assert_int_equal(LAST("0.00 0.00 0.00 1/1 x\n"), -1);
+    assert_int_equal(LAST("0.00 0.00 0.00 1/1 12"), -1); /* cut short */
+    assert_int_equal(LAST(""), -1);
+    assert_int_equal(p, 7);
+#undef LAST
 }
 
 static int cpus_text(const char *s, gt_cpu_times *c, int *n)
@@ -781,7 +772,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_meminfo),
         cmocka_unit_test(test_meminfo_used),
         cmocka_unit_test(test_proc_stat),
-        cmocka_unit_test(test_proc_stat_forks),
+        cmocka_unit_test(test_loadavg_last_pid),
         cmocka_unit_test(test_proc_stat_fields),
         cmocka_unit_test(test_pid_list),
         cmocka_unit_test(test_every_prefix),

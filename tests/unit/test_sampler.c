@@ -230,13 +230,15 @@ static void test_tree(void **state)
     assert_true(b.descendants_max_hwm == 7000 * KB);
 
     /* A zombie child (exited, not yet reaped) holds no memory and does not
-     * stop libc, mapped by main and the live child, from counting once. */
+     * stop libc, mapped by main and the live child, from counting once.
+     * Nor does it run a thread, although its stat still says 1. */
     put("100/task/100/children", "101 103 ");
     put_zombie(103, 100);
     gt_sample c;
     assert_int_equal(gt_sampler_take(s, &c, &err), GT_OK);
     assert_true(c.descendants.private_rss == 2000 * KB && c.descendants.shared_rss == 100 * KB);
     assert_true(c.combined.shared_rss == 100 * KB);
+    assert_int_equal(c.descendants_n_threads, 1);
 
     gt_sampler_free(&s);
     assert_null(s);
@@ -578,13 +580,12 @@ static void test_walk_on_change(void **state)
     remove_root();
 }
 
-/* /proc/stat with the count of tasks created since boot. */
-static void put_forks(unsigned forks)
+/* /proc/loadavg with the PID last given out. */
+static void put_last_pid(int pid)
 {
-    char text[256];
-    snprintf(text, sizeof text, "cpu  100 0 0 900 0 0 0 0 0 0\ncpu0 100 0 0 900 0 0 0 0 0 0\n"
-             "ctxt 1\nbtime 1\nprocesses %u\n", forks);
-    put("stat", text);
+    char text[64];
+    snprintf(text, sizeof text, "0.50 0.40 0.30 1/99 %d\n", pid);
+    put("loadavg", text);
 }
 
 /* The members of the sample just taken, as "PID PID ...". */
@@ -632,15 +633,14 @@ static void drop_proc(int pid)
     assert_int_equal(system(cmd), 0);
 }
 
-/* While the system's count of forks stays the same, a process that ran
- * keeps the last sample's children (none can be new); a new count, the
- * refresh's age, or a member gone (whose children may have been adopted)
- * reads them again. */
-static void test_children_without_forks(void **state)
+/* While no PID is given out, a process that ran keeps the last sample's
+ * children (none can be new); a new PID, the refresh's age, or a member
+ * gone (whose children may have been adopted) reads them again. */
+static void test_children_while_no_new_pid(void **state)
 {
     (void)state;
     new_root(1);
-    put_forks(500);
+    put_last_pid(500);
     put_proc(100, 1, 0, "101 ");
     put_proc(101, 100, 0, "103 ");
     put_proc(103, 101, 0, "");
@@ -649,15 +649,15 @@ static void test_children_without_forks(void **state)
     take_ok(s);
     expect_members(s, "100 101 103");
 
-    put_proc(100, 1, 5, "101 102 "); /* it ran, and lists a child no fork made */
+    put_proc(100, 1, 5, "101 102 "); /* it ran, and lists a child no PID was given out for */
     put_proc(102, 100, 0, "");
     take_ok(s);
     expect_members(s, "100 101 103");
-    put_forks(501);
+    put_last_pid(501);
     take_ok(s);
     expect_members(s, "100 101 102 103");
 
-    /* 101 exits and main, a subreaper, adopts 103; nothing forked. */
+    /* 101 exits and main, a subreaper, adopts 103; no task was created. */
     drop_proc(101);
     put_proc(100, 1, 10, "102 103 ");
     put_proc(103, 100, 0, "");
@@ -682,12 +682,12 @@ static void test_children_without_forks(void **state)
 }
 
 /* The same for the root (the launcher, not tracked): an orphan it adopts
- * while no fork happens is found in the sample that misses its parent. */
-static void test_root_children_without_forks(void **state)
+ * while no task is created is found in the sample that misses its parent. */
+static void test_root_children_while_no_new_pid(void **state)
 {
     (void)state;
     new_root(1);
-    put_forks(500);
+    put_last_pid(500);
     put_proc(50, 1, 0, "100 ");
     put_proc(100, 50, 0, "101 ");
     put_proc(101, 100, 0, "103 ");
@@ -753,6 +753,42 @@ static void test_memory_without_faults(void **state)
     remove_root();
 }
 
+/* Samples closer together than the system period repeat the last reading
+ * of system RAM and system CPU; a sample after it, and the last sample,
+ * read them afresh. */
+static void test_system_period(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_proc(100, 1, 0, "");
+    gt_sampler *s = new_sampler(100);
+    gt_sampler_set_system_period(s, 3600);
+    gt_sample a;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.system_ram == (8000000ULL - 1000000 - 2) * KB);
+    put_system(200, 1000, 100, 1000); /* core 0: 100 of 200 ticks busy; core 1: none */
+    put("meminfo", "MemTotal:  8000000 kB\nMemFree:  3000000 kB\nBuffers:  1 kB\nCached:  1 kB\n");
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.system_ram == (8000000ULL - 1000000 - 2) * KB);
+    within(a.cpu_system_sum, 0, 0);
+
+    gt_sampler_set_system_period(s, 0);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_true(a.system_ram == (8000000ULL - 3000000 - 2) * KB);
+    within(a.cpu_system_sum, 50, 50);
+    put_system(300, 1000, 100, 1100); /* core 0: all 100 busy; core 1: none of 100 */
+    gt_sampler_set_system_period(s, 3600);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    within(a.cpu_system_sum, 50, 50); /* the last reading's figure */
+    /* Read afresh; it is the run's first CPU figure too, so it covers the
+     * time since the first sample: core 0 200 of 300 ticks busy. */
+    assert_int_equal(gt_sampler_take_last(s, &a, &err), GT_OK);
+    within(a.cpu_system_sum, 200.0 / 3 - 1e-9, 200.0 / 3 + 1e-9);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
 /* A main process that does not exist is an error at the first sample. */
 static void test_missing_main(void **state)
 {
@@ -788,9 +824,10 @@ int main(void)
         cmocka_unit_test(test_walk_out_of_pid_order),
         cmocka_unit_test(test_zombie_seen_again),
         cmocka_unit_test(test_pid_listed_twice),
-        cmocka_unit_test(test_children_without_forks),
-        cmocka_unit_test(test_root_children_without_forks),
+        cmocka_unit_test(test_children_while_no_new_pid),
+        cmocka_unit_test(test_root_children_while_no_new_pid),
         cmocka_unit_test(test_memory_without_faults),
+        cmocka_unit_test(test_system_period),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -459,24 +459,28 @@ int gt_parse_proc_stat(const char *buf, size_t len, gt_cpu_times *cpus, int max,
     return 0;
 }
 
-int gt_parse_proc_stat_forks(const char *buf, size_t len, uint64_t *forks)
+int gt_parse_loadavg_last_pid(const char *buf, size_t len, pid_t *pid)
 {
-    if (!buf || !forks)
+    if (!buf || !pid)
         return -1;
     const char *pos = buf, *end = buf + len, *l, *le;
-    int r;
-    while ((r = next_line(&pos, end, &l, &le)) == 1) {
-        const char *v = after_key(l, le, "processes ");
-        if (!v)
-            continue;
-        uint64_t x;
-        v = skip_blanks(v, le);
-        if (scan_u64(&v, le, &x) != 0 || skip_blanks(v, le) != le)
+    if (next_line(&pos, end, &l, &le) != 1)
+        return -1;
+    /* Four fields, then the last PID and nothing more. */
+    const char *p = l;
+    for (int f = 0; f < 4; f++) {
+        p = skip_blanks(p, le);
+        if (p == le)
             return -1;
-        *forks = x;
-        return 0;
+        while (p < le && !is_blank(*p))
+            p++;
     }
-    return r < 0 ? -1 : 1;
+    p = skip_blanks(p, le);
+    uint64_t v;
+    if (scan_u64(&p, le, &v) != 0 || skip_blanks(p, le) != le || v > INT_MAX)
+        return -1;
+    *pid = (pid_t)v;
+    return 0;
 }
 
 int gt_parse_pid_list(const char *buf, size_t len, pid_t *out, int max)

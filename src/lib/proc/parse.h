@@ -72,10 +72,10 @@ typedef struct gt_cpu_times {    /* ticks */
 int gt_parse_proc_stat(const char *buf, size_t len, gt_cpu_times *cpus, int max,
                        int *n);
 
-/* /proc/stat's "processes" line: the tasks (processes and threads) created
- * since boot.  0 with *forks set; 1 when the line is absent; -1 when it is
- * malformed. */
-int gt_parse_proc_stat_forks(const char *buf, size_t len, uint64_t *forks);
+/* /proc/loadavg's last field: the PID (or thread ID) most recently given
+ * out in the reader's PID namespace, which every new task visible there
+ * moves.  0 with *pid set, -1 when the text is not "L1 L5 L15 R/T PID\n". */
+int gt_parse_loadavg_last_pid(const char *buf, size_t len, pid_t *pid);
 
 /* A list of decimal PIDs separated by blanks or newlines, as in
  * /proc/PID/task/TID/children.  Stores up to max, returns the count found

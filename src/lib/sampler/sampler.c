@@ -17,6 +17,7 @@
 #include "sampler/exit_peaks.h"
 #include "sampler/paths.h"
 #include "sampler/processes.h"
+#include "sampler/walk_due.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -71,10 +72,11 @@ typedef struct proc_entry {
     uint32_t npaths, cap;
     int paths_valid;
     /* The last page-table walk: whether there was one (with per-path data
-     * or not), the shared bytes it found, and the RSS and time it saw. */
+     * or not), the shared bytes it found, the RSS and time it saw, and the
+     * CPU seconds it took. */
     int walked, walked_paths;
     uint64_t walk_shared, walk_rss;
-    double walk_t;
+    double walk_t, walk_cost;
     /* Idle processes (see visit()): the CPU clock read at this sample, when
      * stat and the children were last read (boot-time seconds), and where
      * its children are in the walk's queue. */
@@ -125,11 +127,11 @@ struct gt_sampler {
     /* A read failed or a process vanished at this sample: the next one
      * reads every process, so a failure is never carried over. */
     int read_failed;
-    /* Tasks created in the whole system (/proc/stat's "processes") at this
-     * sample's start and the last one's, 0 where unknown; no_forks: the
-     * same, so no member has a new child or thread (see kids_stand()). */
-    uint64_t forks, prev_forks;
-    int no_forks;
+    /* The PID last given out (/proc/loadavg) at this sample's start and the
+     * last one's, 0 where unknown; no_new_tasks: the same, so no member has
+     * a new child or thread (see kids_stand()). */
+    pid_t last_pid, prev_last_pid;
+    int no_new_tasks;
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
     size_t max_cap;
@@ -156,7 +158,13 @@ struct gt_sampler {
      * the open-files soft limit; beyond it a process's files are opened and
      * closed each sample, so a huge tree cannot exhaust the limit. */
     int kept_fds, fd_budget, budget_checked;
-    int meminfo_fd, stat_fd;
+    int meminfo_fd, stat_fd, loadavg_fd;
+    /* The last reading of the system-wide figures, taken at most every
+     * system_period seconds: when (boot-time seconds), RAM used, the
+     * cores' summed busy percent. */
+    double system_period, system_t;
+    uint64_t system_used;
+    double system_sum;
     /* The root's files, kept across samples like a member's although the
      * root itself is not tracked. */
     proc_entry root_files;
@@ -197,6 +205,15 @@ static ssize_t read_kept(gt_sampler *s, int *fd, const char *name, const char **
     return *fd < 0 ? -1 : gt_procfs_pread(s->fs, *fd, d);
 }
 
+/* The PID last given out in this PID namespace; 0 when unknown. */
+static pid_t read_last_pid(gt_sampler *s)
+{
+    const char *d;
+    ssize_t n = read_kept(s, &s->loadavg_fd, "loadavg", &d);
+    pid_t pid;
+    return n > 0 && gt_parse_loadavg_last_pid(d, (size_t)n, &pid) == 0 ? pid : 0;
+}
+
 static int read_system(gt_sampler *s, uint64_t *used, int *ncores)
 {
     const char *d;
@@ -209,8 +226,6 @@ static int read_system(gt_sampler *s, uint64_t *used, int *ncores)
     n = read_kept(s, &s->stat_fd, "stat", &d);
     if (n < 0 || gt_parse_proc_stat(d, (size_t)n, s->cores_cur, MAX_CORES, ncores) != 0)
         return -1;
-    if (gt_parse_proc_stat_forks(d, (size_t)n, &s->forks) != 0)
-        s->forks = 0;
     if (*ncores > MAX_CORES)
         *ncores = MAX_CORES;
     return 0;
@@ -251,12 +266,13 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->self_pid = getpid();
     s->self_tracking = cfg->main_pid == s->self_pid;
     s->gpu = cfg->gpu;
-    s->meminfo_fd = s->stat_fd = -1;
+    s->meminfo_fd = s->stat_fd = s->loadavg_fd = -1;
     s->fd_budget = fd_budget();
     s->use_clock = clocks_usable(cfg->proc_root);
     gt_cpu_window_init(&s->window, CPU_WINDOW_SPAN);
     s->walk_budget = GT_SAMPLER_WALK_BUDGET;
     s->idle_refresh = GT_SAMPLER_IDLE_REFRESH;
+    s->system_period = GT_SAMPLER_SYSTEM_PERIOD;
     s->root_files.stat_fd = s->root_files.children_fd = s->root_files.task_fd = -1;
     s->root_files.status_fd = -1;
     s->hz = sysconf(_SC_CLK_TCK);
@@ -291,6 +307,12 @@ void gt_sampler_set_idle_refresh(gt_sampler *s, double seconds)
 {
     if (seconds >= 0)
         s->idle_refresh = seconds;
+}
+
+void gt_sampler_set_system_period(gt_sampler *s, double seconds)
+{
+    if (seconds >= 0)
+        s->system_period = seconds;
 }
 
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
@@ -355,6 +377,8 @@ void gt_sampler_free(gt_sampler **sp)
         close(s->meminfo_fd);
     if (s->stat_fd >= 0)
         close(s->stat_fd);
+    if (s->loadavg_fd >= 0)
+        close(s->loadavg_fd);
     release_entry(s, &s->root_files);
     free(s->queue);
     free(s->prev_queue);
@@ -704,10 +728,10 @@ static int may_walk(const gt_sampler *s, const proc_entry *e, uint64_t rss)
         return 1;
     /* Pages move between private and shared when they are mapped or
      * unmapped, or when the processes that map them come and go: while its
-     * RSS and the tree's members are as at its last walk, the split stands,
-     * re-read at the idle refresh for what others can change (another
-     * program mapping the same file). */
-    if (s->same_members && rss == e->walk_rss && s->now - e->walk_t < s->idle_refresh)
+     * RSS and the tree's members are as at its last walk, the split stands
+     * until the refresh for what others can change. */
+    if (s->same_members && rss == e->walk_rss &&
+        !gt_walk_refresh_due(s->now - e->walk_t, e->walk_cost, s->walk_budget, s->idle_refresh))
         return 0;
     return s->walk_allowance > 0;
 }
@@ -740,13 +764,15 @@ static int walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
         read_paths(s, dirfd, e);
         ok = e->paths_valid;
     }
+    double cost = thread_cpu_now() - t0;
     /* Only a complete walk stands in for the ones skipped later. */
     if (ok) {
         e->walked = 1;
         e->walked_paths = s->need_paths;
         e->walk_shared = e->shared_rss;
+        e->walk_cost = cost;
     }
-    s->walk_allowance -= thread_cpu_now() - t0;
+    s->walk_allowance -= cost;
     return ok;
 }
 
@@ -901,16 +927,17 @@ static int idle_since(const gt_sampler *s, const proc_entry *p, const proc_entry
 }
 
 /* Whether the children of a process that ran (or of the root) can be
- * taken from the last sample (last): no task was created anywhere since
- * the last sample's start (the system's count of forks is the same), so
- * none of its threads forked and it has no new thread.  The children it
+ * taken from the last sample (last): no task was created since the last
+ * sample's start (no PID given out in this PID namespace, where every
+ * member and every task it creates has one), so none of its threads forked
+ * and it has no new thread.  The children it
  * can lose meanwhile show as members gone, after which complete_walk()
  * reads them again; a thread that exits leaves its children to another
  * thread of the same process.  Read afresh every idle_refresh seconds like
  * an idle process's. */
 static int kids_stand(const gt_sampler *s, const proc_entry *last, const proc_entry *e, int is_root)
 {
-    return s->no_forks && last && last->full_t > 0 && !last->kids_unread &&
+    return s->no_new_tasks && last && last->full_t > 0 && !last->kids_unread &&
            (is_root || last->starttime == e->starttime) && s->now - last->full_t < s->idle_refresh;
 }
 
@@ -1129,7 +1156,7 @@ static void read_memories(gt_sampler *s)
         proc_entry *p = find_prev(s, e);
         if (p && same_members && p->mem_read && p->paths_valid == s->need_paths &&
             !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state &&
-            !s->full_walk && s->now - p->mem_t < s->idle_refresh) {
+            !s->closing && s->now - p->mem_t < s->idle_refresh) {
             e->mem_t = p->mem_t;
             e->private_rss = p->private_rss;
             e->shared_rss = p->shared_rss;
@@ -1146,6 +1173,7 @@ static void read_memories(gt_sampler *s)
             e->walk_shared = p->walk_shared;
             e->walk_rss = p->walk_rss;
             e->walk_t = p->walk_t;
+            e->walk_cost = p->walk_cost;
             p->paths = NULL;
             p->npaths = p->cap = 0;
             continue;
@@ -1160,6 +1188,7 @@ static void read_memories(gt_sampler *s)
             e->walk_shared = p->walk_shared;
             e->walk_rss = p->walk_rss;
             e->walk_t = p->walk_t;
+            e->walk_cost = p->walk_cost;
             e->mem_denied = p->mem_denied; /* until a walk says otherwise */
             p->paths = NULL;
             p->npaths = p->cap = 0;
@@ -1405,10 +1434,14 @@ static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
     s->desc_alive = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
         proc_entry *e = &s->cur.v[i];
+        /* A zombie's stat still says 1 thread until it is reaped, but none
+         * runs.  Counted, it would add to the threads of whoever replaced it
+         * within the same walk (a sample is not an instant). */
+        int threads = is_dead(e->state) ? 0 : e->threads;
         if (e->is_main) {
             out->main.private_rss = e->private_rss;
             out->main.shared_rss = e->shared_rss;
-            out->main_n_threads = e->threads - (s->self_tracking ? 1 : 0);
+            out->main_n_threads = threads - (s->self_tracking && threads ? 1 : 0);
             out->main_hwm = e->hwm;
             out->main_hwm_exact = e->hwm_ok;
             out->main_mem_denied = e->mem_denied;
@@ -1423,7 +1456,7 @@ static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
             }
             desc_priv += e->private_rss;
             desc_shared_sum += e->shared_rss;
-            out->descendants_n_threads += e->threads;
+            out->descendants_n_threads += threads;
             if (e->hwm > s->desc_hwm_max)
                 s->desc_hwm_max = e->hwm;
         }
@@ -1455,10 +1488,15 @@ static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
     }
 }
 
-/* The machine's CPU: each core's busy share since the last sample (or,
- * for the first sample with CPU figures, since the first), summed. */
-static void system_cpu(gt_sampler *s, gt_sample *out, int ncores)
+/* The machine's CPU: each core's busy share since the last reading (or,
+ * for the first sample with CPU figures, since the first), summed; the
+ * last reading's figure again where this sample read none (fresh = 0). */
+static void system_cpu(gt_sampler *s, gt_sample *out, int ncores, int fresh)
 {
+    if (!fresh) {
+        out->cpu_system_sum = s->system_sum;
+        return;
+    }
     if (s->have_prev) {
         double sys = 0;
         const gt_cpu_times *base = out->cpu_since_first ? s->cores_first : s->cores_prev;
@@ -1469,7 +1507,7 @@ static void system_cpu(gt_sampler *s, gt_sample *out, int ncores)
             if (s->cores_cur[c].total > base[c].total && s->cores_cur[c].busy >= base[c].busy)
                 sys += (double)db / (double)dt * 100.0;
         }
-        out->cpu_system_sum = sys;
+        out->cpu_system_sum = s->system_sum = sys;
     } else {
         memcpy(s->cores_first, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
     }
@@ -1561,10 +1599,16 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->full_walk = s->closing || s->read_failed;
     s->read_failed = 0;
 
-    int ncores = 0;
-    if (read_system(s, &out->system_ram, &ncores) != 0)
-        return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
-    s->no_forks = !s->full_walk && s->forks && s->forks == s->prev_forks;
+    int ncores = s->ncores;
+    int fresh = !s->have_prev || s->closing || s->now - s->system_t >= s->system_period;
+    if (fresh) {
+        if (read_system(s, &s->system_used, &ncores) != 0)
+            return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
+        s->system_t = s->now;
+    }
+    out->system_ram = s->system_used;
+    s->last_pid = read_last_pid(s);
+    s->no_new_tasks = !s->full_walk && s->last_pid && s->last_pid == s->prev_last_pid;
     if (discover(s) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
     if (s->read_mono < 0) { /* main was not read: gone */
@@ -1614,14 +1658,14 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         s->first_mono_main = s->read_mono_main;
     }
     cpu_percents(s, out, &pt, ncores);
-    system_cpu(s, out, ncores);
+    system_cpu(s, out, ncores, fresh);
 
     /* GPU memory is attributed by PID. */
     if (s->gpu && sample_gpus(s, out) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
     rotate(s);
-    s->prev_forks = s->forks;
+    s->prev_last_pid = s->last_pid;
     s->prev_read_mono = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
     s->prev_self_thread_cpu = thread_cpu;

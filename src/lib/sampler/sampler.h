@@ -37,6 +37,13 @@ void gt_sampler_set_walk_budget(gt_sampler *s, double share_of_core);
  * (reclaim, swap) or rising by another's hand (process_vm_writev). */
 #define GT_SAMPLER_IDLE_REFRESH 1.0
 void gt_sampler_set_idle_refresh(gt_sampler *s, double seconds);
+/* The system-wide figures (RAM used, the cores' CPU) are read at most every
+ * this many seconds (0.04 unless set; 0: at every sample), and always at the
+ * first and the last sample; a sample in between repeats the last reading.
+ * /proc/meminfo and /proc/stat are the largest texts a sample reads, and
+ * /proc/stat counts in 10 ms ticks. */
+#define GT_SAMPLER_SYSTEM_PERIOD 0.04
+void gt_sampler_set_system_period(gt_sampler *s, double seconds);
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s);  /* MemTotal, bytes */
 int gt_sampler_core_count(const gt_sampler *s);         /* cores in /proc/stat */
 
