@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* hold_mem MiB SECONDS: writes MiB of private memory, then spins for SECONDS
- * (so a tracker sees it active and re-reads its memory every sample), and
- * prints its own CPU seconds on stderr.
+/* hold_mem MiB SECONDS: writes MiB of private memory, says "held" on
+ * stdout, then spins for SECONDS (so a tracker sees it active), and prints
+ * its own CPU seconds on stderr.
  * hold_mem -f MiB ROUNDS: a page-fault-heavy workload instead: ROUNDS
  * times maps MiB, writes every page, unmaps it; prints its wall seconds. */
 #include <stdio.h>
@@ -51,6 +51,8 @@ int main(int argc, char **argv)
         return 0;
     }
     touch(bytes, 1);
+    printf("held\n");
+    fflush(stdout);
     volatile unsigned long sink = 0;
     double until = now(CLOCK_MONOTONIC) + atof(argv[2]);
     while (now(CLOCK_MONOTONIC) < until)
