@@ -6,7 +6,11 @@
 command -v tmux >/dev/null || fail "tmux is not installed (scripts/setup-deps.sh)"
 sock="$TMP/tmux.sock"
 t() { tmux -S "$sock" "$@"; }
-trap 't kill-server 2>/dev/null || true; cleanup' EXIT
+# A tracker whose terminal goes away (kill-server) as it exits can hang in
+# a sanitizer's exit-time leak check, spinning a core for the rest of the
+# run: each pane runs this test's own copy, which is killed at the end.
+cp "$GT_BIN" "$TMP/gpu-tracker"
+trap 't kill-server 2>/dev/null || true; pkill -KILL -f -- "$TMP/gpu-tracker" || true; cleanup' EXIT
 # The command prints numbered lines while it holds 48 MiB.
 cat >job.sh <<SH
 #!/bin/sh
@@ -18,7 +22,7 @@ run_in_tmux() { # name, gpu-tracker options...
     local name=$1
     shift
     t new-session -d -s "$name" -x 120 -y 20 \
-        "$GT_BIN --st=0.2 --disable-logs -o $name.report $* -- ./job.sh; echo exit=\$? >$name.done; sleep 30"
+        "$TMP/gpu-tracker --st=0.2 --disable-logs -o $name.report $* -- ./job.sh; echo exit=\$? >$name.done; sleep 30"
 }
 run_in_tmux live
 seen=""

@@ -10,6 +10,10 @@ t() { tmux -S "$sock" "$@"; }
 pids=()
 stop_all() {
     t kill-server 2>/dev/null || true
+    # A tracker whose terminal went away as it exited can hang in a
+    # sanitizer's exit-time leak check, spinning a core for the rest of the
+    # run.
+    pkill -KILL -f -- "$TMP/gpu-tracker" || true
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     cleanup
