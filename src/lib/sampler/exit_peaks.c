@@ -27,7 +27,7 @@ struct gt_exit_peaks {
     pid_t recent[RECENT];
     size_t n_recent, recent_at;
     pending wait[PENDING];
-    size_t wait_at;
+    size_t wait_at, n_waiting; /* slots in use: none, and no scan of them */
     unsigned long drains;
     gt_member_fn is_member;
     void *ctx;
@@ -65,6 +65,12 @@ static int was_recent(const gt_exit_peaks *x, pid_t pid)
     return 0;
 }
 
+static void unwait(gt_exit_peaks *x, pending *p)
+{
+    p->drain = 0;
+    x->n_waiting--;
+}
+
 static void take_record(gt_exit_peaks *x, pid_t tgid, uint64_t hwm)
 {
     if (tgid == x->main) {
@@ -81,10 +87,10 @@ static void take_record(gt_exit_peaks *x, pid_t tgid, uint64_t hwm)
             x->n_recent++;
     }
     /* Its children's records that came first. */
-    for (size_t i = 0; i < PENDING; i++) {
+    for (size_t i = 0; x->n_waiting && i < PENDING; i++) {
         pending *p = &x->wait[i];
         if (p->drain && p->ppid == tgid) {
-            p->drain = 0;
+            unwait(x, p);
             take_record(x, p->tgid, p->hwm);
         }
     }
@@ -105,6 +111,10 @@ void gt_exit_peaks_add(gt_exit_peaks *x, const gt_exit_record *r)
         return;
     }
     /* Most likely another program's; the oldest waiting record gives way. */
+    if (x->wait[x->wait_at].drain)
+        x->n_waiting--;
+    if (x->drains)
+        x->n_waiting++;
     x->wait[x->wait_at] = (pending){r->tgid, r->ppid, r->hiwater_rss, x->drains};
     x->wait_at = (x->wait_at + 1) % PENDING;
 }
@@ -120,15 +130,15 @@ void gt_exit_peaks_drain(gt_exit_peaks *x, gt_member_fn is_member, void *ctx)
     x->ctx = ctx;
     x->drains++;
     /* Records that waited: their parent may have been seen by this walk. */
-    for (size_t i = 0; i < PENDING; i++) {
+    for (size_t i = 0; x->n_waiting && i < PENDING; i++) {
         pending *p = &x->wait[i];
         if (!p->drain)
             continue;
         if (is_tracked(x, p->ppid)) {
-            p->drain = 0;
+            unwait(x, p);
             take_record(x, p->tgid, p->hwm);
         } else if (x->drains - p->drain > MAX_AGE) {
-            p->drain = 0;
+            unwait(x, p);
         }
     }
     if (x->ts && gt_taskstats_drain(x->ts, on_exit_record, x) < 0)
