@@ -570,7 +570,7 @@ static void test_walk_on_change(void **state)
     assert_true(a.main.private_rss == 800 * KB && a.main.shared_rss == 400 * KB);
 
     gt_sampler_set_idle_refresh(s, 0.001); /* the last walk is old now */
-    struct timespec pause = {0, 20 * 1000000L};
+    struct timespec pause = {0, 100 * 1000000L}; /* and 20 times its cost (budget 0.5) */
     nanosleep(&pause, NULL);
     put_stat(100, 1, 1, 15, 0);
     put_rollup(100, 900, 300);
@@ -711,7 +711,7 @@ static void test_root_children_while_no_new_pid(void **state)
 
 /* A process that ran without a page fault and with the same RSS keeps its
  * memory figures, whatever its status says meanwhile (it cannot have
- * changed); the refresh's age and the last sample read them again. */
+ * changed); its split's refresh and the last sample read them again. */
 static void test_memory_without_faults(void **state)
 {
     (void)state;
@@ -735,8 +735,8 @@ static void test_memory_without_faults(void **state)
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
     assert_true(a.main.private_rss == 700 * KB && a.main.shared_rss == 300 * KB);
 
-    gt_sampler_set_idle_refresh(s, 0.001);
-    nanosleep(&pause, NULL);
+    gt_sampler_set_idle_refresh(s, 0.001); /* the walk is due: 20 times its cost ago */
+    nanosleep(&(struct timespec){0, 100 * 1000000L}, NULL);
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
     assert_true(a.main.private_rss == 1500 * KB && a.main.shared_rss == 500 * KB);
 

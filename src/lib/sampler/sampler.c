@@ -62,7 +62,6 @@ typedef struct proc_entry {
      * takes them) and anything that shrinks it changes it.  What another
      * process does to it (process_vm_writev) shows at the refresh. */
     uint64_t activity[2];
-    double mem_t;              /* when status was last read (boot-time seconds) */
     uint64_t private_rss, shared_rss, hwm;
     int hwm_ok;                /* hwm was read from a live process */
     int mem_denied;            /* errno when its memory could not be read */
@@ -719,6 +718,15 @@ static double thread_cpu_now(void)
     return ts_seconds(&t);
 }
 
+/* Whether the split of a process unchanged since its last walk is due
+ * for a refresh: all the members' refreshes together within a tenth of
+ * the walk budget (see walk_due.h). */
+static int refresh_due(const gt_sampler *s, const proc_entry *e)
+{
+    double members = s->cur.n ? (double)s->cur.n : 1;
+    return gt_walk_refresh_due(s->now - e->walk_t, e->walk_cost * members, s->walk_budget, s->idle_refresh);
+}
+
 /* Whether a page-table walk may run now: always for a process never
  * walked (or walked without the per-path data now needed), otherwise while
  * the budget has CPU time left. */
@@ -730,8 +738,7 @@ static int may_walk(const gt_sampler *s, const proc_entry *e, uint64_t rss)
      * unmapped, or when the processes that map them come and go: while its
      * RSS and the tree's members are as at its last walk, the split stands
      * until the refresh for what others can change. */
-    if (s->same_members && rss == e->walk_rss &&
-        !gt_walk_refresh_due(s->now - e->walk_t, e->walk_cost, s->walk_budget, s->idle_refresh))
+    if (s->same_members && rss == e->walk_rss && !refresh_due(s, e))
         return 0;
     return s->walk_allowance > 0;
 }
@@ -801,7 +808,6 @@ static int read_memory(gt_sampler *s, proc_entry *e)
 {
     e->private_rss = e->shared_rss = e->hwm = 0;
     e->hwm_ok = 0;
-    e->mem_t = s->now;
     if (e->state == 'Z' || e->state == 'X') {
         /* A zombie, or a process gone before its folder opens, holds no
          * memory: its empty path list is exact, so the others' shared
@@ -1133,8 +1139,8 @@ static int discover(gt_sampler *s)
 
 /* Fills in memory figures, reusing the last sample's for a process whose
  * faults and RSS did not change while the tree's membership stayed the same
- * (a change of membership can move pages between shared and private), for
- * at most idle_refresh seconds and never at the last sample. */
+ * (a change of membership can move pages between shared and private),
+ * until its split is due for a refresh, and never at the last sample. */
 static void read_memories(gt_sampler *s)
 {
     int same_members = s->cur.n == s->prev.n;
@@ -1156,8 +1162,7 @@ static void read_memories(gt_sampler *s)
         proc_entry *p = find_prev(s, e);
         if (p && same_members && p->mem_read && p->paths_valid == s->need_paths &&
             !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state &&
-            !s->closing && s->now - p->mem_t < s->idle_refresh) {
-            e->mem_t = p->mem_t;
+            !s->closing && !(p->walked && refresh_due(s, p))) {
             e->private_rss = p->private_rss;
             e->shared_rss = p->shared_rss;
             e->hwm = p->hwm;

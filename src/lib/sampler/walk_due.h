@@ -7,10 +7,11 @@
 #ifndef GT_SAMPLER_WALK_DUE_H
 #define GT_SAMPLER_WALK_DUE_H
 
-/* age: seconds since the last walk, which took cost CPU seconds; budget: the
- * share of a core the walks may use; refresh: the shortest age.  Due once
- * age reaches refresh and the time in which that walk's cost is a tenth of
- * the budget (a 16 ms walk of a 4 GiB process: every 16 s at 1 % of a
- * core). */
+/* age: seconds since the last walk; cost: the CPU seconds it took, times
+ * the number of processes refreshed alike (so that together they keep to
+ * the share); budget: the share of a core the walks may use; refresh: the
+ * shortest age.  Due once age reaches refresh and the time in which cost is
+ * a tenth of the budget (a lone 4 GiB process's walk of 16 ms: every 16 s
+ * at 1 % of a core; 100 small ones of 50 µs: each every 5 s). */
 int gt_walk_refresh_due(double age, double cost, double budget, double refresh);
 #endif
