@@ -87,6 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int n = gt_parse_pid_list(buf, len, pids, 8);
         for (int i = 0; i < n && i < 8; i++)
             CHECK(pids[i] > 0);
+        pid_t last;
+        if (gt_parse_loadavg_last_pid(buf, len, &last) == 0)
+            CHECK(last >= 0 && len > 0);
         break;
     }
     case 7: {

@@ -620,6 +620,7 @@ static int run_all(const char *buf, size_t len)
     ok += gt_parse_meminfo(buf, len, &mi) == 0;
     ok += gt_parse_proc_stat(buf, len, c, 8, &n) == 0;
     (void)gt_parse_pid_list(buf, len, pids, 8);
+    (void)gt_parse_loadavg_last_pid(buf, len, &pids[0]);
     /* An empty smaps is a process without memory: valid, with no mapping. */
     ok += gt_parse_smaps(buf, len, count_cb, &nmaps) == 0 && len > 0;
     return ok;

@@ -59,8 +59,8 @@ typedef struct proc_entry {
     char comm[16];
     /* Unchanged faults and RSS mean unchanged memory figures: RSS grows
      * only through page faults (counted, GUP's included, to the thread that
-     * takes them) and anything that shrinks it changes it.  What another
-     * process does to it (process_vm_writev) shows at the refresh. */
+     * takes them, so another process writing into it moves its RSS, not
+     * its faults) and anything that shrinks it changes it. */
     uint64_t activity[2];
     uint64_t private_rss, shared_rss, hwm;
     int hwm_ok;                /* hwm was read from a live process */
@@ -936,11 +936,10 @@ static int idle_since(const gt_sampler *s, const proc_entry *p, const proc_entry
  * taken from the last sample (last): no task was created since the last
  * sample's start (no PID given out in this PID namespace, where every
  * member and every task it creates has one), so none of its threads forked
- * and it has no new thread.  The children it
- * can lose meanwhile show as members gone, after which complete_walk()
- * reads them again; a thread that exits leaves its children to another
- * thread of the same process.  Read afresh every idle_refresh seconds like
- * an idle process's. */
+ * and it has no new thread.  The children it can lose meanwhile show as
+ * members gone, after which complete_walk() reads them again; a thread that
+ * exits leaves its children to another thread of the same process.  Read
+ * afresh every idle_refresh seconds like an idle process's. */
 static int kids_stand(const gt_sampler *s, const proc_entry *last, const proc_entry *e, int is_root)
 {
     return s->no_new_tasks && last && last->full_t > 0 && !last->kids_unread &&
