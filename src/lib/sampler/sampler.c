@@ -946,9 +946,12 @@ static int kids_stand(const gt_sampler *s, const proc_entry *last, const proc_en
            (is_root || last->starttime == e->starttime) && s->now - last->full_t < s->idle_refresh;
 }
 
-/* Queues the children last had at the last sample as e's. */
+/* Queues the children last had at the last sample as e's, which are then
+ * read again if a member turns out gone (complete_walk()). */
 static int reuse_kids(gt_sampler *s, proc_entry *e, const proc_entry *last, walk *w)
 {
+    e->skipped = 1;
+    w->skipped++;
     e->full_t = last->full_t;
     e->kids_at = w->qn;
     for (size_t k = 0; k < last->nkids; k++)
@@ -971,8 +974,6 @@ static int reuse_idle(gt_sampler *s, proc_entry *e, proc_entry *p, walk *w)
     e->ppid = p->ppid;
     memcpy(e->comm, p->comm, sizeof e->comm);
     memcpy(e->activity, p->activity, sizeof e->activity);
-    e->skipped = 1;
-    w->skipped++;
     return reuse_kids(s, e, p, w);
 }
 
@@ -1068,8 +1069,6 @@ static int visit(gt_sampler *s, queued q, walk *w)
             s->root_ccpu_now = e->ccpu;
         if (kids_stand(s, last, e, is_root_only)) {
             rc = reuse_kids(s, e, last, w);
-            e->skipped = 1;
-            w->skipped++;
             w->root_skipped |= is_root_only;
         } else {
             e->full_t = s->now;
@@ -1136,6 +1135,25 @@ static int discover(gt_sampler *s)
     return 0;
 }
 
+/* Moves the last sample's walk (its per-path data, split and when it was
+ * taken) from p to e; mem_denied stands until a walk says otherwise. */
+static void take_last_walk(proc_entry *e, proc_entry *p)
+{
+    e->paths = p->paths;
+    e->cap = p->cap;
+    e->npaths = p->npaths;
+    e->paths_valid = p->paths_valid;
+    e->walked = p->walked;
+    e->walked_paths = p->walked_paths;
+    e->walk_shared = p->walk_shared;
+    e->walk_rss = p->walk_rss;
+    e->walk_t = p->walk_t;
+    e->walk_cost = p->walk_cost;
+    e->mem_denied = p->mem_denied;
+    p->paths = NULL;
+    p->npaths = p->cap = 0;
+}
+
 /* Fills in memory figures, reusing the last sample's for a process whose
  * faults and RSS did not change while the tree's membership stayed the same
  * (a change of membership can move pages between shared and private),
@@ -1159,43 +1177,18 @@ static void read_memories(gt_sampler *s)
         size_t i = (start + k) % s->cur.n;
         proc_entry *e = &s->cur.v[i];
         proc_entry *p = find_prev(s, e);
-        if (p && same_members && p->mem_read && p->paths_valid == s->need_paths &&
-            !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state &&
-            !s->closing && !(p->walked && refresh_due(s, p))) {
+        int same = p && same_members && p->mem_read && p->paths_valid == s->need_paths &&
+                   !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state &&
+                   !s->closing && !(p->walked && refresh_due(s, p));
+        if (p) /* the last walk's figures, until the next walk */
+            take_last_walk(e, p);
+        if (same) {
             e->private_rss = p->private_rss;
             e->shared_rss = p->shared_rss;
             e->hwm = p->hwm;
             e->hwm_ok = p->hwm_ok;
-            e->mem_denied = p->mem_denied;
             e->mem_read = 1;
-            e->paths = p->paths;
-            e->npaths = p->npaths;
-            e->cap = p->cap;
-            e->paths_valid = p->paths_valid;
-            e->walked = p->walked;
-            e->walked_paths = p->walked_paths;
-            e->walk_shared = p->walk_shared;
-            e->walk_rss = p->walk_rss;
-            e->walk_t = p->walk_t;
-            e->walk_cost = p->walk_cost;
-            p->paths = NULL;
-            p->npaths = p->cap = 0;
             continue;
-        }
-        if (p) { /* the last walk's figures, until the next walk */
-            e->paths = p->paths;
-            e->cap = p->cap;
-            e->npaths = p->npaths;
-            e->paths_valid = p->paths_valid;
-            e->walked = p->walked;
-            e->walked_paths = p->walked_paths;
-            e->walk_shared = p->walk_shared;
-            e->walk_rss = p->walk_rss;
-            e->walk_t = p->walk_t;
-            e->walk_cost = p->walk_cost;
-            e->mem_denied = p->mem_denied; /* until a walk says otherwise */
-            p->paths = NULL;
-            p->npaths = p->cap = 0;
         }
         if (read_memory(s, e) && denied == SIZE_MAX)
             denied = i;
