@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: MIT
+# gt-test: no-san: runs bench/gpu-check's shell parts and the GPU workload's error paths, which the sanitizer build does not change
+# The parts of bench/gpu-check that need no GPU: the workload's error paths,
+# the parsers of nvidia-smi's documented output formats and of gpu-tracker's
+# own report and tracking file, the bundle it builds for a GPU machine, and
+# its refusal where nvidia-smi is missing.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/_lib.sh"
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$ROOT/bench/gpu_check_lib.sh"
+
+# The workload: a usage error exits 2; no driver exits 3 with the loader's
+# reason (only where this machine has no driver, as CI has none).
+set +e
+"$W/gpu_load" 10 >out.txt 2>err.txt; rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q '^usage: gpu_load MiB SECONDS' err.txt || fail "gpu_load with one argument: exit $rc, $(cat err.txt)"
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    set +e
+    "$W/gpu_load" 16 0.1 >out.txt 2>err.txt; rc=$?
+    set -e
+    [ "$rc" = 3 ] || fail "gpu_load without a driver: exit $rc, expected 3"
+    grep -q '^gpu_load: no CUDA driver: libcuda\.so\.1' err.txt || fail "gpu_load without a driver says: $(cat err.txt)"
+    [ ! -s out.txt ] || fail "gpu_load without a driver printed figures: $(cat out.txt)"
+fi
+
+# nvidia-smi --query-compute-apps, polled: each process's largest figure,
+# in order of first appearance; the header of a run without nounits and a
+# "[N/A]" figure are no figures.
+cat >apps.txt <<'TXT'
+4242, 1030
+4250, 2054
+pid, used_gpu_memory [MiB]
+4242, 1538
+4250, [N/A]
+4242, 1024
+TXT
+[ "$(smi_apps_max apps.txt | tr '\n' ' ')" = "4242 1538 4250 2054 " ] || fail "smi_apps_max: $(smi_apps_max apps.txt)"
+
+# nvidia-smi --query-gpu=timestamp,power.draw,utilization.gpu,memory.used:
+# 100 W then 200 W a second later is 150 J by the trapezoid rule; a poll
+# outside the window and an [N/A] power are left out of the energy.
+cat >gpu.txt <<'TXT'
+2026/11/26 01:02:02.000, 900.00, 0, 9999
+2026/11/26 01:02:03.000, 100.00, 50, 1000
+2026/11/26 01:02:03.500, [N/A], 60, 1000
+2026/11/26 01:02:04.000, 200.00, 100, 3000
+TXT
+from=$(date -d '2026-11-26 01:02:03' +%s) to=$(date -d '2026-11-26 01:02:04' +%s)
+got=$(smi_gpu_stats gpu.txt "$from" "$to")
+[ "$got" = "150.000 150.000 200.000 70.000 3000.0 3" ] || fail "smi_gpu_stats: '$got'"
+
+# nvidia-smi pmon -s u: the columns found by name, "-" as no figure.
+cat >pmon.txt <<'TXT'
+# gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command
+# Idx           #    C/G      %      %      %      %      %      %    name
+    0       4242     C     37      3      -      -      -      -    gpu_load
+    0       4250     C      -      -      -      -      -      -    gpu_load
+    0       4242     C     98      9      -      -      -      -    gpu_load
+TXT
+[ "$(smi_pmon_max pmon.txt | tr '\n' ' ')" = "4242 98 4250 0 " ] || fail "smi_pmon_max: $(smi_pmon_max pmon.txt)"
+
+# The workload's key=value lines, by PID (a device name holds spaces).
+cat >wl.txt <<'TXT'
+gpu_load pid=11 device="NVIDIA H200" multiprocessors=132 driver_api=13000 allocated_mib=512.000 total_mib=143771.0 free_before_mib=143000.0 free_after_alloc_mib=142488.0
+gpu_load pid=12 device="NVIDIA H200" multiprocessors=132 driver_api=13000 allocated_mib=1536.000 total_mib=143771.0 free_before_mib=142000.0 free_after_alloc_mib=140464.0
+gpu_load pid=12 busy_s=6.001 kernel_s=5.990 launches=300 iters=65536 free_after_kernel_mib=140464.0
+TXT
+[ "$(workload_pids wl.txt | tr '\n' ' ')" = "11 12 " ] || fail "workload_pids: $(workload_pids wl.txt)"
+[ "$(workload_value wl.txt 12 allocated_mib)" = 1536.000 ] || fail "workload_value allocated_mib"
+[ "$(workload_value wl.txt 12 launches)" = 300 ] || fail "workload_value launches"
+[ -z "$(workload_value wl.txt 13 allocated_mib)" ] || fail "workload_value of an unknown PID"
+
+# gpu-tracker's own report and tracking file, from a run over the fake NVML:
+# the text report's values by section path equal the JSON report's.
+SECS=1 . "$HERE/_gpu.sh"
+cat >nvml.json <<'JSON'
+{"devices": [{"uuid": "GPU-a", "total": 8000000000, "samples": [
+  {"used": 3000000000, "util": 40, "power_mw": 50000, "energy_mj": 1000,
+   "compute": [{"pid_file": "main.pid", "mem": 1000000000}, {"pid_file": "grand.pid", "mem": 500000000}]}]}]}
+JSON
+"$GT_BIN" --st=0.1 --gru=megabytes --tf=t.csv -- sh main.sh >text.txt 2>/dev/null || fail "tracking over the fake NVML"
+[ "$(report_value text.txt 'Max GPU RAM/Main')" = 1000.0 ] || fail "report_value main: $(report_value text.txt 'Max GPU RAM/Main')"
+[ "$(report_value text.txt 'Max GPU RAM/Descendants')" = 500.0 ] || fail "report_value descendants"
+[ "$(report_value text.txt 'GPU utilization/GPU percentages/Mean sum percent')" = 40.0 ] || fail "report_value utilization"
+[ -z "$(report_value text.txt 'Max GPU RAM/Nothing')" ] || fail "report_value of a missing line"
+[ "$(csv_column_stat t.csv main_gpu_ram max)" = 1000 ] || fail "csv_column_stat max: $(csv_column_stat t.csv main_gpu_ram max)"
+[ "$(csv_column_stat t.csv gpu_sum_utilization_percent mean)" = 40 ] || fail "csv_column_stat mean"
+read -r rows secs <<<"$(csv_rows t.csv)"
+[ "$rows" = "$(($(wc -l <t.csv) - 3))" ] || fail "csv_rows: $rows rows"
+within "$secs" 0.1 1000 "csv_rows: seconds from the first sample to the last"
+
+# The bundle for a GPU machine (the gcc build's objects): each binary finds
+# libsqlite3 and libcjson in the bundle, the Python package its library.
+if [ -z "${GT_TEST_SAN:-}" ] && [ "$GT_BUILD" = "$ROOT/build" ]; then
+    "$ROOT/bench/gpu-check" build "$TMP/bundle" >build.txt 2>&1 || fail "gpu-check build: $(cat build.txt)"
+    for f in gpu-tracker gpu_load rusage libsqlite3.so.0 libcjson.so.1 python/gpu_tracker/libgputracker.so; do
+        [ -e "$TMP/bundle/$f" ] || fail "the bundle lacks $f"
+    done
+    ldd "$TMP/bundle/gpu-tracker" | grep -q "libcjson.so.1 => $TMP/bundle/libcjson.so.1" ||
+        fail "the bundle's gpu-tracker does not load its own libcjson: $(ldd "$TMP/bundle/gpu-tracker")"
+    "$TMP/bundle/gpu-tracker" --version >/dev/null || fail "the bundle's gpu-tracker does not run"
+    (cd / && PYTHONPATH="$TMP/bundle/python" GPU_TRACKER_LIB= python3 -c \
+        'import gpu_tracker._lib as l, sys; sys.exit(not l._load()[1].startswith(sys.argv[1]))' "$TMP/bundle") ||
+        fail "the bundle's Python package does not load the bundle's library"
+
+    # Without nvidia-smi the check says so and fails.
+    mkdir -p nobin
+    set +e
+    PATH="$PWD/nobin:/usr/bin:/bin" "$ROOT/bench/gpu-check" run "$TMP/bundle" "$TMP/gcout" >run.txt 2>&1; rc=$?
+    set -e
+    if ! command -v nvidia-smi >/dev/null; then
+        [ "$rc" = 1 ] && grep -q 'no nvidia-smi here' run.txt || fail "gpu-check run without nvidia-smi: exit $rc, $(cat run.txt)"
+    fi
+fi
+echo ok
