@@ -39,7 +39,7 @@ warned_once "GPU 0 (GPU-aaaa): nvmlDeviceGetPowerUsage: failed (Unknown Error, N
 warned_once "GPU 0 (GPU-aaaa): per-process GPU memory: not supported (the driver gives no figure for PID $$); the GPU RAM of such processes is not counted."
 warned_once "GPU 1 (GPU-bbbb): nvmlDeviceGetComputeRunningProcesses_v3: no permission (Insufficient Permissions, NVML error 4); the GPU RAM of the main process and its descendants leaves this GPU out."
 warned_once "GPU 1 (GPU-bbbb): nvmlDeviceGetTotalEnergyConsumption is missing from the installed library; its energy counter is unavailable."
-warned_once "GPU 2 (GPU-cccc) is lost (nvmlDeviceGetMemoryInfo: GPU is lost, NVML error 15); its figures are left out from now on."
+warned_once "GPU 2 (GPU-cccc) is lost (nvmlDeviceGetMemoryInfo_v2: GPU is lost, NVML error 15); its figures are left out from now on."
 [ "$(wc -l <err.txt)" = 6 ] || fail "expected 6 warnings: $(cat err.txt)"
 # The lost GPU is read once more (the failing read), then never again,
 # while the others are read every sample.
@@ -73,6 +73,25 @@ warned_once "GPU 0 (GPU-old): nvmlDeviceGetProcessUtilization is missing from th
 # Figures the driver lacks are left out of the report, not shown as zero.
 jq -e 'has("gpu_power") or has("gpu_process_utilization") | not' r.json >/dev/null ||
     fail "sections for figures the driver lacks"
+
+# The memory the driver reserves for itself is no process's use: where the
+# driver reports it apart (nvmlDeviceGetMemoryInfo_v2) the system's used
+# memory leaves it out, as nvidia-smi does; an old driver's figure, or one
+# whose _v2 knows no version 2, holds it.
+cat >nvml.json <<'JSON'
+{"devices": [{"uuid": "GPU-r", "total": 1000000000, "samples": [{"used": 5000, "reserved": 600, "util": 25}]}]}
+JSON
+track --gru=bytes --disable-logs
+expect .max_gpu_ram.system 5000
+GT_NVML_LIBRARY=$FAKES/nvml_old.so track --gru=bytes --disable-logs
+expect .max_gpu_ram.system 5600
+cat >nvml.json <<'JSON'
+{"devices": [{"uuid": "GPU-r", "total": 1000000000, "errors": {"nvmlDeviceGetMemoryInfo_v2": 25},
+  "samples": [{"used": 5000, "reserved": 600, "util": 25}]}]}
+JSON
+track --gru=bytes
+expect .max_gpu_ram.system 5600
+[ ! -s err.txt ] || fail "warnings for a driver without version 2 of the memory struct: $(cat err.txt)"
 
 # Inside a container with its own PID namespace the driver's (host) PIDs
 # exist nowhere here: nothing can be attributed, which is said once.

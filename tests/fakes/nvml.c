@@ -11,6 +11,7 @@
  *     "lost_after": N,                           GPU_IS_LOST after N samples
  *     "samples": [{                              sample k is the (k+1)-th
  *       "used": bytes, "util": percent,          reading; the last repeats
+ *       "reserved": bytes,                       the driver's own, beside "used"
  *       "power_mw": mW, "energy_mj": mJ,
  *       "errors": {...},                         this sample only
  *       "compute": [{"pid": P | "pid_file": path, "mem": bytes | null,
@@ -20,8 +21,10 @@
  *   }]
  * }
  *
- * A sample is one nvmlDeviceGetMemoryInfo call (gpu-tracker reads it once
- * per device and sample, and once when it starts, which sees sample 0 too).
+ * A sample is one nvmlDeviceGetMemoryInfo(_v2) call (gpu-tracker reads it
+ * once per device and sample, and once when it starts, which sees sample 0
+ * too).  As real drivers do, the unversioned call counts the reserved
+ * memory as used; _v2 reports it apart.
  * "pid_file" entries take the PID a workload wrote there; they are skipped
  * while the file is absent.  FAKE_NVML_LOG, when set, names a file that
  * gets one line per call of nvmlInit*, nvmlShutdown and per sample
@@ -43,6 +46,8 @@ typedef int nvmlReturn_t;
 typedef struct fake_dev *nvmlDevice_t;
 
 typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct { unsigned int version; unsigned long long total, reserved, free, used; } nvmlMemory_v2_t;
+#define NVML_MEMORY_V2 ((unsigned int)sizeof(nvmlMemory_v2_t) | 2u << 24)
 typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
 typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
 typedef struct {
@@ -225,17 +230,31 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *buf, unsigned int len)
     return 0;
 }
 
-nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
+/* One sample's memory figures: total, used (the driver's reserved memory
+ * left out) and reserved; the error the scenario gives func, or 0. */
+static int memory(nvmlDevice_t d, const char *func, unsigned long long v[3])
 {
     if (initialized && d >= devs && d < devs + n_devs) {
         d->reads++;
         log_line("sample %d %ld", (int)(d - devs), d->reads - 1);
     }
-    int e = check(d, "nvmlDeviceGetMemoryInfo");
+    int e = check(d, func);
     if (e)
         return e;
-    m->total = (unsigned long long)num(d->json, "total", 0);
-    m->used = (unsigned long long)num(sample_of(d), "used", 0);
+    v[0] = (unsigned long long)num(d->json, "total", 0);
+    v[1] = (unsigned long long)num(sample_of(d), "used", 0);
+    v[2] = (unsigned long long)num(sample_of(d), "reserved", 0);
+    return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
+{
+    unsigned long long v[3];
+    int e = memory(d, "nvmlDeviceGetMemoryInfo", v);
+    if (e)
+        return e;
+    m->total = v[0];
+    m->used = v[1] + v[2];
     m->free = m->total > m->used ? m->total - m->used : 0;
     return 0;
 }
@@ -347,11 +366,27 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d);
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p);
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p);
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw);
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m);
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj);
 nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *u,
                                              unsigned int *n, unsigned long long last_seen);
 
 nvmlReturn_t nvmlInit_v2(void) { return do_init("nvmlInit_v2"); }
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
+{
+    if (!m || m->version != NVML_MEMORY_V2)
+        return 25;  /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
+    unsigned long long v[3];
+    int e = memory(d, "nvmlDeviceGetMemoryInfo_v2", v);
+    if (e)
+        return e;
+    m->total = v[0];
+    m->used = v[1];
+    m->reserved = v[2];
+    m->free = m->total > v[1] + v[2] ? m->total - v[1] - v[2] : 0;
+    return 0;
+}
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n) { return do_count(n); }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) { return do_handle(i, d); }
 

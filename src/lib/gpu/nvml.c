@@ -23,12 +23,20 @@ enum {
     NVML_ERROR_INSUFFICIENT_SIZE = 7,
     NVML_ERROR_FUNCTION_NOT_FOUND = 13,
     NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
     NVML_ERROR_GPU_NOT_FOUND = 28,
 };
 /* usedGpuMemory when the driver cannot tell (e.g. some containers, WDDM). */
 #define NVML_VALUE_NOT_AVAILABLE ULLONG_MAX
 
 typedef struct { unsigned long long total, free, used; } nvml_memory;
+/* nvmlMemory_v2_t: the driver's reserved memory apart from the used. */
+typedef struct {
+    unsigned int version;
+    unsigned long long total, reserved, free, used;
+} nvml_memory_v2;
+/* NVML_STRUCT_VERSION(Memory, 2): the struct's size and its version. */
+#define NVML_MEMORY_V2 ((unsigned int)sizeof(nvml_memory_v2) | 2u << 24)
 typedef struct { unsigned int gpu, memory; } nvml_utilization;
 /* nvmlProcessInfo_v1_t, taken by the unversioned process functions. */
 typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvml_proc_v1;
@@ -59,6 +67,7 @@ typedef struct nvml {
     const char *(*error_string)(nvmlReturn_t);
     nvmlReturn_t (*get_uuid)(nvmlDevice_t, char *, unsigned int);
     nvmlReturn_t (*memory)(nvmlDevice_t, nvml_memory *);
+    nvmlReturn_t (*memory_v2)(nvmlDevice_t, nvml_memory_v2 *);
     nvmlReturn_t (*utilization)(nvmlDevice_t, nvml_utilization *);
     nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
     nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);
@@ -171,6 +180,7 @@ static gt_gpu_found nv_init(void **state, int *count, gt_gpu_why *why)
 
     m->get_uuid = (nvmlReturn_t (*)(nvmlDevice_t, char *, unsigned int))SYM(m, "nvmlDeviceGetUUID");
     m->memory = (nvmlReturn_t (*)(nvmlDevice_t, nvml_memory *))SYM(m, "nvmlDeviceGetMemoryInfo");
+    m->memory_v2 = (nvmlReturn_t (*)(nvmlDevice_t, nvml_memory_v2 *))SYM(m, "nvmlDeviceGetMemoryInfo_v2");
     m->utilization = (nvmlReturn_t (*)(nvmlDevice_t, nvml_utilization *))SYM(m, "nvmlDeviceGetUtilizationRates");
     m->power = (nvmlReturn_t (*)(nvmlDevice_t, unsigned int *))SYM(m, "nvmlDeviceGetPowerUsage");
     m->energy = (nvmlReturn_t (*)(nvmlDevice_t, unsigned long long *))SYM(m, "nvmlDeviceGetTotalEnergyConsumption");
@@ -219,11 +229,27 @@ static gt_gpu_rc nv_uuid(void *state, int i, char *buf, size_t len, gt_gpu_why *
     return GT_GPU_OK;
 }
 
+/* Total and used memory of device i.  The unversioned function counts the
+ * memory the driver reserves for itself (about 600 MiB of an H200) as
+ * used; _v2 reports it apart and its used is what nvidia-smi prints, so
+ * _v2 is read where the driver has it (R510 and later), the unversioned
+ * one otherwise. */
 static gt_gpu_rc read_memory(nvml *m, int i, nvml_memory *mem, gt_gpu_why *why)
 {
     nvmlDevice_t d = device(m, i);
     if (!d)
         return no_handle(why);
+    if (m->memory_v2) {
+        nvml_memory_v2 v2 = {.version = NVML_MEMORY_V2};
+        nvmlReturn_t r = m->memory_v2(d, &v2);
+        if (r == NVML_SUCCESS) {
+            mem->total = v2.total, mem->free = v2.free, mem->used = v2.used;
+            return GT_GPU_OK;
+        }
+        if (r != NVML_ERROR_ARGUMENT_VERSION_MISMATCH && r != NVML_ERROR_FUNCTION_NOT_FOUND)
+            return fail(m, r, "nvmlDeviceGetMemoryInfo_v2", why);
+        m->memory_v2 = NULL;   /* a driver that exports it but knows no version 2 */
+    }
     if (!m->memory)
         return missing("nvmlDeviceGetMemoryInfo", why);
     nvmlReturn_t r = m->memory(d, mem);
