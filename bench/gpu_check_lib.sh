@@ -37,13 +37,24 @@ csv_column_stat() {
     END { if (n) printf "%.6g\n", stat == "max" ? m : s / n }' "$1"
 }
 
-# csv_rows CSV: the number of samples in a tracking file, and the seconds
-# from its first to its last, as "rows seconds".
+# csv_rows CSV: the number of samples in a tracking file, the seconds from
+# its first to its last, and the Unix times of both, as "rows seconds first
+# last".
 csv_rows() {
     awk -F, '
     NR == 3 { for (i = 1; i <= NF; i++) if ($i == "timestamp") c = i; next }
     NR > 3 { n++; if (n == 1) t0 = $c; t1 = $c }
-    END { printf "%d %.6f\n", n, n ? t1 - t0 : 0 }' "$1"
+    END { printf "%d %.6f %.6f %.6f\n", n, n ? t1 - t0 : 0, t0, t1 }' "$1"
+}
+
+# proc_csv_stat PROCESSES_CSV PID COLUMN STAT: max or mean of one process's
+# column in a per-process table (--per-process: a header, then one row per
+# process and sample); empty cells are left out.
+proc_csv_stat() {
+    awk -F, -v pid="$2" -v col="$3" -v stat="$4" '
+    NR == 1 { for (i = 1; i <= NF; i++) { if ($i == col) c = i; if ($i == "pid") p = i }; next }
+    c && p && $p == pid && $c != "" { n++; s += $c; if (n == 1 || $c + 0 > m) m = $c + 0 }
+    END { if (n) printf "%.6g\n", stat == "max" ? m : s / n }' "$1"
 }
 
 # smi_apps_max FILE: from the output of
@@ -91,8 +102,8 @@ smi_gpu_stats() {
 
 # smi_pmon_max FILE: from the output of `nvidia-smi pmon -s u -d 1` (comment
 # lines start with "#"; then "gpu pid type sm mem enc dec ... command", a
-# "-" where there is no figure), each process's largest SM percent as
-# "pid percent", in order of first appearance.
+# "-" where there is no figure), each process's largest and mean SM percent
+# over its lines as "pid max mean", in order of first appearance.
 smi_pmon_max() {
     awk '
     /^#/ { for (i = 2; i <= NF; i++) if ($i == "pid") pc = i - 1; else if ($i == "sm") sc = i - 1; next }
@@ -100,8 +111,9 @@ smi_pmon_max() {
         v = $sc ~ /^[0-9]+$/ ? $sc + 0 : 0
         if (!($pc in m)) order[++n] = $pc
         if (!($pc in m) || v > m[$pc]) m[$pc] = v
+        s[$pc] += v; k[$pc]++
     }
-    END { for (i = 1; i <= n; i++) print order[i], m[order[i]] }' "$1"
+    END { for (i = 1; i <= n; i++) printf "%s %s %.6g\n", order[i], m[order[i]], s[order[i]] / k[order[i]] }' "$1"
 }
 
 # workload_value FILE PID KEY: a key=value figure gpu_load printed for PID.

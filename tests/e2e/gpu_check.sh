@@ -58,7 +58,7 @@ cat >pmon.txt <<'TXT'
     0       4250     C      -      -      -      -      -      -    gpu_load
     0       4242     C     98      9      -      -      -      -    gpu_load
 TXT
-[ "$(smi_pmon_max pmon.txt | tr '\n' ' ')" = "4242 98 4250 0 " ] || fail "smi_pmon_max: $(smi_pmon_max pmon.txt)"
+[ "$(smi_pmon_max pmon.txt | tr '\n' ' ')" = "4242 98 67.5 4250 0 0 " ] || fail "smi_pmon_max: $(smi_pmon_max pmon.txt)"
 
 # The workload's key=value lines, by PID (a device name holds spaces).
 cat >wl.txt <<'TXT'
@@ -86,9 +86,16 @@ JSON
 [ -z "$(report_value text.txt 'Max GPU RAM/Nothing')" ] || fail "report_value of a missing line"
 [ "$(csv_column_stat t.csv main_gpu_ram max)" = 1000 ] || fail "csv_column_stat max: $(csv_column_stat t.csv main_gpu_ram max)"
 [ "$(csv_column_stat t.csv gpu_sum_utilization_percent mean)" = 40 ] || fail "csv_column_stat mean"
-read -r rows secs <<<"$(csv_rows t.csv)"
+read -r rows secs first last <<<"$(csv_rows t.csv)"
 [ "$rows" = "$(($(wc -l <t.csv) - 3))" ] || fail "csv_rows: $rows rows"
 within "$secs" 0.1 1000 "csv_rows: seconds from the first sample to the last"
+awk -v s="$secs" -v a="$first" -v b="$last" 'BEGIN { d = b - a - s; exit !(a > 1e9 && d < 1e-5 && d > -1e-5) }' ||
+    fail "csv_rows: first $first, last $last, seconds $secs"
+# The per-process table: one process's column, by PID.
+printf 'timestamp,pid,ppid,command,gpu0_sm_percent\n1,7,1,a,10\n1,8,7,b,90\n2,7,1,a,30\n2,8,7,b,\n' >p.csv
+[ "$(proc_csv_stat p.csv 7 gpu0_sm_percent mean)" = 20 ] || fail "proc_csv_stat mean"
+[ "$(proc_csv_stat p.csv 8 gpu0_sm_percent max)" = 90 ] || fail "proc_csv_stat max"
+[ -z "$(proc_csv_stat p.csv 9 gpu0_sm_percent max)" ] || fail "proc_csv_stat of an unknown PID"
 
 # The bundle for a GPU machine (the gcc build's objects): each binary finds
 # libsqlite3 and libcjson in the bundle, the Python package its library.

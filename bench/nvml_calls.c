@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* nvml_calls [N]: what each NVML function gpu-tracker calls in a sample
+ * costs on this machine's driver: N calls of each on device 0 (default
+ * 200), printed as wall and CPU microseconds per call.  Loads
+ * libnvidia-ml.so.1 with dlopen, as gpu-tracker does; a function the
+ * library lacks or that fails is reported and skipped.  Run it while a
+ * process uses the GPU, so the process listings are not empty. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct { unsigned long long total, free, used; } mem_v1;
+typedef struct { unsigned int version; unsigned long long total, reserved, free, used; } mem_v2;
+typedef struct { unsigned int gpu, memory; } util;
+typedef struct { unsigned int pid; unsigned long long mem; unsigned int gi, ci; } proc_v2;
+typedef struct { unsigned int pid; unsigned long long ts; unsigned int sm, mem, enc, dec; } proc_util;
+
+static void *lib;
+static nvmlDevice_t dev;
+static unsigned long long since;
+static union { mem_v1 m1; mem_v2 m2; util u; proc_v2 p[256]; proc_util s[1024]; unsigned int ui;
+               unsigned long long ull; } out;
+
+static double now(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* One call of the function named, with the arguments gpu-tracker passes. */
+static nvmlReturn_t call(const char *name, void *f)
+{
+    unsigned int n;
+    if (!strcmp(name, "nvmlDeviceGetMemoryInfo"))
+        return ((nvmlReturn_t (*)(nvmlDevice_t, mem_v1 *))f)(dev, &out.m1);
+    if (!strcmp(name, "nvmlDeviceGetMemoryInfo_v2")) {
+        out.m2.version = (unsigned int)sizeof(mem_v2) | 2u << 24;
+        return ((nvmlReturn_t (*)(nvmlDevice_t, mem_v2 *))f)(dev, &out.m2);
+    }
+    if (!strcmp(name, "nvmlDeviceGetUtilizationRates"))
+        return ((nvmlReturn_t (*)(nvmlDevice_t, util *))f)(dev, &out.u);
+    if (!strcmp(name, "nvmlDeviceGetPowerUsage"))
+        return ((nvmlReturn_t (*)(nvmlDevice_t, unsigned int *))f)(dev, &out.ui);
+    if (!strcmp(name, "nvmlDeviceGetTotalEnergyConsumption"))
+        return ((nvmlReturn_t (*)(nvmlDevice_t, unsigned long long *))f)(dev, &out.ull);
+    if (!strcmp(name, "nvmlDeviceGetProcessUtilization")) {
+        n = 1024;
+        nvmlReturn_t r = ((nvmlReturn_t (*)(nvmlDevice_t, proc_util *, unsigned int *, unsigned long long))f)(
+            dev, out.s, &n, since);
+        return r == 6 ? 0 : r; /* NOT_FOUND: no sample since the last call */
+    }
+    n = 256; /* the process listings */
+    return ((nvmlReturn_t (*)(nvmlDevice_t, unsigned int *, proc_v2 *))f)(dev, &n, out.p);
+}
+
+int main(int argc, char **argv)
+{
+    int calls = argc > 1 ? atoi(argv[1]) : 200;
+    if (calls < 1)
+        calls = 1;
+    if (!(lib = dlopen("libnvidia-ml.so.1", RTLD_NOW))) {
+        fprintf(stderr, "nvml_calls: %s\n", dlerror());
+        return 3;
+    }
+    nvmlReturn_t (*init)(void);
+    nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
+    *(void **)&init = dlsym(lib, "nvmlInit_v2");
+    *(void **)&handle = dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+    if (!init || !handle || init() || handle(0, &dev)) {
+        fprintf(stderr, "nvml_calls: NVML does not initialize\n");
+        return 3;
+    }
+    static const char *const names[] = {
+        "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetUtilizationRates",
+        "nvmlDeviceGetPowerUsage", "nvmlDeviceGetTotalEnergyConsumption",
+        "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        "nvmlDeviceGetProcessUtilization", NULL};
+    printf("%-44s %12s %12s %s\n", "function", "wall us", "cpu us", "calls");
+    for (int k = 0; names[k]; k++) {
+        void *f = dlsym(lib, names[k]);
+        if (!f) {
+            printf("%-44s not exported\n", names[k]);
+            continue;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        since = (unsigned long long)ts.tv_sec * 1000000ull - 1000000ull;
+        nvmlReturn_t r = call(names[k], f);
+        if (r) {
+            printf("%-44s error %d\n", names[k], r);
+            continue;
+        }
+        double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+        for (int i = 0; i < calls; i++)
+            call(names[k], f);
+        double w = now(CLOCK_MONOTONIC) - w0, c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        printf("%-44s %12.1f %12.1f %d\n", names[k], w / calls, c / calls, calls);
+    }
+    /* What one reading of the per-process utilization holds: how many
+     * samples of each process the driver keeps for the last second. */
+    void *f = dlsym(lib, "nvmlDeviceGetProcessUtilization");
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    since = ((unsigned long long)ts.tv_sec - 1) * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+    unsigned int n = 1024;
+    if (f && ((nvmlReturn_t (*)(nvmlDevice_t, proc_util *, unsigned int *, unsigned long long))f)(
+                 dev, out.s, &n, since) == 0)
+        for (unsigned int i = 0; i < n; i++)
+            printf("sample pid %u at -%.3f s: sm %u mem %u\n", out.s[i].pid,
+                   (double)((unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000 -
+                            out.s[i].ts) / 1e6,
+                   out.s[i].sm, out.s[i].mem);
+    return 0;
+}
