@@ -9,6 +9,8 @@
  *     "uuid": "GPU-...", "total": bytes,
  *     "errors": {"nvmlDeviceGetPowerUsage": 3},  returned on every call
  *     "lost_after": N,                           GPU_IS_LOST after N samples
+ *     "slow_us": us,                             CPU time each energy and
+ *                                                process-utilization call burns
  *     "samples": [{                              sample k is the (k+1)-th
  *       "used": bytes, "util": percent,          reading; the last repeats
  *       "reserved": bytes,                       the driver's own, beside "used"
@@ -67,6 +69,7 @@ struct fake_dev {
 };
 
 static cJSON *scenario;
+
 static struct fake_dev devs[16];
 static int n_devs, initialized;
 
@@ -409,8 +412,28 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw)
     return 0;
 }
 
+static double thread_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Burns the device's "slow_us" of this thread's CPU time, as a driver whose
+ * call is slow does, and counts the call in FAKE_NVML_LOG ("slow FUNC"). */
+static void slow(nvmlDevice_t d, const char *func)
+{
+    if (!initialized || d < devs || d >= devs + n_devs)
+        return;
+    log_line("slow %s", func);
+    double us = num(d->json, "slow_us", 0), t0 = thread_us();
+    while (thread_us() - t0 < us)
+        ;
+}
+
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
 {
+    slow(d, "nvmlDeviceGetTotalEnergyConsumption");
     int e = check(d, "nvmlDeviceGetTotalEnergyConsumption");
     if (e)
         return e;
@@ -423,6 +446,7 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizat
                                              unsigned int *n, unsigned long long last_seen)
 {
     (void)last_seen;
+    slow(d, "nvmlDeviceGetProcessUtilization");
     int e = check(d, "nvmlDeviceGetProcessUtilization");
     if (e)
         return e;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu/gpu.h"
@@ -114,7 +115,9 @@ static void test_devices_power_energy(void **state)
     assert_int_equal(n_warnings, 1);
     assert_non_null(strstr(last_warning, "nvmlDeviceGetTotalEnergyConsumption"));
 
-    /* Sample 2: the counter moved by 2.5 J; GPU-b is lost. */
+    /* Sample 2, which reads everything (as the run's last sample does): the
+     * counter moved by 2.5 J; GPU-b is lost. */
+    gt_gpu_read_all(g);
     gt_gpu_sample(g, &pids, &r);
     assert_true(d[0].energy_valid && d[0].energy_joules == 3.5);
     assert_true(d[0].power_watts == 120.0);
@@ -131,6 +134,67 @@ static void test_devices_power_energy(void **state)
     assert_int_equal(n_warnings, 2);
     gt_gpu_close(&g);
     assert_null(g);
+    gt_gpu_close(&g);
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A driver whose energy counter and process utilization cost 2 ms of CPU a
+ * call: both are read at the first sample, then held to 1 % of a core (one
+ * call per 0.2 s of wall time), with the SM percents of the last reading
+ * carried between; a sample after gt_gpu_read_all reads both. */
+static const char slow_gpu[] =
+    "{\"devices\": [{\"uuid\": \"GPU-s\", \"total\": 1000, \"slow_us\": 2000, \"samples\": ["
+    "  {\"used\": 10, \"util\": 50, \"energy_mj\": 1000, \"compute\": [{\"pid\": 100, \"mem\": 1, \"sm\": 40}, {\"pid\": 1, \"mem\": 7}]},"
+    "  {\"used\": 10, \"util\": 50, \"energy_mj\": 2000, \"compute\": [{\"pid\": 100, \"mem\": 1, \"sm\": 60},"
+    "                                                     {\"pid\": 200, \"mem\": 1, \"sm\": 30}, {\"pid\": 1, \"mem\": 7}]}]}]}";
+
+static void test_slow_readings_budget(void **state)
+{
+    (void)state;
+    use_fake("nvml.so", "FAKE_NVML_SCENARIO", slow_gpu);
+    gt_gpu *g = NULL;
+    gt_error err;
+    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, count_log, NULL, 0, &g, &err), GT_OK);
+    size_t n;
+    const gt_gpu_device_reading *d = gt_gpu_devices(g, &n);
+    const pid_t main_pid[] = {100}, desc[] = {200};
+    gt_pidset pids = {main_pid, 1, desc, 1};
+    gt_gpu_reading r;
+    gt_gpu_sample(g, &pids, &r);
+    assert_true(d[0].energy_valid && d[0].energy_joules == 1.0);
+    assert_true(r.sm_valid && r.main_sm_percent == 40.0);
+    /* PID 1, listed too, exists: this is no foreign PID namespace.  Samples
+     * back to back: each reads memory and the process list (the
+     * fake's second sample from here on: PID 200 appears, PID 100 at 60 %),
+     * while the slow readings wait for their budget. */
+    double t0 = mono();
+    int energy_reads = 0, sm_fresh = 0;
+    for (int i = 0; i < 200; i++) {
+        gt_gpu_sample(g, &pids, &r);
+        assert_true(r.sm_valid);
+        assert_true(r.descendants_bytes == 1);
+        energy_reads += d[0].energy_valid;
+        if (r.main_sm_percent == 60.0)
+            sm_fresh++;
+        else   /* carried: the last reading's 40 %, and the new PID 200 idle */
+            assert_true(r.main_sm_percent == 40.0 && r.descendants_sm_percent == 0.0);
+    }
+    double allowed = 1 + (mono() - t0) / 0.2;
+    assert_true(energy_reads <= allowed);
+    assert_true(sm_fresh <= allowed);
+    assert_true(energy_reads < 200 && sm_fresh < 200);
+    gt_gpu_read_all(g);
+    gt_gpu_sample(g, &pids, &r);
+    assert_true(d[0].energy_valid && d[0].energy_joules == 2.0);
+    assert_true(r.main_sm_percent == 60.0 && r.descendants_sm_percent == 30.0);
+    if (n_warnings) print_message("warning: %s\n", last_warning);
+    assert_int_equal(n_warnings, 0);
     gt_gpu_close(&g);
 }
 
@@ -211,6 +275,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_devices_power_energy), cmocka_unit_test(test_selection),
         cmocka_unit_test(test_no_gpu),               cmocka_unit_test(test_rocm_energy),
+        cmocka_unit_test(test_slow_readings_budget),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -57,6 +57,10 @@ typedef struct gt_gpu_procs {
      * idle: sm_valid with 0 percent); otherwise sm_why says why not. */
     gt_gpu_rc sm_rc;
     gt_gpu_why sm_why;
+    /* Set by gpu.c before each call: 0 when per-process SM utilization is
+     * not to be read this time (a slow reading held to its budget; gpu.c
+     * carries the last percents).  The backend then leaves sm_* alone. */
+    int want_sm;
 } gt_gpu_procs;
 int gt_gpu_procs_reserve(gt_gpu_procs *p, size_t n);
 

@@ -14,11 +14,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Detection order when no brand is named: NVIDIA first, as the Python
  * package does. */
 static const gt_gpu_vendor *const vendors[] = {&gt_gpu_nvml, &gt_gpu_rocm_smi};
 #define N_VENDORS (sizeof vendors / sizeof *vendors)
+
+/* Share of one core that the readings a driver makes slow may use: on an
+ * H200 with driver 580, nvmlDeviceGetTotalEnergyConsumption costs 3.4 ms
+ * of CPU a call and nvmlDeviceGetProcessUtilization 1.3 ms, while memory,
+ * utilization, power and the process lists cost 0.2 to 13 us.  Each of the
+ * two is read again once its last call's CPU time over this share has
+ * passed (cheap calls so come every sample), and at the first and the last
+ * sample.  The energy counter is cumulative, so the run's total stays the
+ * counter's exact difference. */
+#define SLOW_READ_BUDGET 0.01
 
 /* Figures warned about once per device (bits of dev.warned). */
 enum { W_MEM = 1, W_UTIL = 2, W_PROCS = 4, W_PROC_MEM = 8, W_POWER = 16, W_ENERGY = 32, W_SM = 64 };
@@ -30,7 +41,19 @@ typedef struct dev {
     int selected, lost;
     unsigned warned;
     size_t reading;          /* slot in readings[] when selected */
+    /* Monotonic seconds from which the energy counter and per-process SM
+     * utilization are read again (SLOW_READ_BUDGET). */
+    double energy_due, sm_due;
+    gt_gpu_rc sm_rc;         /* of the last reading of the SM utilization */
 } dev;
+
+/* A process's SM percent at the last reading of it, carried to the samples
+ * that do not read it again. */
+typedef struct sm_seen {
+    pid_t pid;
+    size_t slot;
+    double percent;
+} sm_seen;
 
 struct gt_gpu {
     const gt_gpu_vendor *v;
@@ -46,7 +69,31 @@ struct gt_gpu {
     int quiet;
     unsigned warned;         /* system-wide process listing (W_PROCS, W_PROC_MEM) */
     int checked_pid_ns;      /* the PID-namespace check has run (see pid_ns_check) */
+    int read_all;            /* the next sample reads every figure (gt_gpu_read_all) */
+    sm_seen *sm;             /* the processes' SM percents of the last sample */
+    size_t n_sm, sm_cap;
 };
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* After a slow reading that started at cpu0 (thread CPU seconds): the
+ * monotonic time from which it may run again. */
+static double next_due(double cpu0)
+{
+    return mono_s() + (thread_cpu_s() - cpu0) / SLOW_READ_BUDGET;
+}
 
 int gt_gpu_procs_reserve(gt_gpu_procs *p, size_t n)
 {
@@ -339,6 +386,44 @@ static int in_set(const pid_t *v, size_t n, pid_t pid)
     return 0;
 }
 
+/* A sample that does not read the SM utilization of device slot `slot`
+ * gives the processes [first, procs.n) it listed their percents of the
+ * last sample; a process new since then is taken as idle until the next
+ * reading. */
+static void carry_sm(gt_gpu *g, size_t slot, size_t first)
+{
+    g->procs.sm_rc = g->devs[slot].sm_rc;
+    if (g->procs.sm_rc != GT_GPU_OK)
+        return;
+    for (size_t k = first; k < g->procs.n; k++) {
+        gt_gpu_proc *p = &g->procs.v[k];
+        p->sm_valid = 1;
+        p->sm_percent = 0;
+        for (size_t j = 0; j < g->n_sm; j++)
+            if (g->sm[j].pid == p->pid && g->sm[j].slot == slot) {
+                p->sm_percent = g->sm[j].percent;
+                break;
+            }
+    }
+}
+
+/* Keeps the processes' SM percents of this sample for carry_sm. */
+static void keep_sm(gt_gpu *g)
+{
+    g->n_sm = 0;
+    if (g->procs.n > g->sm_cap) {
+        size_t cap = gt_grow_cap(g->sm_cap, g->procs.n, 16, sizeof *g->sm);
+        sm_seen *v = cap ? realloc(g->sm, cap * sizeof *v) : NULL;
+        if (!v)
+            return;   /* out of memory: the next samples count them idle */
+        g->sm = v;
+        g->sm_cap = cap;
+    }
+    for (size_t k = 0; k < g->procs.n; k++)
+        if (g->procs.v[k].sm_valid && g->proc_dev[k] != SIZE_MAX)
+            g->sm[g->n_sm++] = (sm_seen){g->procs.v[k].pid, g->proc_dev[k], g->procs.v[k].sm_percent};
+}
+
 /* Lists the processes of device slot `slot` (SIZE_MAX: system-wide); sets
  * *sm_ok when per-process SM utilization of a selected GPU was read. */
 static void read_procs(gt_gpu *g, size_t slot, int *sm_ok)
@@ -348,6 +433,8 @@ static void read_procs(gt_gpu *g, size_t slot, int *sm_ok)
     gt_gpu_why why = {0};
     g->procs.sm_rc = GT_GPU_MISSING;
     memset(&g->procs.sm_why, 0, sizeof g->procs.sm_why);
+    g->procs.want_sm = !d || g->read_all || mono_s() >= d->sm_due;
+    double cpu0 = thread_cpu_s();
     gt_gpu_rc rc = g->v->processes(g->st, d ? d->index : -1, &g->procs, &why);
     if (rc != GT_GPU_OK) {
         g->procs.n = before;
@@ -366,6 +453,11 @@ static void read_procs(gt_gpu *g, size_t slot, int *sm_ok)
         g->proc_dev = v;
         g->proc_dev_cap = cap;
     }
+    if (d && g->procs.want_sm) {
+        d->sm_due = next_due(cpu0);
+        d->sm_rc = g->procs.sm_rc;
+    } else if (d)
+        carry_sm(g, slot, before);
     if (d && d->selected) {
         g->readings[d->reading].procs_valid = 1;
         g->readings[d->reading].sm_valid = g->procs.sm_rc == GT_GPU_OK;
@@ -443,10 +535,14 @@ void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out)
                 r->power_valid = 1;
             else if (!d->lost)
                 degrade(g, d, W_POWER, rc, &why, "its power draw is unavailable");
-            if (!d->lost && (rc = g->v->energy(g->st, d->index, &r->energy_joules, &why)) == GT_GPU_OK)
-                r->energy_valid = 1;
-            else if (!d->lost)
-                degrade(g, d, W_ENERGY, rc, &why, "its energy counter is unavailable");
+            if (!d->lost && (g->read_all || mono_s() >= d->energy_due)) {
+                double cpu0 = thread_cpu_s();
+                if ((rc = g->v->energy(g->st, d->index, &r->energy_joules, &why)) == GT_GPU_OK)
+                    r->energy_valid = 1;
+                else
+                    degrade(g, d, W_ENERGY, rc, &why, "its energy counter is unavailable");
+                d->energy_due = next_due(cpu0);
+            }
             if (d->lost) {
                 r->power_valid = r->energy_valid = 0;
                 continue;
@@ -458,6 +554,8 @@ void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out)
     if (!g->v->procs_per_device)
         read_procs(g, SIZE_MAX, &any_sm);
     pid_ns_check(g);
+    keep_sm(g);
+    g->read_all = 0;
 
     for (size_t k = 0; k < g->procs.n; k++) {
         const gt_gpu_proc *p = &g->procs.v[k];
@@ -478,6 +576,12 @@ void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out)
     out->sm_valid = any_sm;
     out->n_devices = (size_t)g->n_selected;
     out->devices = g->readings;
+}
+
+void gt_gpu_read_all(gt_gpu *g)
+{
+    if (g)
+        g->read_all = 1;
 }
 
 size_t gt_gpu_last_procs(const gt_gpu *g, const gt_gpu_proc **procs, size_t *slot, size_t cap)
@@ -501,6 +605,7 @@ void gt_gpu_close(gt_gpu **gp)
     free(g->devs);
     free(g->procs.v);
     free(g->proc_dev);
+    free(g->sm);
     free(g->readings);
     free(g);
     *gp = NULL;

@@ -73,6 +73,10 @@ const gt_gpu_device_reading *gt_gpu_devices(const gt_gpu *g, size_t *n);
 /* Reads one sample.  Degraded figures are reported once via log, and leave
  * the reading's other fields intact; never fails the tracker. */
 void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out);
+/* Makes the next gt_gpu_sample read every figure, those held to the slow
+ * readings' budget too (the energy counter, per-process SM utilization):
+ * for the run's last sample.  The first sample reads them all anyway. */
+void gt_gpu_read_all(gt_gpu *g);
 /* The processes every device listed at the last gt_gpu_sample (all
  * processes of the machine, not only the tracked ones; owned by g) and, in
  * *slot, for each the index into gt_gpu_devices() of the selected device

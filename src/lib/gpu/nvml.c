@@ -75,7 +75,6 @@ typedef struct nvml {
     proc_query compute, graphics;
     int n;
     nvmlDevice_t *dev;
-    unsigned long long *last_seen;  /* per device: newest process-utilization sample read */
     void *buf;                      /* process structs, reused each sample */
     size_t buf_bytes;
     nvml_proc_util *ubuf;
@@ -113,7 +112,6 @@ static void release(nvml *m)
     if (m->lib)
         dlclose(m->lib);
     free(m->dev);
-    free(m->last_seen);
     free(m->buf);
     free(m->ubuf);
     free(m);
@@ -168,8 +166,7 @@ static gt_gpu_found nv_init(void **state, int *count, gt_gpu_why *why)
         return GT_GPU_NO_DEVICE;
     }
     m->dev = calloc(n, sizeof *m->dev);
-    m->last_seen = calloc(n, sizeof *m->last_seen);
-    if (!m->dev || !m->last_seen) {
+    if (!m->dev) {
         nv_shutdown(m);
         return GT_GPU_NOT_INSTALLED;
     }
@@ -380,7 +377,12 @@ static unsigned long long now_us(void)
 }
 
 /* Fills sm_percent of the processes [first, out->n) from the utilization
- * samples NVML took since the last call (the newest per process). */
+ * samples NVML kept for the last second: each process's newest.  The
+ * driver takes a process's sample every few hundred milliseconds (an H200
+ * with driver 580 keeps one per process), so a process without one in the
+ * last second has been idle; asking only for samples newer than the last
+ * call instead would count a busy process idle at every call that comes
+ * before the driver's next sample. */
 static void sm_utilization(nvml *m, int i, size_t first, gt_gpu_procs *out)
 {
     if (!m->proc_util) {
@@ -388,9 +390,7 @@ static void sm_utilization(nvml *m, int i, size_t first, gt_gpu_procs *out)
         return;
     }
     nvmlDevice_t d = m->dev[i];
-    /* The first call asks for the last second only, not the driver's whole
-     * buffer of older samples. */
-    unsigned long long since = m->last_seen[i] ? m->last_seen[i] : now_us() - 1000000ull;
+    unsigned long long since = now_us() - 1000000ull;
     unsigned int n = 0;
     nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
     for (int tries = 0; tries < 4 && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
@@ -420,7 +420,6 @@ static void sm_utilization(nvml *m, int i, size_t first, gt_gpu_procs *out)
         out->sm_rc = fail(m, r, "nvmlDeviceGetProcessUtilization", &out->sm_why);
         return;
     }
-    unsigned long long newest = since;
     for (size_t k = first; k < out->n; k++) {
         unsigned long long at = 0;
         for (unsigned int s = 0; s < n; s++)
@@ -429,10 +428,6 @@ static void sm_utilization(nvml *m, int i, size_t first, gt_gpu_procs *out)
                 out->v[k].sm_percent = m->ubuf[s].smUtil;
             }
     }
-    for (unsigned int s = 0; s < n; s++)
-        if (m->ubuf[s].timeStamp > newest)
-            newest = m->ubuf[s].timeStamp;
-    m->last_seen[i] = newest;
     out->sm_rc = GT_GPU_OK;
 }
 
@@ -464,7 +459,8 @@ static gt_gpu_rc nv_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why 
             out->v[w++] = out->v[k];
     }
     out->n = w;
-    sm_utilization(m, i, first, out);
+    if (out->want_sm)
+        sm_utilization(m, i, first, out);
     return GT_GPU_OK;
 }
 

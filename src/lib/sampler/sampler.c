@@ -1527,6 +1527,8 @@ static int sample_gpus(gt_sampler *s, gt_sample *out)
     }
     /* Sorted as gt_pidset requires: cur is (drop_duplicates()). */
     gt_gpu_reading g;
+    if (s->closing)
+        gt_gpu_read_all(s->gpu);
     gt_gpu_sample(s->gpu, &set, &g);
     out->main_gpu_ram = g.main_bytes;
     out->descendants_gpu_ram = g.descendants_bytes;
