@@ -20,6 +20,7 @@
 #include "sampler/sampler.h"
 #include "store/row.h"
 #include "store/store.h"
+#include "tracker_owner.h"
 #include "util/node.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -569,6 +570,19 @@ gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *valu
     if (!t->store)
         return GT_OK; /* no tracking file: nowhere to record it */
     return gt_store_add_static(t->store, key, value, err);
+}
+
+gt_status gt_tracker_chown_files(gt_tracker *t, uid_t uid, gid_t gid, gt_error *err)
+{
+    if (!t->store)
+        return gt_err(err, GT_ERR_INVALID, "no tracking file to give to user %lu", (unsigned long)uid);
+    if (t->perproc)
+        return gt_err(err, GT_ERR_INVALID, "tracking file '%s': its side files cannot be given to another user",
+                      t->tracking_file);
+    if (t->state != ST_NEW)
+        return gt_err(err, GT_ERR_STATE, "tracking file '%s' is given to another user before tracking starts",
+                      t->tracking_file);
+    return gt_store_chown(t->store, uid, gid, err);
 }
 
 gt_status gt_tracker_start(gt_tracker *t)
