@@ -25,9 +25,6 @@
 #include "util/error.h"
 #include "util/units.h"
 
-#define MIN_SLEEP_TIME 0.001
-#define MAX_SLEEP_TIME 86400.0
-
 enum state { ST_NEW, ST_RUNNING, ST_STOPPED };
 
 /* Running maxima and sums in base units. */
@@ -153,15 +150,15 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     gt_options full = GT_OPTIONS_INIT;
     gt_abi_read(GT_ABI_OPTIONS, program_opts, &full);
     const gt_options *opts = &full;
-    if (!isfinite(opts->sleep_time) || opts->sleep_time < MIN_SLEEP_TIME)
+    if (!isfinite(opts->sleep_time) || opts->sleep_time < GT_SLEEP_TIME_MIN)
         return gt_err(err, GT_ERR_INVALID,
                       "sleep time of %g is invalid: must be at least %g seconds",
-                      opts->sleep_time, MIN_SLEEP_TIME);
+                      opts->sleep_time, GT_SLEEP_TIME_MIN);
     /* The next wake-up time must fit a time_t (1e19 s overflowed it into a
      * busy loop); a day between samples is already more than any use. */
-    if (opts->sleep_time > MAX_SLEEP_TIME)
+    if (opts->sleep_time > GT_SLEEP_TIME_MAX)
         return gt_err(err, GT_ERR_INVALID, "sleep time of %g is invalid: must be at most %g seconds",
-                      opts->sleep_time, MAX_SLEEP_TIME);
+                      opts->sleep_time, GT_SLEEP_TIME_MAX);
     if ((unsigned)opts->ram_unit > GT_TERABYTES || (unsigned)opts->gpu_ram_unit > GT_TERABYTES)
         return gt_err(err, GT_ERR_INVALID, "invalid RAM unit: valid units are " GT_RAM_UNITS_VALID);
     if ((unsigned)opts->time_unit > GT_DAYS)

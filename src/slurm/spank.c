@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,9 +86,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         char *end;
         if (!strncmp(av[i], "st=", 3)) {
             double st = strtod(av[i] + 3, &end);
-            if (*end || !(st >= 0.001) || !isfinite(st))
-                slurm_error("gpu-tracker: invalid plugstack.conf argument '%s': st= needs seconds, at least 0.001",
-                            av[i]);
+            if (end == av[i] + 3 || *end || !(st >= GT_SLEEP_TIME_MIN && st <= GT_SLEEP_TIME_MAX))
+                slurm_error("gpu-tracker: invalid plugstack.conf argument '%s': st= needs seconds, at least %g and "
+                            "at most %g", av[i], GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
             else
                 step.sleep_time = st;
         } else
