@@ -30,18 +30,41 @@ job=$(grep -o 'allocation [0-9]*' salloc.out | grep -o '[0-9]*$') || fail "no jo
 
 owner() { stat -c '%u:%g %a' "$1"; }
 [ "$(owner secret)" = "0:0 600" ] || fail "secret: $(owner secret)"
+# real PATH...: one of the paths is what it is, not a symbolic link; a
+# folder for the folder race, a file for the other.
+real() {
+    local t=$1 p
+    shift
+    for p in "$@"; do [ ! -L "$p" ] && [ "$t" "$p" ] && return 0; done
+    return 1
+}
 # round N KIND: step N of the allocation, the attacker on its folder
-# (KIND=folder) or on its tracking file (KIND=file).
+# (KIND=folder) or on its tracking file (KIND=file).  The step's task lives
+# until the plugin has made what is attacked, so that every step is a race.
 attacked=0
+swapper=
+# The swapper of a failed round is stopped before the cluster and $TMP go.
+trap 'rc=$?; [ -n "$swapper" ] && kill -TERM "$swapper" 2>/dev/null && wait "$swapper"; (exit $rc); stop_all' EXIT
 round() {
-    local step=$1 kind=$2 dir name swapper swaps
+    local step=$1 kind=$2 dir name swaps srun_pid go=$TMP/race/.go-$1 d=race/$job.$1
     if [ "$kind" = folder ]; then dir=$TMP/race name=$job.$step; else dir=$TMP/race/$job.$step name=n1.0.csv; fi
     "$W/swap_link" "$dir" "$name" "$TMP/secret" >"swaps.$step" 2>&1 &
     swapper=$!
     (cd race && timeout 120 $IN_CTL "${NB[@]}" srun --jobid="$job" -N1 -n1 -t 1 --gpu-tracker="$TMP/race" \
-        sleep 0.3) >"srun.$step" 2>&1 || fail "step $step: $(cat "srun.$step")"
+        sh -c "until [ -e '$go' ]; do sleep 0.02; done") >"srun.$step" 2>&1 &
+    srun_pid=$!
+    made() {
+        if [ "$kind" = folder ]; then real -d "$d" "race/.swap-$job.$step"; else real -f "$d/n1.0.csv" "$d/.swap-n1.0.csv"; fi
+    }
+    # (Each look can miss it, swapped under the other name between two tests.)
+    local seen=
+    for _ in $(seq 1200); do made && { seen=1; break; }; sleep 0.05; done
+    [ -n "$seen" ] || fail "step $step: the plugin made no $kind in 60 s: $(cat "srun.$step"; ls -la race "$d" 2>&1)"
+    touch "$go"
+    wait "$srun_pid" || fail "step $step: $(cat "srun.$step")"
     kill -TERM "$swapper"
     wait "$swapper" || fail "swapper of step $step: $(cat "swaps.$step")"
+    swapper=
     swaps=$(cat "swaps.$step")
     [ "$(owner secret)" = "0:0 600" ] ||
         fail "step $step, $kind race ($swaps swaps): the root-owned 0600 file is now $(owner secret)"
