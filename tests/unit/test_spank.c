@@ -268,6 +268,7 @@ static void owner_of(const char *path, char *out, size_t size)
 /* One step of one task, tracked into base with attack_suffix attacked. */
 static char top[] = "/tmp/gt-spank-XXXXXX";
 static int nsteps;
+static int delete_tracking_file; /* before the task exits, as a user may */
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -301,6 +302,11 @@ static void run_step(void)
     p_user_init(NULL, 0, NULL);
     n_errors = 0;
     p_post_fork(NULL, 0, NULL);
+    if (delete_tracking_file) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/7.0/h1.0.csv", base);
+        assert_int_equal(unlink(p), 0);
+    }
     kill(task_pid, SIGKILL);
     waitpid(task_pid, NULL, 0);
     p_task_exit(NULL, 0, NULL);
@@ -328,6 +334,20 @@ static void test_untouched_step(void **state)
         owner_of(p, o, sizeof o);
         assert_non_null(strstr(o, "65534:65534 "));
     }
+}
+
+static void test_deleted_tracking_file(void **state)
+{
+    (void)state;
+    char p[PATH_MAX], o[64];
+    /* Re-created at the end, in the held folder, and given by descriptor. */
+    attack_suffix = NULL;
+    delete_tracking_file = 1;
+    run_step();
+    delete_tracking_file = 0;
+    snprintf(p, sizeof p, "%s/7.0/h1.0.csv", base);
+    owner_of(p, o, sizeof o);
+    assert_non_null(strstr(o, "65534:65534 "));
 }
 
 static void test_folder_swapped(void **state)
@@ -405,6 +425,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sleep_time_bounds),
         cmocka_unit_test(test_untouched_step),
+        cmocka_unit_test(test_deleted_tracking_file),
         cmocka_unit_test(test_folder_swapped),
         cmocka_unit_test(test_tracking_file_swapped),
         cmocka_unit_test(test_foreign_folder),
