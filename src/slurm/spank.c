@@ -134,20 +134,22 @@ static int get_job_user(spank_t sp, job_user *u)
     return 0;
 }
 
-/* The filesystem IDs and groups this thread had (root's). */
+/* The filesystem IDs and groups this thread had (slurmstepd's: root's). */
 typedef struct saved_ids {
+    uid_t fsuid;
+    gid_t fsgid;
     gid_t *groups;
     int ngroups;
 } saved_ids;
 
-/* Back to root's IDs; 0, or -1 with the error logged.  setfsuid reports no
- * error: a second call with an invalid ID reads the value back. */
+/* Back to slurmstepd's IDs; 0, or -1 with the error logged.  setfsuid
+ * reports no error: a second call with an invalid ID reads the value back. */
 static int become_root(saved_ids *s)
 {
     int rc = 0;
-    setfsuid(0);
-    setfsgid(0);
-    if (setfsuid((uid_t)-1) != 0 || setfsgid((gid_t)-1) != 0 ||
+    setfsuid(s->fsuid);
+    setfsgid(s->fsgid);
+    if ((uid_t)setfsuid((uid_t)-1) != s->fsuid || (gid_t)setfsgid((gid_t)-1) != s->fsgid ||
         syscall(SYS_setgroups, (size_t)s->ngroups, s->groups) != 0) {
         slurm_error("gpu-tracker: cannot return to slurmstepd's own IDs: %s", strerror(errno));
         rc = -1;
@@ -166,6 +168,8 @@ static int become_root(saved_ids *s)
  * 0, or -1 with the error logged and root's IDs kept. */
 static int become_user(const job_user *u, saved_ids *s)
 {
+    s->fsuid = (uid_t)setfsuid((uid_t)-1);
+    s->fsgid = (gid_t)setfsgid((gid_t)-1);
     s->ngroups = getgroups(0, NULL);
     s->groups = s->ngroups >= 0 ? malloc(((size_t)s->ngroups + 1) * sizeof *s->groups) : NULL;
     if (!s->groups || getgroups(s->ngroups, s->groups) != s->ngroups) {
