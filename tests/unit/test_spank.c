@@ -48,6 +48,7 @@
 /* -- slurmstepd's side: what the plugin asks of Slurm -- */
 static struct spank_option *option; /* --gpu-tracker, as registered */
 static pid_t task_pid;
+static const char *node_name = "h1"; /* SLURMD_NODENAME */
 static int n_errors;
 static char last_error[1024];
 
@@ -69,7 +70,7 @@ EXPORT spank_err_t spank_getenv(spank_t sp, const char *var, char *buf, int len)
     (void)sp;
     if (strcmp(var, "SLURMD_NODENAME"))
         return ESPANK_ENV_NOEXIST;
-    snprintf(buf, (size_t)len, "h1");
+    snprintf(buf, (size_t)len, "%s", node_name);
     return ESPANK_SUCCESS;
 }
 
@@ -350,6 +351,21 @@ static void test_deleted_tracking_file(void **state)
     assert_non_null(strstr(o, "65534:65534 "));
 }
 
+static void test_node_name_leaving_folder(void **state)
+{
+    (void)state;
+    char p[PATH_MAX];
+    /* A node name that would put the files elsewhere: refused. */
+    attack_suffix = NULL;
+    node_name = "../h1";
+    run_step();
+    node_name = "h1";
+    assert_int_equal(n_errors, 1);
+    assert_non_null(strstr(last_error, "cannot name a file"));
+    snprintf(p, sizeof p, "%s/h1.0.csv", base);
+    assert_int_equal(access(p, F_OK), -1);
+}
+
 static void test_folder_swapped(void **state)
 {
     (void)state;
@@ -426,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_sleep_time_bounds),
         cmocka_unit_test(test_untouched_step),
         cmocka_unit_test(test_deleted_tracking_file),
+        cmocka_unit_test(test_node_name_leaving_folder),
         cmocka_unit_test(test_folder_swapped),
         cmocka_unit_test(test_tracking_file_swapped),
         cmocka_unit_test(test_foreign_folder),
