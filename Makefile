@@ -112,6 +112,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -Isrc $(ALL_LDFLAGS) -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS) -lcmocka
 
+# The SPANK plugin's harness stands in for slurmstepd: the plugin's calls to
+# Slurm's functions, and to the libc calls it interposes, reach its own.
+$(BUILD)/tests/test_spank: LDLIBS += -rdynamic
+$(BUILD)/tests/test_spank: | $(SPANK)
+
 # Workloads are ground-truth programs for end-to-end tests; built without
 # sanitizers so their memory figures are what the tests expect.
 $(BUILD)/workloads/%: tests/workloads/%.c

@@ -193,10 +193,17 @@ typedef struct gt_timepoint {
  * must not call back into the tracker. */
 typedef void (*gt_timepoint_fn)(void *ctx, const gt_timepoint *tp);
 
+/* The range of gt_options.sleep_time, in seconds, checked by every front
+ * end (the command's --st, the SPANK plugin's st=) as by gt_tracker_new:
+ * the next wake-up time must fit a time_t, and a day between samples is
+ * already more than any use. */
+#define GT_SLEEP_TIME_MIN 0.001
+#define GT_SLEEP_TIME_MAX 86400.0
+
 typedef struct gt_options {
     /* Version 1. */
     unsigned int version;       /* GT_STRUCT_VERSION; set by the two initializers below */
-    double sleep_time;          /* seconds between samples, 0.001 to 86400; default 1.0 */
+    double sleep_time;          /* seconds between samples, GT_SLEEP_TIME_MIN to _MAX; default 1.0 */
     gt_ram_unit ram_unit;       /* default gigabytes */
     gt_ram_unit gpu_ram_unit;   /* default gigabytes */
     gt_time_unit time_unit;     /* default hours */

@@ -36,10 +36,6 @@ static const char usage_tail[] =
     "Exit status: the command's own (128+N if signal N killed it); 127 if it cannot be started;\n"
     "2 for invalid options; 1 if tracking failed.\n";
 
-/* Longer intervals are surely a typo; beyond about 1e9 s the wake-up time
- * no longer fits a time_t. */
-#define MAX_SLEEP_TIME 86400.0
-
 /* The apply functions of the table.  name is the option or the config key
  * as given; some messages name the option whatever the user wrote, as they
  * always have. */
@@ -57,9 +53,9 @@ static int set_sleep_time(void *ctx, const char *name, const char *v)
 {
     gt_cli_track_settings *s = ctx;
     double d;
-    if (parse_number(v, &d) != 0 || d < 0.001 || d > MAX_SLEEP_TIME)
-        return gt_cli_usage_error("invalid value '%s' for %s: must be a number of seconds, at least 0.001 and at "
-                                  "most 86400", v, name);
+    if (parse_number(v, &d) != 0 || d < GT_SLEEP_TIME_MIN || d > GT_SLEEP_TIME_MAX)
+        return gt_cli_usage_error("invalid value '%s' for %s: must be a number of seconds, at least %g and at most %g",
+                                  v, name, GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
     s->o.sleep_time = d;
     return 0;
 }

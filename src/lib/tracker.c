@@ -20,12 +20,10 @@
 #include "sampler/sampler.h"
 #include "store/row.h"
 #include "store/store.h"
+#include "tracker_owner.h"
 #include "util/node.h"
 #include "util/error.h"
 #include "util/units.h"
-
-#define MIN_SLEEP_TIME 0.001
-#define MAX_SLEEP_TIME 86400.0
 
 enum state { ST_NEW, ST_RUNNING, ST_STOPPED };
 
@@ -152,15 +150,15 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     gt_options full = GT_OPTIONS_INIT;
     gt_abi_read(GT_ABI_OPTIONS, program_opts, &full);
     const gt_options *opts = &full;
-    if (!isfinite(opts->sleep_time) || opts->sleep_time < MIN_SLEEP_TIME)
+    if (!isfinite(opts->sleep_time) || opts->sleep_time < GT_SLEEP_TIME_MIN)
         return gt_err(err, GT_ERR_INVALID,
                       "sleep time of %g is invalid: must be at least %g seconds",
-                      opts->sleep_time, MIN_SLEEP_TIME);
+                      opts->sleep_time, GT_SLEEP_TIME_MIN);
     /* The next wake-up time must fit a time_t (1e19 s overflowed it into a
      * busy loop); a day between samples is already more than any use. */
-    if (opts->sleep_time > MAX_SLEEP_TIME)
+    if (opts->sleep_time > GT_SLEEP_TIME_MAX)
         return gt_err(err, GT_ERR_INVALID, "sleep time of %g is invalid: must be at most %g seconds",
-                      opts->sleep_time, MAX_SLEEP_TIME);
+                      opts->sleep_time, GT_SLEEP_TIME_MAX);
     if ((unsigned)opts->ram_unit > GT_TERABYTES || (unsigned)opts->gpu_ram_unit > GT_TERABYTES)
         return gt_err(err, GT_ERR_INVALID, "invalid RAM unit: valid units are " GT_RAM_UNITS_VALID);
     if ((unsigned)opts->time_unit > GT_DAYS)
@@ -569,6 +567,19 @@ gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *valu
     if (!t->store)
         return GT_OK; /* no tracking file: nowhere to record it */
     return gt_store_add_static(t->store, key, value, err);
+}
+
+gt_status gt_tracker_chown_files(gt_tracker *t, uid_t uid, gid_t gid, gt_error *err)
+{
+    if (!t->store)
+        return gt_err(err, GT_ERR_INVALID, "no tracking file to give to user %lu", (unsigned long)uid);
+    if (t->perproc)
+        return gt_err(err, GT_ERR_INVALID, "tracking file '%s': its side files cannot be given to another user",
+                      t->tracking_file);
+    if (t->state != ST_NEW)
+        return gt_err(err, GT_ERR_STATE, "tracking file '%s' is given to another user before tracking starts",
+                      t->tracking_file);
+    return gt_store_chown(t->store, uid, gid, err);
 }
 
 gt_status gt_tracker_start(gt_tracker *t)

@@ -17,18 +17,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include "gpu_tracker.h"
+#include "tracker_owner.h"
 #include "util/grow.h"
 
 SPANK_PLUGIN(gpu-tracker, 1)
@@ -38,17 +40,19 @@ typedef struct task {
     pid_t pid;
     uint32_t rank;
     gt_tracker *tracker;
-    char report[PATH_MAX];
+    char name[300]; /* <node>.<task>, of its files in the folder */
 } task;
 
 static struct {
     int on;                /* --gpu-tracker was given */
     char dir[PATH_MAX];    /* its value, or "" for the job's working directory */
     char cwd[PATH_MAX];    /* the job's working directory, seen in user_init */
+    int dirfd;             /* DIR/<job>.<step>, opened as the job's user; -1: not yet */
+    char dirname[PATH_MAX + 40]; /* its name, for messages */
     double sleep_time;     /* plugstack.conf's st=, default 1 s */
     task *tasks;
     size_t ntasks, cap;
-} step = {.sleep_time = 1.0};
+} step = {.sleep_time = 1.0, .dirfd = -1};
 
 static int option_cb(int val, const char *arg, int remote)
 {
@@ -82,9 +86,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         char *end;
         if (!strncmp(av[i], "st=", 3)) {
             double st = strtod(av[i] + 3, &end);
-            if (*end || !(st >= 0.001) || !isfinite(st))
-                slurm_error("gpu-tracker: invalid plugstack.conf argument '%s': st= needs seconds, at least 0.001",
-                            av[i]);
+            if (end == av[i] + 3 || *end || !(st >= GT_SLEEP_TIME_MIN && st <= GT_SLEEP_TIME_MAX))
+                slurm_error("gpu-tracker: invalid plugstack.conf argument '%s': st= needs seconds, at least %g and "
+                            "at most %g", av[i], GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
             else
                 step.sleep_time = st;
         } else
@@ -106,23 +110,108 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
-/* DIR/<job>.<step>, created for the job's user (slurmstepd is root here);
- * jobname and stepname (16 bytes each) get the job's ID and the step's name. */
-static int make_dir(spank_t sp, char *out, size_t size, char *jobname, char *stepname)
+/* The job's user: the owner of everything the plugin makes. */
+typedef struct job_user {
+    uid_t uid;
+    gid_t gid;
+    gid_t *gids; /* supplementary groups, Slurm's array */
+    int ngids;
+} job_user;
+
+static int get_job_user(spank_t sp, job_user *u)
+{
+    memset(u, 0, sizeof *u);
+    if (spank_get_item(sp, S_JOB_UID, &u->uid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_GID, &u->gid) != ESPANK_SUCCESS) {
+        slurm_error("gpu-tracker: cannot read the job's user from Slurm");
+        return -1;
+    }
+    /* Without its list, the user's primary group alone. */
+    if (spank_get_item(sp, S_JOB_SUPPLEMENTARY_GIDS, &u->gids, &u->ngids) != ESPANK_SUCCESS || u->ngids < 0) {
+        u->gids = &u->gid;
+        u->ngids = 1;
+    }
+    return 0;
+}
+
+/* The filesystem IDs and groups this thread had (slurmstepd's: root's). */
+typedef struct saved_ids {
+    uid_t fsuid;
+    gid_t fsgid;
+    gid_t *groups;
+    int ngroups;
+} saved_ids;
+
+/* Back to slurmstepd's IDs; 0, or -1 with the error logged.  setfsuid
+ * reports no error: a second call with an invalid ID reads the value back. */
+static int become_root(saved_ids *s)
+{
+    int rc = 0;
+    setfsuid(s->fsuid);
+    setfsgid(s->fsgid);
+    if ((uid_t)setfsuid((uid_t)-1) != s->fsuid || (gid_t)setfsgid((gid_t)-1) != s->fsgid ||
+        syscall(SYS_setgroups, (size_t)s->ngroups, s->groups) != 0) {
+        slurm_error("gpu-tracker: cannot return to slurmstepd's own IDs: %s", strerror(errno));
+        rc = -1;
+    }
+    free(s->groups);
+    s->groups = NULL;
+    return rc;
+}
+
+/* Makes this thread act on files as the job's user: every check of a path
+ * (search, create, follow a link) is then the user's own, as if the user
+ * did it, and what is created is the user's.  Filesystem IDs and the raw
+ * setgroups system call change the calling thread only (glibc's setgroups
+ * would change every thread of slurmstepd), and with a filesystem user ID
+ * other than 0 the kernel drops the capabilities that bypass permissions.
+ * 0, or -1 with the error logged and root's IDs kept. */
+static int become_user(const job_user *u, saved_ids *s)
+{
+    s->fsuid = (uid_t)setfsuid((uid_t)-1);
+    s->fsgid = (gid_t)setfsgid((gid_t)-1);
+    s->ngroups = getgroups(0, NULL);
+    s->groups = s->ngroups >= 0 ? malloc(((size_t)s->ngroups + 1) * sizeof *s->groups) : NULL;
+    if (!s->groups || getgroups(s->ngroups, s->groups) != s->ngroups) {
+        slurm_error("gpu-tracker: cannot read slurmstepd's groups: %s", strerror(errno));
+        free(s->groups);
+        s->groups = NULL;
+        return -1;
+    }
+    if (syscall(SYS_setgroups, (size_t)u->ngids, u->gids) != 0) {
+        slurm_error("gpu-tracker: cannot take the job's groups: %s", strerror(errno));
+        become_root(s);
+        return -1;
+    }
+    setfsgid(u->gid);
+    setfsuid(u->uid);
+    if ((gid_t)setfsgid((gid_t)-1) != u->gid || (uid_t)setfsuid((uid_t)-1) != u->uid) {
+        slurm_error("gpu-tracker: cannot take the job's user ID %lu for its files", (unsigned long)u->uid);
+        become_root(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens DIR/<job>.<step> into step.dirfd, made as the job's user when it
+ * does not exist (slurmstepd is root here, and DIR is the user's to
+ * choose).  A link in its place is never followed, and a folder of another
+ * owner is refused: root writes the tracking files into it through the
+ * held descriptor.  jobname and stepname (16 bytes each) get the job's ID
+ * and the step's name. */
+static int open_dir(spank_t sp, const job_user *u, char *jobname, char *stepname)
 {
     uint32_t job = 0, stepid = 0;
-    uid_t uid = 0;
-    gid_t gid = 0;
     const char *base = step.dir[0] ? step.dir : step.cwd;
     struct stat sb;
+    saved_ids ids;
     if (!base[0]) {
         slurm_error("gpu-tracker: the job's working directory is unknown; give --gpu-tracker=DIR");
         return -1;
     }
     if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
-        slurm_error("gpu-tracker: cannot read the job's ID, step or user from Slurm");
+        spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS) {
+        slurm_error("gpu-tracker: cannot read the job's ID or step from Slurm");
         return -1;
     }
     snprintf(jobname, 16, "%u", job);
@@ -135,24 +224,51 @@ static int make_dir(spank_t sp, char *out, size_t size, char *jobname, char *ste
         strcpy(stepname, "interactive");
     else
         snprintf(stepname, 16, "%u", stepid);
-    if (snprintf(out, size, "%s/%u.%s", base, job, stepname) >= (int)size) {
-        slurm_error("gpu-tracker: directory name '%s/%u.%s' is too long", base, job, stepname);
+    if (step.dirfd >= 0)
+        return 0;
+    char name[40];
+    snprintf(name, sizeof name, "%u.%s", job, stepname);
+    if (snprintf(step.dirname, sizeof step.dirname, "%s/%s", base, name) >= (int)sizeof step.dirname) {
+        slurm_error("gpu-tracker: directory name '%s/%s' is too long", base, name);
         return -1;
     }
-    if (mkdir(out, 0755) == 0) {
-        if (chown(out, uid, gid) != 0)
-            slurm_error("gpu-tracker: cannot give '%s' to the job's user: %s", out, strerror(errno));
-    } else if (errno != EEXIST) {
-        slurm_error("gpu-tracker: cannot create '%s': %s", out, strerror(errno));
+    if (become_user(u, &ids) != 0)
+        return -1;
+    int fd = -1, basefd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (basefd < 0 || (mkdirat(basefd, name, 0755) != 0 && errno != EEXIST))
+        slurm_error("gpu-tracker: cannot create '%s': %s", step.dirname, strerror(errno));
+    else if ((fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        slurm_error("gpu-tracker: cannot open '%s'%s: %s", step.dirname,
+                    errno == ELOOP || errno == ENOTDIR ? " (not a directory; a link is not followed)" : "",
+                    strerror(errno));
+    if (basefd >= 0)
+        close(basefd);
+    if (become_root(&ids) != 0 && fd >= 0) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd < 0)
+        return -1;
+    /* Made by the user now, or by another task of this node before. */
+    if (fstat(fd, &sb) != 0) {
+        slurm_error("gpu-tracker: cannot read '%s': %s", step.dirname, strerror(errno));
+        close(fd);
         return -1;
     }
-    /* Another task of this node may have made it; anything else (a link
-     * planted by someone) is refused, since files are written as root. */
-    if (lstat(out, &sb) != 0 || !S_ISDIR(sb.st_mode) || (sb.st_uid != uid && sb.st_uid != 0)) {
-        slurm_error("gpu-tracker: '%s' is not a directory of the job's user", out);
+    if (sb.st_uid != u->uid) {
+        slurm_error("gpu-tracker: '%s' belongs to user %lu, not to the job's user %lu: refused", step.dirname,
+                    (unsigned long)sb.st_uid, (unsigned long)u->uid);
+        close(fd);
         return -1;
     }
+    step.dirfd = fd;
     return 0;
+}
+
+/* A file name of the node's that stays in the folder: no '/', not "." or "..". */
+static int plain_name(const char *s)
+{
+    return s[0] && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
 }
 
 static task *add_task(void)
@@ -175,11 +291,10 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
-    char dir[PATH_MAX], node[256], tf[PATH_MAX];
+    char node[256], tf[64 + sizeof node];
     pid_t pid;
     uint32_t rank;
-    uid_t uid = 0;
-    gid_t gid = 0;
+    job_user u;
     if (!step.on || !spank_remote(sp))
         return 0;
     if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS ||
@@ -188,12 +303,16 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         return 0;
     }
     char jobname[16], stepname[16];
-    if (make_dir(sp, dir, sizeof dir, jobname, stepname) != 0)
+    if (get_job_user(sp, &u) != 0 || open_dir(sp, &u, jobname, stepname) != 0)
         return 0;
     if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node) != ESPANK_SUCCESS &&
         gethostname(node, sizeof node) != 0)
         strcpy(node, "node");
     node[sizeof node - 1] = '\0';
+    if (!plain_name(node)) {
+        slurm_error("gpu-tracker: node name '%s' cannot name a file", node);
+        return 0;
+    }
     task *t = add_task();
     if (!t) {
         slurm_error("gpu-tracker: out of memory");
@@ -201,12 +320,12 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
     }
     t->pid = pid;
     t->rank = rank;
-    if (snprintf(tf, sizeof tf, "%s/%s.%u.csv", dir, node, rank) >= (int)sizeof tf ||
-        snprintf(t->report, sizeof t->report, "%s/%s.%u.json", dir, node, rank) >= (int)sizeof t->report) {
-        slurm_error("gpu-tracker: file names in '%s' are too long", dir);
-        step.ntasks--;
-        return 0;
-    }
+    snprintf(t->name, sizeof t->name, "%s.%u", node, rank);
+    /* The library creates, re-creates and on failure removes the file by
+     * name, as root: through /proc/self/fd, the name resolves in the held
+     * folder whatever the user renames meanwhile, and its last component is
+     * created O_EXCL|O_NOFOLLOW, never followed. */
+    snprintf(tf, sizeof tf, "/proc/self/fd/%d/%s.csv", step.dirfd, t->name);
     gt_options o = GT_OPTIONS_INIT;
     o.process_id = pid;
     o.tracking_file = tf;
@@ -215,6 +334,12 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
     gt_error err;
     if (gt_tracker_new(&o, &t->tracker, &err) != GT_OK) {
         slurm_error("gpu-tracker: task %u: %s", rank, err.msg);
+        step.ntasks--;
+        return 0;
+    }
+    if (gt_tracker_chown_files(t->tracker, u.uid, u.gid, &err) != GT_OK) {
+        slurm_error("gpu-tracker: task %u: %s", rank, err.msg);
+        gt_tracker_free(&t->tracker);
         step.ntasks--;
         return 0;
     }
@@ -231,45 +356,41 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         slurm_error("gpu-tracker: task %u: %s", rank, gt_tracker_error(t->tracker));
         gt_tracker_free(&t->tracker);
         step.ntasks--;
-        return 0;
     }
-    if (spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS && spank_get_item(sp, S_JOB_GID, &gid) == ESPANK_SUCCESS &&
-        chown(tf, uid, gid) != 0)
-        slurm_error("gpu-tracker: cannot give '%s' to the job's user: %s", tf, strerror(errno));
     return 0;
 }
 
-/* Stops t's tracker and writes its report, created anew, never through a
- * link (slurmstepd writes as root into a directory the user owns). */
-static void finish(task *t, uid_t uid, gid_t gid)
+/* Stops t's tracker and writes its report, created anew by the job's user
+ * in the held folder, never through a link. */
+static void finish(task *t, const job_user *u)
 {
-    gt_usage u = GT_USAGE_INIT;
+    gt_usage u_ = GT_USAGE_INIT;
+    char name[sizeof t->name + 8];
+    saved_ids ids;
     if (gt_tracker_stop(t->tracker) != GT_OK)
         slurm_error("gpu-tracker: task %u: %s", t->rank, gt_tracker_error(t->tracker));
-    if (gt_tracker_usage(t->tracker, &u) != GT_OK) {
+    snprintf(name, sizeof name, "%s.json", t->name);
+    if (gt_tracker_usage(t->tracker, &u_) != GT_OK) {
         slurm_error("gpu-tracker: task %u: %s", t->rank, gt_tracker_error(t->tracker));
-    } else {
-        int fd = open(t->report, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    } else if (u && become_user(u, &ids) == 0) {
+        int fd = openat(step.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        int e = errno;
+        if (become_root(&ids) != 0 && fd >= 0) {
+            close(fd);
+            fd = -1;
+        }
         FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (!f) {
-            slurm_error("gpu-tracker: cannot create '%s': %s", t->report, strerror(errno));
+            slurm_error("gpu-tracker: cannot create '%s/%s': %s", step.dirname, name, strerror(fd < 0 ? e : errno));
             if (fd >= 0)
                 close(fd);
         } else {
-            if (fchown(fd, uid, gid) != 0)
-                slurm_error("gpu-tracker: cannot give '%s' to the job's user: %s", t->report, strerror(errno));
-            gt_status ws = gt_usage_write(&u, GT_FORMAT_JSON, f);
+            gt_status ws = gt_usage_write(&u_, GT_FORMAT_JSON, f);
             if (fclose(f) != 0 || ws != GT_OK)
-                slurm_error("gpu-tracker: cannot write '%s'", t->report);
+                slurm_error("gpu-tracker: cannot write '%s/%s'", step.dirname, name);
         }
     }
     gt_tracker_free(&t->tracker);
-}
-
-static void job_user(spank_t sp, uid_t *uid, gid_t *gid)
-{
-    if (spank_get_item(sp, S_JOB_UID, uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, gid) != ESPANK_SUCCESS)
-        *uid = 0, *gid = 0;
 }
 
 /* In slurmstepd, once per task, after the task has exited. */
@@ -278,14 +399,13 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
     (void)ac;
     (void)av;
     pid_t pid;
-    uid_t uid;
-    gid_t gid;
+    job_user u;
     if (!step.on || !spank_remote(sp) || spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
         return 0;
-    job_user(sp, &uid, &gid);
+    int known = get_job_user(sp, &u) == 0;
     for (size_t i = 0; i < step.ntasks; i++)
         if (step.tasks[i].pid == pid && step.tasks[i].tracker)
-            finish(&step.tasks[i], uid, gid);
+            finish(&step.tasks[i], known ? &u : NULL);
     return 0;
 }
 
@@ -295,16 +415,19 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
-    uid_t uid;
-    gid_t gid;
+    job_user u;
     if (!step.on || !spank_remote(sp))
         return 0;
-    job_user(sp, &uid, &gid);
+    int known = get_job_user(sp, &u) == 0;
     for (size_t i = 0; i < step.ntasks; i++)
         if (step.tasks[i].tracker)
-            finish(&step.tasks[i], uid, gid);
+            finish(&step.tasks[i], known ? &u : NULL);
     free(step.tasks);
     step.tasks = NULL;
     step.ntasks = step.cap = 0;
+    /* Last: the trackers named their files through it until freed. */
+    if (step.dirfd >= 0)
+        close(step.dirfd);
+    step.dirfd = -1;
     return 0;
 }

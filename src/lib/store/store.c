@@ -30,6 +30,9 @@ struct gt_store {
     /* The created file, held open so that a file deleted while tracking can
      * be re-created from its contents at close. */
     int watch_fd;
+    int chowned; /* gt_store_chown gave the file to owner:group */
+    uid_t owner;
+    gid_t group;
     gt_log_fn log;
     void *log_ctx;
 };
@@ -255,6 +258,21 @@ void gt_store_set_log(gt_store *s, gt_log_fn log, void *ctx)
     s->log_ctx = ctx;
 }
 
+gt_status gt_store_chown(gt_store *s, uid_t uid, gid_t gid, gt_error *err)
+{
+    if (s->backend != &gt_store_csv_backend)
+        return gt_err(err, GT_ERR_INVALID,
+                      "tracking file '%s': only a CSV file can be given to another user (SQLite makes its "
+                      "-wal and -shm files by name)", s->path);
+    if (fchown(s->watch_fd, uid, gid) != 0)
+        return gt_err(err, GT_ERR_IO, "cannot give tracking file '%s' to user %lu: %s", s->path,
+                      (unsigned long)uid, strerror(errno));
+    s->chowned = 1;
+    s->owner = uid;
+    s->group = gid;
+    return GT_OK;
+}
+
 gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err)
 {
     /* cells live in the handle: nothing is allocated per sample. */
@@ -277,9 +295,12 @@ static gt_status rescue(gt_store *s, gt_error *err)
                       "tracking file '%s' was deleted while tracking and cannot be re-created "
                       "(%s): its samples are lost", s->path,
                       st == GT_ERR_EXISTS ? "another file has taken its name" : why.msg);
+    if (s->chowned && fchown(fd, s->owner, s->group) != 0)
+        st = gt_err(err, GT_ERR_IO, "cannot give re-created tracking file '%s' to user %lu: %s", s->path,
+                    (unsigned long)s->owner, strerror(errno));
     char buf[65536];
     off_t off = 0;
-    for (;;) {
+    while (st == GT_OK) {
         ssize_t n = pread(s->watch_fd, buf, sizeof buf, off);
         if (n < 0 && errno == EINTR)
             continue;

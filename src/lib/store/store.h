@@ -46,6 +46,12 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err);
 /* Where close reports a tracking file that was deleted while tracking and
  * re-created from the still-open file (NULL: not reported). */
 void gt_store_set_log(gt_store *s, gt_log_fn log, void *ctx);
+/* Gives a CSV tracking file to uid:gid through the descriptor the store
+ * holds, never by name, and so the file close re-creates if it was deleted
+ * while tracking: for a privileged program writing into a user's folder.
+ * GT_ERR_INVALID for an SQLite file, whose -wal and -shm files SQLite makes
+ * by name itself; GT_ERR_IO when fchown fails. */
+gt_status gt_store_chown(gt_store *s, uid_t uid, gid_t gid, gt_error *err);
 /* Flushes and closes; NULL-safe; sets *s to NULL.  A file deleted while
  * tracking is re-created with every sample (an error if its name has been
  * taken meanwhile). */

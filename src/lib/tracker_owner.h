@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Beyond the public API, for a privileged program that tracks on behalf of
+ * a user and writes into that user's folder (the SPANK plugin, as root in
+ * slurmstepd), which links the static library. */
+#ifndef GT_TRACKER_OWNER_H
+#define GT_TRACKER_OWNER_H
+#include <sys/types.h>
+
+#include "gpu_tracker.h"
+
+/* Gives t's tracking file to uid:gid through the descriptor the tracker
+ * holds, never by name (and so the file re-created at stop when it was
+ * deleted while tracking).  Call it before gt_tracker_start.  Only a CSV
+ * tracking file without side files (per_process, per_gpu): anything else
+ * is GT_ERR_INVALID, and GT_ERR_IO when fchown fails. */
+gt_status gt_tracker_chown_files(gt_tracker *t, uid_t uid, gid_t gid, gt_error *err);
+#endif
