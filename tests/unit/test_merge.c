@@ -161,8 +161,8 @@ static void test_disjoint_in_time(void **state)
 /* Four files, two tasks on node n1, one on n2, one recording no host (in
  * this order: n1, n2, none, n1).  n1's tasks peak at different times, so n1
  * peaks at 2.5 (1 + 0.5 early, 0.5 + 2 late), not 3; each file measures
- * its node's whole energy, so a node's energy is its largest file's, not
- * the sum. */
+ * its node's whole energy over its own span, so a node's energy is its
+ * largest file's (22.5 J of 18 and 22.5), not the sum nor the smallest. */
 static void test_nodes(void **state)
 {
     (void)state;
@@ -173,7 +173,7 @@ static void test_nodes(void **state)
     file_host = "n1", file_task = "0";
     write_file("t-n1-0.csv", "gigabytes", 1000.0, 1.0, early, 10, 100, 1, 2.0);
     file_task = "1";
-    write_file("t-n1-1.csv", "gigabytes", 1000.1, 1.0, late, 10, 50, 1, 2.0);
+    write_file("t-n1-1.csv", "gigabytes", 1000.1, 1.0, late, 10, 50, 1, 2.5);
     file_host = "n2", file_task = "2";
     write_file("t-n2-2.csv", "gigabytes", 1000.2, 1.0, flat4, 10, 10, 1, 3.0);
     file_host = file_task = NULL;
@@ -197,7 +197,9 @@ static void test_nodes(void **state)
     assert_near(m->nodes[0].peak_time[GT_MERGE_RAM], 1005.0, 1e-9);
     assert_near(m->nodes[0].peak[GT_MERGE_CPU], 150.0, 1e-12);
     assert_near(m->nodes[0].cpu_seconds, 13.5, 1e-9);
-    assert_near(m->nodes[0].energy_joules, 18.0, 1e-9);
+    assert_near(m->parts[0].energy_joules, 18.0, 1e-9);
+    assert_near(m->parts[3].energy_joules, 22.5, 1e-9);
+    assert_near(m->nodes[0].energy_joules, 22.5, 1e-9);
     assert_int_equal(m->nodes[0].samples, 20);
     assert_near(m->nodes[1].peak[GT_MERGE_RAM], 4.0, 1e-12);
     assert_near(m->nodes[1].energy_joules, 27.0, 1e-9);
@@ -205,7 +207,7 @@ static void test_nodes(void **state)
     /* The job: the sum of its nodes at one time, energy the sum of nodes'. */
     assert_near(m->peak[GT_MERGE_RAM], 7.5, 1e-12);
     assert_near(m->peak_time[GT_MERGE_RAM], 1005.0, 1e-9);
-    assert_near(m->energy_joules, 45.0, 1e-9);
+    assert_near(m->energy_joules, 49.5, 1e-9);
     assert_near(m->cpu_seconds, 13.5 + 0.9, 1e-9);
     FILE *out = fopen("nodes.txt", "w+");
     assert_int_equal(gt_merge_write(m, GT_FORMAT_TEXT, out), GT_OK);
@@ -216,6 +218,39 @@ static void test_nodes(void **state)
     assert_non_null(strstr(text, "Job (4 tracking files on 3 nodes"));
     assert_non_null(strstr(text, "1 of the files record no host"));
     assert_non_null(strstr(text, "\n      n1\n        t-n1-0 "));
+    gt_merge_free(&m);
+}
+
+/* A file that records no host is a node of its own even when its name is
+ * a host's: "n1.csv" never takes in the file of host n1, before or after
+ * it. */
+static void test_hostless_named_as_host(void **state)
+{
+    (void)state;
+    const double x[] = {1, 1, 1};
+    const double y[] = {2, 2, 2};
+    write_file("n1.csv", "gigabytes", 1000.0, 1.0, x, 3, 0, 0, 0);
+    file_host = "n1", file_task = "0";
+    write_file("t-n1-0.csv", "gigabytes", 1000.0, 1.0, y, 3, 0, 0, 0);
+    file_host = file_task = NULL;
+    const char *const paths[] = {"n1.csv", "t-n1-0.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    assert_int_equal(m->nnodes, 2);
+    assert_int_equal(m->without_node, 1);
+    assert_true(m->nodes[0].own_file);
+    assert_false(m->nodes[1].own_file);
+    assert_string_equal(m->nodes[1].name, "n1");
+    assert_int_equal(m->parts[1].node, 1);
+    assert_int_equal(m->nodes[0].nparts, 1);
+    assert_near(m->nodes[0].peak[GT_MERGE_RAM], 1.0, 1e-12);
+    assert_near(m->nodes[1].peak[GT_MERGE_RAM], 2.0, 1e-12);
+    gt_merge_free(&m);
+    /* the host's file first, the host-less one after */
+    const char *const reversed[] = {"t-n1-0.csv", "n1.csv"};
+    m = merge(reversed, 2, 1.0);
+    assert_int_equal(m->nnodes, 2);
+    assert_int_equal(m->parts[1].node, 1);
+    assert_true(m->nodes[1].own_file);
     gt_merge_free(&m);
 }
 
@@ -298,7 +333,7 @@ int main(void)
         cmocka_unit_test(test_held_between_samples),
         cmocka_unit_test(test_disjoint_in_time),    cmocka_unit_test(test_json),
         cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
-        cmocka_unit_test(test_nodes),
+        cmocka_unit_test(test_nodes),              cmocka_unit_test(test_hostless_named_as_host),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
