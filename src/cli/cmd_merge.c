@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "files.h"
+#include "analysis/merge.h"
 #include "gpu_tracker.h"
 #include "option_tables.h"
 #include "options.h"
@@ -114,10 +115,10 @@ int gt_cli_merge(int argc, char **argv)
     if (align_text) {
         errno = 0;
         align = strtod(align_text, &end);
-        if (errno || end == align_text || *end || !isfinite(align) || align < 0.001) {
+        if (errno || end == align_text || *end || !isfinite(align) || align < GT_MERGE_MIN_ALIGN) {
             rc = gt_cli_usage_error("merge: invalid value '%s' for --align: must be a number of seconds, at "
-                                    "least 0.001",
-                                    align_text);
+                                    "least %g",
+                                    align_text, GT_MERGE_MIN_ALIGN);
             goto done;
         }
     }

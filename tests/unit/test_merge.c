@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "analysis/merge.h"
 #include "gpu_tracker.h"
+#include "store/table.h"
 #include "tmpdir.h"
 
 static const char static_header[] =
@@ -308,6 +310,85 @@ static void test_errors(void **state)
     expect_error(u, 1, 1.0, GT_ERR_FORMAT, "petabytes");
 }
 
+/* Expects merging one file of samples t0, t0 + dt with RAM ram, CPU cpu
+ * and energy rate energy (NaN: no energy columns) to fail naming the
+ * file, the sample and the column, or (column NULL) to succeed. */
+static void expect_range(double t0, double dt, double ram, double cpu, double energy, const char *column,
+                         const char *sample)
+{
+    const double r[] = {1, ram};
+    write_file("range.csv", "gigabytes", t0, dt, r, 2, cpu, !isnan(energy), isnan(energy) ? 0 : energy);
+    const char *const one[] = {"range.csv"};
+    gt_merge *m = NULL;
+    gt_error err;
+    gt_status st = gt_merge_files(one, 1, 1.0, &m, &err);
+    if (!column) {
+        if (st != GT_OK)
+            fail_msg("t0 %g, RAM %g, CPU %g, energy %g refused: %s", t0, ram, cpu, energy, err.msg);
+        gt_merge_free(&m);
+        return;
+    }
+    assert_int_equal(st, GT_ERR_FORMAT);
+    assert_null(m);
+    if (!strstr(err.msg, "'range.csv'") || !strstr(err.msg, sample) || !strstr(err.msg, column))
+        fail_msg("message '%s' lacks the file, '%s' or '%s'", err.msg, sample, column);
+}
+
+/* Numbers a tracker never writes are refused at the bounds plot has
+ * (store/table.h), before they reach the grid's arithmetic: timestamps
+ * beyond 1e11 s in magnitude or missing, figures below 0 or beyond 1e18,
+ * infinite; the bounds themselves are accepted. */
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    const double ts_max = GT_TABLE_MAX_ABS_TIMESTAMP, v_max = GT_TABLE_MAX_ABS_VALUE;
+    expect_range(ts_max, 0, 1, 0, NAN, NULL, NULL);
+    expect_range(-ts_max, 0, 1, 0, NAN, NULL, NULL);
+    expect_range(ts_max - 1, 1, 1, 0, NAN, NULL, NULL);
+    expect_range(ts_max, 0, 0, 0, NAN, NULL, NULL);
+    expect_range(1000, 1, v_max, v_max, 1, NULL, NULL);
+    expect_range(1000, 1, 1, 0, v_max, NULL, NULL);
+    expect_range(1000, 1, -0.0, 0, NAN, NULL, NULL);
+    expect_range(nextafter(ts_max, INFINITY), 0, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(ts_max, 1, 1, 0, NAN, "timestamp", "sample 2");
+    expect_range(-nextafter(ts_max, INFINITY), 0, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(1e300, 1, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(-9.2e18, 1, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(NAN, 1, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(1000, 1, -5, 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, -DBL_MIN, 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, nextafter(v_max, INFINITY), 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, INFINITY, 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, 1e308, 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, 1, -1, NAN, "cpu_combined_sum_utilization_percent", "sample 1");
+    expect_range(1000, 1, 1, INFINITY, NAN, "cpu_combined_sum_utilization_percent", "sample 1");
+    expect_range(1000, 1, 1, 0, 1e300, "cpu_energy_joules", "sample 2");
+    expect_range(1000, 1, 1, 0, -INFINITY, "cpu_energy_joules", "sample 2");
+}
+
+/* The grid never spans more steps than it may allocate, however far apart
+ * two files' clocks are, and its step is at least a millisecond. */
+static void test_grid_bounds(void **state)
+{
+    (void)state;
+    const double x[] = {1, 1};
+    write_file("past.csv", "gigabytes", -GT_TABLE_MAX_ABS_TIMESTAMP, 1.0, x, 2, 0, 0, 0);
+    write_file("future.csv", "gigabytes", GT_TABLE_MAX_ABS_TIMESTAMP - 1, 1.0, x, 2, 0, 0, 0);
+    const char *const both[] = {"past.csv", "future.csv"};
+    expect_error(both, 2, 1.0, GT_ERR_FORMAT, "steps");
+    expect_error(both, 2, GT_MERGE_MIN_ALIGN, GT_ERR_FORMAT, "steps");
+    expect_error(both, 2, nextafter(GT_MERGE_MIN_ALIGN, 0), GT_ERR_INVALID, "grid step");
+    expect_error(both, 2, 1e-300, GT_ERR_INVALID, "grid step");
+    expect_error(both, 2, INFINITY, GT_ERR_INVALID, "grid step");
+    const char *const one[] = {"future.csv"};
+    gt_merge *m = merge(one, 1, GT_MERGE_MIN_ALIGN);
+    assert_near(m->peak[GT_MERGE_RAM], 1.0, 1e-12);
+    gt_merge_free(&m);
+    m = merge(both, 2, 1e10);
+    assert_near(m->peak[GT_MERGE_RAM], 1.0, 1e-12);
+    gt_merge_free(&m);
+}
+
 /* A file whose tracker died before its first sample still counts as a
  * file, with nothing available. */
 static void test_no_samples(void **state)
@@ -334,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_disjoint_in_time),    cmocka_unit_test(test_json),
         cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
         cmocka_unit_test(test_nodes),              cmocka_unit_test(test_hostless_named_as_host),
+        cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_grid_bounds),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -19,7 +19,10 @@
 
 /* A span longer than this many steps is refused rather than allocated:
  * a year at one second, far beyond any job, but a bad timestamp would
- * otherwise ask for terabytes. */
+ * otherwise ask for terabytes.  Step numbers themselves stay far inside a
+ * long: timestamps are at most GT_TABLE_MAX_ABS_TIMESTAMP in magnitude
+ * (read_series) and steps at least GT_MERGE_MIN_ALIGN seconds, so a step
+ * number is at most 1e14 in magnitude and a span at most twice that. */
 #define MAX_STEPS 40000000L
 
 static const char *const series_columns[GT_MERGE_NSERIES] = {
@@ -148,10 +151,22 @@ static gt_status read_series(const char *path, series *x, gt_error *err)
         gt_table_copy_numbers(t, 5 + e, 0, n, x->energy[e]);
     }
     gt_table_free(&t);
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x->ts[i]) || (i && x->ts[i] < x->ts[i - 1]))
-            return gt_err(err, GT_ERR_FORMAT, "tracking file '%s': timestamp of sample %zu is %s", path,
-                          i + 1, isfinite(x->ts[i]) ? "earlier than the one before" : "missing");
+    /* A clock reading in every sample, memory and percents never negative,
+     * energy (joules since the first sample) bounded in magnitude as plot
+     * bounds it: beyond these, grid steps and sums would be nonsense. */
+    st = gt_table_check_range(path, "timestamp", x->ts, n, -GT_TABLE_MAX_ABS_TIMESTAMP, GT_TABLE_MAX_ABS_TIMESTAMP,
+                              0, err);
+    for (int s = 0; s < GT_MERGE_NSERIES && st == GT_OK; s++)
+        st = gt_table_check_range(path, series_columns[s], x->v[s], n, 0, GT_TABLE_MAX_ABS_VALUE, 1, err);
+    for (int e = 0; e < x->nenergy && st == GT_OK; e++)
+        st = gt_table_check_range(path, with_energy[5 + e], x->energy[e], n, -GT_TABLE_MAX_ABS_VALUE,
+                                  GT_TABLE_MAX_ABS_VALUE, 1, err);
+    if (st != GT_OK)
+        return st;
+    for (size_t i = 1; i < n; i++)
+        if (x->ts[i] < x->ts[i - 1])
+            return gt_err(err, GT_ERR_FORMAT, "tracking file '%s': timestamp of sample %zu is earlier than the one "
+                          "before", path, i + 1);
     return GT_OK;
 nomem:
     gt_table_free(&t);
@@ -394,9 +409,9 @@ gt_status gt_merge_files(const char *const *paths, size_t n, double align_second
     *out = NULL;
     if (!paths || n == 0)
         return gt_err(err, GT_ERR_INVALID, "merge: no tracking file given");
-    if (!(align_seconds > 0) || !isfinite(align_seconds))
-        return gt_err(err, GT_ERR_INVALID, "merge: invalid grid step %g: must be a positive number of seconds",
-                      align_seconds);
+    if (!(align_seconds >= GT_MERGE_MIN_ALIGN) || !isfinite(align_seconds))
+        return gt_err(err, GT_ERR_INVALID, "merge: invalid grid step %g: must be a number of seconds, at least %g",
+                      align_seconds, GT_MERGE_MIN_ALIGN);
     gt_merge *m = calloc(1, sizeof *m);
     gt_ram_unit *units = calloc(2 * n, sizeof *units);
     grid g = {0};
