@@ -389,6 +389,37 @@ static void test_grid_bounds(void **state)
     gt_merge_free(&m);
 }
 
+/* A side file (--per-process, --per-gpu) given as a tracking file: the
+ * error says what it is and which file to give; its header alone tells,
+ * with no rows and whatever its name. */
+static void test_side_file(void **state)
+{
+    (void)state;
+    tmpdir_write("t.processes.csv", "timestamp,pid,ppid,command,cpu_percent,total_rss,private_rss,shared_rss,"
+                                    "ram_percent,n_threads,gpu0_ram,gpu0_sm_percent\n"
+                                    "1000.5,10,1,python,,1.5,1,0.5,2.5,4,0.0,0.0\n");
+    tmpdir_write("t.gpus.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts\n");
+    tmpdir_write("renamed.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts\n");
+    const char *const procs[] = {"t.processes.csv"};
+    expect_error(procs, 1, 1.0, GT_ERR_FORMAT, "'t.processes.csv' is not a tracking file: it is the 'processes' "
+                                               "table that --per-process writes beside tracking file 't.csv'");
+    const char *const gpus[] = {"t.gpus.csv"};
+    expect_error(gpus, 1, 1.0, GT_ERR_FORMAT, "--per-gpu writes beside tracking file 't.csv'");
+    const char *const renamed[] = {"renamed.csv"};
+    expect_error(renamed, 1, 1.0, GT_ERR_FORMAT, "--per-gpu writes beside a tracking file");
+    /* a tracking file named like a side file is read as the tracking file it is */
+    const double x[] = {1, 2};
+    write_file("u.gpus.csv", "gigabytes", 1000.0, 1.0, x, 2, 0, 0, 0);
+    const char *const named[] = {"u.gpus.csv"};
+    gt_merge *m = merge(named, 1, 1.0);
+    assert_near(m->peak[GT_MERGE_RAM], 2.0, 1e-12);
+    gt_merge_free(&m);
+    /* any other file keeps the reader's message */
+    tmpdir_write("other.csv", "a,b\n1,2\n");
+    const char *const other[] = {"other.csv"};
+    expect_error(other, 1, 1.0, GT_ERR_FORMAT, "has no column 'ram_unit'");
+}
+
 /* A file whose tracker died before its first sample still counts as a
  * file, with nothing available. */
 static void test_no_samples(void **state)
@@ -416,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
         cmocka_unit_test(test_nodes),              cmocka_unit_test(test_hostless_named_as_host),
         cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_grid_bounds),
+        cmocka_unit_test(test_side_file),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perproc/perproc.h"
+#include "store/side.h"
 #include "store/table.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -88,6 +90,23 @@ static void series_free(series *x)
         free(x->energy[e]);
 }
 
+/* For a file whose static data could not be read (err says why): when it
+ * is a side file beside a tracking file, an error that says so and names
+ * the tracking file to give instead; otherwise err as it is. */
+static gt_status side_file_error(const char *path, gt_error *err)
+{
+    const char *table = gt_perproc_table_of(path);
+    if (!table)
+        return GT_ERR_FORMAT;
+    size_t stem = gt_side_stem_len(path, table);
+    if (stem)
+        return gt_err(err, GT_ERR_FORMAT, "'%s' is not a tracking file: it is the '%s' table that %s writes beside "
+                      "tracking file '%.*s.csv'; give that file instead", path, table, gt_perproc_option(table),
+                      (int)stem, path);
+    return gt_err(err, GT_ERR_FORMAT, "'%s' is not a tracking file: it is the '%s' table that %s writes beside "
+                  "a tracking file; give that file instead", path, table, gt_perproc_option(table));
+}
+
 /* The file's units, and its host and Slurm task where its static data
  * records them (NULL otherwise; "" counts as not recorded). */
 static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gpu_ram, char **host, char **task,
@@ -98,6 +117,8 @@ static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gp
     gt_table *t = NULL;
     *host = *task = NULL;
     gt_status st = gt_table_read_columns(path, GT_TABLE_STATIC, cols, text, &t, err);
+    if (st == GT_ERR_FORMAT)
+        return side_file_error(path, err);
     if (st != GT_OK)
         return st;
     if (gt_table_nrows(t) < 1) {

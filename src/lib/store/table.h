@@ -25,7 +25,9 @@
 typedef enum gt_table_part {
     GT_TABLE_STATIC,     /* tracking file: static data (CSV lines 1-2; SQLite table static_data) */
     GT_TABLE_TIMEPOINTS, /* tracking file: timepoints (CSV from line 3; SQLite table data) */
-    GT_TABLE_MARKS       /* sub-tracking file (CSV from line 1; SQLite table data) */
+    GT_TABLE_MARKS,      /* sub-tracking file (CSV from line 1; SQLite table data) */
+    GT_TABLE_HEADER      /* the column names alone, no rows (CSV line 1; SQLite table data): what a
+                            file is, read without reading its rows */
 } gt_table_part;
 
 typedef struct gt_table gt_table;
