@@ -563,9 +563,12 @@ typedef struct gt_merge gt_merge;
  * peaks of the sums across files at one time, on a grid of align_seconds
  * steps from the Unix epoch (in each step a file counts with the largest
  * value it sampled there, or its last value before), and the sums of CPU
- * seconds and energy.  RAM figures are in the first file's units.  On
- * failure *out is NULL and err names the file (GT_ERR_IO, GT_ERR_FORMAT,
- * GT_ERR_INVALID for n == 0 or align_seconds <= 0, GT_ERR_NOMEM). */
+ * seconds and energy.  RAM figures are in the first file's units.  Each
+ * path counts as given (the command leaves out a file given twice).  On
+ * failure *out is NULL and err names the file (GT_ERR_IO, GT_ERR_FORMAT:
+ * not a tracking file, such as a side file of --per-process, or samples
+ * out of order or out of range, with the sample and column;
+ * GT_ERR_INVALID for n == 0 or align_seconds below 0.001; GT_ERR_NOMEM). */
 GT_API gt_status gt_merge_files(const char *const *paths, size_t n, double align_seconds,
                                 gt_merge **out, gt_error *err);
 /* Writes the report as text or JSON (GT_ERR_IO when out fails). */

@@ -52,15 +52,30 @@ static const char *conversion(char c, char *host, size_t host_size, const char *
     return v;
 }
 
+/* Whether pattern has conversion %c, read as the expansion reads it: "%%t"
+ * is a literal "%t", no task rank. */
+static int has_conversion(const char *pattern, char c)
+{
+    for (const char *p = pattern; *p; p++)
+        if (*p == '%') {
+            if (p[1] == c)
+                return 1;
+            if (!p[1])
+                break;
+            p++;
+        }
+    return 0;
+}
+
 /* Whether tasks of this step would share the name: Slurm sets
  * SLURM_STEP_NUM_TASKS for the tasks of an srun step, not in a batch
  * script, where one gpu-tracker runs however many tasks the job has. */
 static int shared_by_tasks(const char *pattern)
 {
     long tasks = env_count("SLURM_STEP_NUM_TASKS"), nodes = env_count("SLURM_STEP_NUM_NODES");
-    if (tasks <= 1 || strstr(pattern, "%t"))
+    if (tasks <= 1 || has_conversion(pattern, 't'))
         return 0;
-    if ((strstr(pattern, "%N") || strstr(pattern, "%h")) && tasks == nodes)
+    if ((has_conversion(pattern, 'N') || has_conversion(pattern, 'h')) && tasks == nodes)
         return 0;
     return 1;
 }

@@ -36,6 +36,16 @@ set -e
 [ "$rc" = 2 ] || fail "shared file: exit $rc"
 grep -q "would all write this one file" err || fail "shared file: $(cat err)"
 [ ! -e ran ] && [ ! -e node-n1.csv ] || fail "refused but ran"
+# "%%t" is a literal "%t", no task rank: refused as well.
+set +e
+task 0 n1 --tf="t-%j-%%t.csv" -- touch ran 2>err; rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q "would all write this one file" err || fail "literal %t: exit $rc $(cat err)"
+[ ! -e ran ] && [ ! -e t-77-%t.csv ] || fail "literal %t: refused but ran"
+# srun -n1: the one task has the file to itself.
+SLURM_JOB_ID=78 SLURM_STEP_NUM_TASKS=1 SLURM_STEP_NUM_NODES=1 "$GT_BIN" --quiet --tf="t-%j.csv" -- true >/dev/null 2>&1 ||
+    fail "one task refused"
+[ -s t-78.csv ] || fail "t-78.csv"
 # One task per node: a file per node is enough.
 SLURM_STEP_NUM_TASKS=2 SLURM_STEP_NUM_NODES=2 SLURMD_NODENAME=n1 "$GT_BIN" --quiet --tf="node-%N.csv" -- true >/dev/null 2>&1 ||
     fail "one task per node refused"

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "analysis/merge.h"
 #include "gpu_tracker.h"
+#include "store/table.h"
 #include "tmpdir.h"
 
 static const char static_header[] =
@@ -161,8 +163,8 @@ static void test_disjoint_in_time(void **state)
 /* Four files, two tasks on node n1, one on n2, one recording no host (in
  * this order: n1, n2, none, n1).  n1's tasks peak at different times, so n1
  * peaks at 2.5 (1 + 0.5 early, 0.5 + 2 late), not 3; each file measures
- * its node's whole energy, so a node's energy is its largest file's, not
- * the sum. */
+ * its node's whole energy over its own span, so a node's energy is its
+ * largest file's (22.5 J of 18 and 22.5), not the sum nor the smallest. */
 static void test_nodes(void **state)
 {
     (void)state;
@@ -173,7 +175,7 @@ static void test_nodes(void **state)
     file_host = "n1", file_task = "0";
     write_file("t-n1-0.csv", "gigabytes", 1000.0, 1.0, early, 10, 100, 1, 2.0);
     file_task = "1";
-    write_file("t-n1-1.csv", "gigabytes", 1000.1, 1.0, late, 10, 50, 1, 2.0);
+    write_file("t-n1-1.csv", "gigabytes", 1000.1, 1.0, late, 10, 50, 1, 2.5);
     file_host = "n2", file_task = "2";
     write_file("t-n2-2.csv", "gigabytes", 1000.2, 1.0, flat4, 10, 10, 1, 3.0);
     file_host = file_task = NULL;
@@ -197,7 +199,9 @@ static void test_nodes(void **state)
     assert_near(m->nodes[0].peak_time[GT_MERGE_RAM], 1005.0, 1e-9);
     assert_near(m->nodes[0].peak[GT_MERGE_CPU], 150.0, 1e-12);
     assert_near(m->nodes[0].cpu_seconds, 13.5, 1e-9);
-    assert_near(m->nodes[0].energy_joules, 18.0, 1e-9);
+    assert_near(m->parts[0].energy_joules, 18.0, 1e-9);
+    assert_near(m->parts[3].energy_joules, 22.5, 1e-9);
+    assert_near(m->nodes[0].energy_joules, 22.5, 1e-9);
     assert_int_equal(m->nodes[0].samples, 20);
     assert_near(m->nodes[1].peak[GT_MERGE_RAM], 4.0, 1e-12);
     assert_near(m->nodes[1].energy_joules, 27.0, 1e-9);
@@ -205,7 +209,7 @@ static void test_nodes(void **state)
     /* The job: the sum of its nodes at one time, energy the sum of nodes'. */
     assert_near(m->peak[GT_MERGE_RAM], 7.5, 1e-12);
     assert_near(m->peak_time[GT_MERGE_RAM], 1005.0, 1e-9);
-    assert_near(m->energy_joules, 45.0, 1e-9);
+    assert_near(m->energy_joules, 49.5, 1e-9);
     assert_near(m->cpu_seconds, 13.5 + 0.9, 1e-9);
     FILE *out = fopen("nodes.txt", "w+");
     assert_int_equal(gt_merge_write(m, GT_FORMAT_TEXT, out), GT_OK);
@@ -216,6 +220,39 @@ static void test_nodes(void **state)
     assert_non_null(strstr(text, "Job (4 tracking files on 3 nodes"));
     assert_non_null(strstr(text, "1 of the files record no host"));
     assert_non_null(strstr(text, "\n      n1\n        t-n1-0 "));
+    gt_merge_free(&m);
+}
+
+/* A file that records no host is a node of its own even when its name is
+ * a host's: "n1.csv" never takes in the file of host n1, before or after
+ * it. */
+static void test_hostless_named_as_host(void **state)
+{
+    (void)state;
+    const double x[] = {1, 1, 1};
+    const double y[] = {2, 2, 2};
+    write_file("n1.csv", "gigabytes", 1000.0, 1.0, x, 3, 0, 0, 0);
+    file_host = "n1", file_task = "0";
+    write_file("t-n1-0.csv", "gigabytes", 1000.0, 1.0, y, 3, 0, 0, 0);
+    file_host = file_task = NULL;
+    const char *const paths[] = {"n1.csv", "t-n1-0.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    assert_int_equal(m->nnodes, 2);
+    assert_int_equal(m->without_node, 1);
+    assert_true(m->nodes[0].own_file);
+    assert_false(m->nodes[1].own_file);
+    assert_string_equal(m->nodes[1].name, "n1");
+    assert_int_equal(m->parts[1].node, 1);
+    assert_int_equal(m->nodes[0].nparts, 1);
+    assert_near(m->nodes[0].peak[GT_MERGE_RAM], 1.0, 1e-12);
+    assert_near(m->nodes[1].peak[GT_MERGE_RAM], 2.0, 1e-12);
+    gt_merge_free(&m);
+    /* the host's file first, the host-less one after */
+    const char *const reversed[] = {"t-n1-0.csv", "n1.csv"};
+    m = merge(reversed, 2, 1.0);
+    assert_int_equal(m->nnodes, 2);
+    assert_int_equal(m->parts[1].node, 1);
+    assert_true(m->nodes[1].own_file);
     gt_merge_free(&m);
 }
 
@@ -273,6 +310,116 @@ static void test_errors(void **state)
     expect_error(u, 1, 1.0, GT_ERR_FORMAT, "petabytes");
 }
 
+/* Expects merging one file of samples t0, t0 + dt with RAM ram, CPU cpu
+ * and energy rate energy (NaN: no energy columns) to fail naming the
+ * file, the sample and the column, or (column NULL) to succeed. */
+static void expect_range(double t0, double dt, double ram, double cpu, double energy, const char *column,
+                         const char *sample)
+{
+    const double r[] = {1, ram};
+    write_file("range.csv", "gigabytes", t0, dt, r, 2, cpu, !isnan(energy), isnan(energy) ? 0 : energy);
+    const char *const one[] = {"range.csv"};
+    gt_merge *m = NULL;
+    gt_error err;
+    gt_status st = gt_merge_files(one, 1, 1.0, &m, &err);
+    if (!column) {
+        if (st != GT_OK)
+            fail_msg("t0 %g, RAM %g, CPU %g, energy %g refused: %s", t0, ram, cpu, energy, err.msg);
+        gt_merge_free(&m);
+        return;
+    }
+    assert_int_equal(st, GT_ERR_FORMAT);
+    assert_null(m);
+    if (!strstr(err.msg, "'range.csv'") || !strstr(err.msg, sample) || !strstr(err.msg, column))
+        fail_msg("message '%s' lacks the file, '%s' or '%s'", err.msg, sample, column);
+}
+
+/* Numbers a tracker never writes are refused at the bounds plot has
+ * (store/table.h), before they reach the grid's arithmetic: timestamps
+ * beyond 1e11 s in magnitude or missing, figures below 0 or beyond 1e18,
+ * infinite; the bounds themselves are accepted. */
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    const double ts_max = GT_TABLE_MAX_ABS_TIMESTAMP, v_max = GT_TABLE_MAX_ABS_VALUE;
+    expect_range(ts_max, 0, 1, 0, NAN, NULL, NULL);
+    expect_range(-ts_max, 0, 1, 0, NAN, NULL, NULL);
+    expect_range(ts_max - 1, 1, 1, 0, NAN, NULL, NULL);
+    expect_range(ts_max, 0, 0, 0, NAN, NULL, NULL);
+    expect_range(1000, 1, v_max, v_max, 1, NULL, NULL);
+    expect_range(1000, 1, 1, 0, v_max, NULL, NULL);
+    expect_range(1000, 1, -0.0, 0, NAN, NULL, NULL);
+    expect_range(nextafter(ts_max, INFINITY), 0, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(ts_max, 1, 1, 0, NAN, "timestamp", "sample 2");
+    expect_range(-nextafter(ts_max, INFINITY), 0, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(1e300, 1, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(-9.2e18, 1, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(NAN, 1, 1, 0, NAN, "timestamp", "sample 1");
+    expect_range(1000, 1, -5, 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, -DBL_MIN, 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, nextafter(v_max, INFINITY), 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, INFINITY, 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, 1e308, 0, NAN, "combined_ram", "sample 2");
+    expect_range(1000, 1, 1, -1, NAN, "cpu_combined_sum_utilization_percent", "sample 1");
+    expect_range(1000, 1, 1, INFINITY, NAN, "cpu_combined_sum_utilization_percent", "sample 1");
+    expect_range(1000, 1, 1, 0, 1e300, "cpu_energy_joules", "sample 2");
+    expect_range(1000, 1, 1, 0, -INFINITY, "cpu_energy_joules", "sample 2");
+}
+
+/* The grid never spans more steps than it may allocate, however far apart
+ * two files' clocks are, and its step is at least a millisecond. */
+static void test_grid_bounds(void **state)
+{
+    (void)state;
+    const double x[] = {1, 1};
+    write_file("past.csv", "gigabytes", -GT_TABLE_MAX_ABS_TIMESTAMP, 1.0, x, 2, 0, 0, 0);
+    write_file("future.csv", "gigabytes", GT_TABLE_MAX_ABS_TIMESTAMP - 1, 1.0, x, 2, 0, 0, 0);
+    const char *const both[] = {"past.csv", "future.csv"};
+    expect_error(both, 2, 1.0, GT_ERR_FORMAT, "steps");
+    expect_error(both, 2, GT_MERGE_MIN_ALIGN, GT_ERR_FORMAT, "steps");
+    expect_error(both, 2, nextafter(GT_MERGE_MIN_ALIGN, 0), GT_ERR_INVALID, "grid step");
+    expect_error(both, 2, 1e-300, GT_ERR_INVALID, "grid step");
+    expect_error(both, 2, INFINITY, GT_ERR_INVALID, "grid step");
+    const char *const one[] = {"future.csv"};
+    gt_merge *m = merge(one, 1, GT_MERGE_MIN_ALIGN);
+    assert_near(m->peak[GT_MERGE_RAM], 1.0, 1e-12);
+    gt_merge_free(&m);
+    m = merge(both, 2, 1e10);
+    assert_near(m->peak[GT_MERGE_RAM], 1.0, 1e-12);
+    gt_merge_free(&m);
+}
+
+/* A side file (--per-process, --per-gpu) given as a tracking file: the
+ * error says what it is and which file to give; its header alone tells,
+ * with no rows and whatever its name. */
+static void test_side_file(void **state)
+{
+    (void)state;
+    tmpdir_write("t.processes.csv", "timestamp,pid,ppid,command,cpu_percent,total_rss,private_rss,shared_rss,"
+                                    "ram_percent,n_threads,gpu0_ram,gpu0_sm_percent\n"
+                                    "1000.5,10,1,python,,1.5,1,0.5,2.5,4,0.0,0.0\n");
+    tmpdir_write("t.gpus.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts\n");
+    tmpdir_write("renamed.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts\n");
+    const char *const procs[] = {"t.processes.csv"};
+    expect_error(procs, 1, 1.0, GT_ERR_FORMAT, "'t.processes.csv' is not a tracking file: it is the 'processes' "
+                                               "table that --per-process writes beside tracking file 't.csv'");
+    const char *const gpus[] = {"t.gpus.csv"};
+    expect_error(gpus, 1, 1.0, GT_ERR_FORMAT, "--per-gpu writes beside tracking file 't.csv'");
+    const char *const renamed[] = {"renamed.csv"};
+    expect_error(renamed, 1, 1.0, GT_ERR_FORMAT, "--per-gpu writes beside a tracking file");
+    /* a tracking file named like a side file is read as the tracking file it is */
+    const double x[] = {1, 2};
+    write_file("u.gpus.csv", "gigabytes", 1000.0, 1.0, x, 2, 0, 0, 0);
+    const char *const named[] = {"u.gpus.csv"};
+    gt_merge *m = merge(named, 1, 1.0);
+    assert_near(m->peak[GT_MERGE_RAM], 2.0, 1e-12);
+    gt_merge_free(&m);
+    /* any other file keeps the reader's message */
+    tmpdir_write("other.csv", "a,b\n1,2\n");
+    const char *const other[] = {"other.csv"};
+    expect_error(other, 1, 1.0, GT_ERR_FORMAT, "has no column 'ram_unit'");
+}
+
 /* A file whose tracker died before its first sample still counts as a
  * file, with nothing available. */
 static void test_no_samples(void **state)
@@ -298,7 +445,9 @@ int main(void)
         cmocka_unit_test(test_held_between_samples),
         cmocka_unit_test(test_disjoint_in_time),    cmocka_unit_test(test_json),
         cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
-        cmocka_unit_test(test_nodes),
+        cmocka_unit_test(test_nodes),              cmocka_unit_test(test_hostless_named_as_host),
+        cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_grid_bounds),
+        cmocka_unit_test(test_side_file),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

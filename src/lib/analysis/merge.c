@@ -13,13 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perproc/perproc.h"
+#include "store/side.h"
 #include "store/table.h"
 #include "util/error.h"
 #include "util/units.h"
 
 /* A span longer than this many steps is refused rather than allocated:
  * a year at one second, far beyond any job, but a bad timestamp would
- * otherwise ask for terabytes. */
+ * otherwise ask for terabytes.  Step numbers themselves stay far inside a
+ * long: timestamps are at most GT_TABLE_MAX_ABS_TIMESTAMP in magnitude
+ * (read_series) and steps at least GT_MERGE_MIN_ALIGN seconds, so a step
+ * number is at most 1e14 in magnitude and a span at most twice that. */
 #define MAX_STEPS 40000000L
 
 static const char *const series_columns[GT_MERGE_NSERIES] = {
@@ -85,6 +90,23 @@ static void series_free(series *x)
         free(x->energy[e]);
 }
 
+/* For a file whose static data could not be read (err says why): when it
+ * is a side file beside a tracking file, an error that says so and names
+ * the tracking file to give instead; otherwise err as it is. */
+static gt_status side_file_error(const char *path, gt_error *err)
+{
+    const char *table = gt_perproc_table_of(path);
+    if (!table)
+        return GT_ERR_FORMAT;
+    size_t stem = gt_side_stem_len(path, table);
+    if (stem)
+        return gt_err(err, GT_ERR_FORMAT, "'%s' is not a tracking file: it is the '%s' table that %s writes beside "
+                      "tracking file '%.*s.csv'; give that file instead", path, table, gt_perproc_option(table),
+                      (int)stem, path);
+    return gt_err(err, GT_ERR_FORMAT, "'%s' is not a tracking file: it is the '%s' table that %s writes beside "
+                  "a tracking file; give that file instead", path, table, gt_perproc_option(table));
+}
+
 /* The file's units, and its host and Slurm task where its static data
  * records them (NULL otherwise; "" counts as not recorded). */
 static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gpu_ram, char **host, char **task,
@@ -95,6 +117,8 @@ static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gp
     gt_table *t = NULL;
     *host = *task = NULL;
     gt_status st = gt_table_read_columns(path, GT_TABLE_STATIC, cols, text, &t, err);
+    if (st == GT_ERR_FORMAT)
+        return side_file_error(path, err);
     if (st != GT_OK)
         return st;
     if (gt_table_nrows(t) < 1) {
@@ -148,10 +172,22 @@ static gt_status read_series(const char *path, series *x, gt_error *err)
         gt_table_copy_numbers(t, 5 + e, 0, n, x->energy[e]);
     }
     gt_table_free(&t);
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x->ts[i]) || (i && x->ts[i] < x->ts[i - 1]))
-            return gt_err(err, GT_ERR_FORMAT, "tracking file '%s': timestamp of sample %zu is %s", path,
-                          i + 1, isfinite(x->ts[i]) ? "earlier than the one before" : "missing");
+    /* A clock reading in every sample, memory and percents never negative,
+     * energy (joules since the first sample) bounded in magnitude as plot
+     * bounds it: beyond these, grid steps and sums would be nonsense. */
+    st = gt_table_check_range(path, "timestamp", x->ts, n, -GT_TABLE_MAX_ABS_TIMESTAMP, GT_TABLE_MAX_ABS_TIMESTAMP,
+                              0, err);
+    for (int s = 0; s < GT_MERGE_NSERIES && st == GT_OK; s++)
+        st = gt_table_check_range(path, series_columns[s], x->v[s], n, 0, GT_TABLE_MAX_ABS_VALUE, 1, err);
+    for (int e = 0; e < x->nenergy && st == GT_OK; e++)
+        st = gt_table_check_range(path, with_energy[5 + e], x->energy[e], n, -GT_TABLE_MAX_ABS_VALUE,
+                                  GT_TABLE_MAX_ABS_VALUE, 1, err);
+    if (st != GT_OK)
+        return st;
+    for (size_t i = 1; i < n; i++)
+        if (x->ts[i] < x->ts[i - 1])
+            return gt_err(err, GT_ERR_FORMAT, "tracking file '%s': timestamp of sample %zu is earlier than the one "
+                          "before", path, i + 1);
     return GT_OK;
 nomem:
     gt_table_free(&t);
@@ -394,9 +430,9 @@ gt_status gt_merge_files(const char *const *paths, size_t n, double align_second
     *out = NULL;
     if (!paths || n == 0)
         return gt_err(err, GT_ERR_INVALID, "merge: no tracking file given");
-    if (!(align_seconds > 0) || !isfinite(align_seconds))
-        return gt_err(err, GT_ERR_INVALID, "merge: invalid grid step %g: must be a positive number of seconds",
-                      align_seconds);
+    if (!(align_seconds >= GT_MERGE_MIN_ALIGN) || !isfinite(align_seconds))
+        return gt_err(err, GT_ERR_INVALID, "merge: invalid grid step %g: must be a number of seconds, at least %g",
+                      align_seconds, GT_MERGE_MIN_ALIGN);
     gt_merge *m = calloc(1, sizeof *m);
     gt_ram_unit *units = calloc(2 * n, sizeof *units);
     grid g = {0};

@@ -10,6 +10,10 @@
 
 #include "gpu_tracker.h"
 
+/* The smallest grid step, in seconds: a millisecond, finer than any
+ * tracker samples. */
+#define GT_MERGE_MIN_ALIGN 0.001
+
 /* The summed series, in the order of the grid's arrays. */
 enum { GT_MERGE_RAM, GT_MERGE_GPU_RAM, GT_MERGE_CPU, GT_MERGE_GPU, GT_MERGE_NSERIES };
 

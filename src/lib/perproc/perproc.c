@@ -3,6 +3,7 @@
 #include "gpu/backend.h"
 #include "sampler/processes.h"
 #include "store/side.h"
+#include "store/table.h"
 #include "util/error.h"
 #include "util/units.h"
 #include "util/grow.h"
@@ -68,6 +69,42 @@ static const char *const gpu_names[GPU_COLS] = {
     "timestamp", "gpu_index", "uuid", "used_gpu_ram", "utilization_percent", "power_watts",
 };
 static const char *const gpu_types[GPU_COLS] = {"FLOAT", "BIGINT", "TEXT", "FLOAT", "FLOAT", "FLOAT"};
+
+const char *const gt_perproc_tables[] = {"processes", "gpus", NULL};
+
+const char *gt_perproc_option(const char *table)
+{
+    return !strcmp(table, "processes") ? "--per-process" : !strcmp(table, "gpus") ? "--per-gpu" : NULL;
+}
+
+/* Whether t's first n columns are names[0..n) (the processes table's GPU
+ * columns follow its base columns, as many as GPUs were selected). */
+static int begins_with(const gt_table *t, const char *const *names, int n)
+{
+    if (gt_table_ncols(t) < n)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(gt_table_name(t, i), names[i]) != 0)
+            return 0;
+    return 1;
+}
+
+const char *gt_perproc_table_of(const char *path)
+{
+    gt_table *t = NULL;
+    gt_error err;
+    const char *table = NULL;
+    size_t n = strlen(path);
+    if (n < 4 || strcmp(path + n - 4, ".csv") != 0 ||
+        gt_table_read_columns(path, GT_TABLE_HEADER, NULL, GT_TABLE_ALL_TEXT, &t, &err) != GT_OK)
+        return NULL;
+    if (begins_with(t, proc_names, PROC_BASE_COLS))
+        table = "processes";
+    else if (begins_with(t, gpu_names, GPU_COLS))
+        table = "gpus";
+    gt_table_free(&t);
+    return table;
+}
 
 static gt_cell fcell(double v)
 {

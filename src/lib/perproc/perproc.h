@@ -19,6 +19,18 @@ typedef struct gt_perproc_config {
     gt_ram_unit ram_unit, gpu_ram_unit;
 } gt_perproc_config;
 
+/* The side tables, NULL-terminated: "processes" (--per-process) and "gpus"
+ * (--per-gpu). */
+extern const char *const gt_perproc_tables[];
+/* The option that writes side table `table` ("--per-process"), or NULL. */
+const char *gt_perproc_option(const char *table);
+/* The side table whose columns the header of CSV file path begins with:
+ * "processes" or "gpus" (a side file, whatever its name), NULL for any
+ * other file and for one that cannot be read (its reader says why).  Reads
+ * the first line alone, so a tracking file's side files are told from
+ * tracking files without reading their rows. */
+const char *gt_perproc_table_of(const char *path);
+
 /* Creates the side tables (the tracking file must exist already).  gpu is
  * borrowed and may be NULL.  On failure *out is NULL. */
 gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc **out, gt_error *err);

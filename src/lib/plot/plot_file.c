@@ -55,30 +55,6 @@ static gt_status add_series(gt_plot_chart *ch, gt_table *t, const char *const *l
     return GT_OK;
 }
 
-/* Bounds of the numbers a chart can place: a Unix time within about 3,000
- * years of 1970 (beyond, the time axis is surely not a clock), and figures
- * far beyond any machine's, yet far from where the scale's arithmetic
- * overflows (1e308 made every coordinate NaN). */
-#define MAX_ABS_TIMESTAMP 1e11
-#define MAX_ABS_VALUE 1e18
-
-/* GT_ERR_FORMAT for the first of v[0..n) that is out of [-bound, bound]:
- * infinite, huge, or (where nan_ok is 0) missing. */
-static gt_status check_range(const char *path, const char *column, const double *v, size_t n, double bound,
-                             int nan_ok, gt_error *err)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(v[i]) ? nan_ok : fabs(v[i]) <= bound)
-            continue;
-        if (isnan(v[i]))
-            return gt_err(err, GT_ERR_FORMAT, "tracking file '%s', sample %zu: the %s is missing", path, i + 1,
-                          column);
-        return gt_err(err, GT_ERR_FORMAT, "tracking file '%s', sample %zu: %s %g is out of range (at most %g "
-                      "in magnitude)", path, i + 1, column, v[i], bound);
-    }
-    return GT_OK;
-}
-
 /* The calls of every code block, paired as the analysis pairs them
  * (analysis/calls.c), so a plot shows the calls `sub-track analyze` counts.
  * A call still open at the end of a process's marks (a run that was killed)
@@ -259,7 +235,8 @@ gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking
         st = gt_err(err, GT_ERR_FORMAT, "tracking file '%s' has no samples to plot", tracking_file);
         goto done;
     }
-    if ((st = check_range(tracking_file, "timestamp", ts, n, MAX_ABS_TIMESTAMP, 0, err)) != GT_OK)
+    if ((st = gt_table_check_range(tracking_file, "timestamp", ts, n, -GT_TABLE_MAX_ABS_TIMESTAMP,
+                                   GT_TABLE_MAX_ABS_TIMESTAMP, 0, err)) != GT_OK)
         goto done;
     if (sub_tracking_file &&
         (st = load_spans(sub_tracking_file, host, ts[n - 1], &marks, &spans, &n_spans, err)) != GT_OK)
@@ -281,7 +258,8 @@ gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking
     for (int c = 1; wanted[c]; c++) {
         const double *v;
         if ((st = numbers(tp, wanted[c], &v, err)) != GT_OK ||
-            (st = check_range(tracking_file, wanted[c], v, n, MAX_ABS_VALUE, 1, err)) != GT_OK)
+            (st = gt_table_check_range(tracking_file, wanted[c], v, n, -GT_TABLE_MAX_ABS_VALUE,
+                                       GT_TABLE_MAX_ABS_VALUE, 1, err)) != GT_OK)
             goto done;
     }
     /* One chart per power column, in the file's order (empty cells, as in
@@ -297,7 +275,8 @@ gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking
                               .kind = GT_PLOT_WATTS, .n_series = 1};
         ch->series[0].label = power_titles[d.n_charts] + strlen("Power: ");
         if ((st = numbers(tp, col, &ch->series[0].v, err)) != GT_OK ||
-            (st = check_range(tracking_file, col, ch->series[0].v, n, MAX_ABS_VALUE, 1, err)) != GT_OK)
+            (st = gt_table_check_range(tracking_file, col, ch->series[0].v, n, -GT_TABLE_MAX_ABS_VALUE,
+                                       GT_TABLE_MAX_ABS_VALUE, 1, err)) != GT_OK)
             goto done;
         d.n_charts++;
     }

@@ -68,6 +68,18 @@ static char *sibling(const char *path, const char *name)
     return p;
 }
 
+size_t gt_side_stem_len(const char *path, const char *name)
+{
+    size_t n = strlen(path), m = strlen(name) + 5; /* ".NAME.csv" */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    /* The tracking file's own name is not empty ("dir/.processes.csv" is no sibling). */
+    if (n <= m || path + n - m <= base || path[n - m] != '.' || strncmp(path + n - m + 1, name, m - 5) ||
+        strcmp(path + n - 4, ".csv"))
+        return 0;
+    return n - m;
+}
+
 static gt_status db_fail(gt_side *s, const char *what, gt_error *err)
 {
     return gt_err(err, GT_ERR_IO, "cannot %s table '%s' of tracking file '%s': %s", what, s->table, s->path,

@@ -20,6 +20,10 @@ typedef struct gt_side gt_side;
  * never followed.  On failure *out is NULL. */
 gt_status gt_side_open(const char *tracking_file, const char *name, const char *const *names,
                        const char *const *types, int ncols, int overwrite, gt_side **out, gt_error *err);
+/* For a path named as the CSV sibling of side table `name` beside a
+ * tracking file ("dir/track.NAME.csv"), the length of the tracking file's
+ * name without its ".csv" ("dir/track"); 0 for any other name. */
+size_t gt_side_stem_len(const char *path, const char *name);
 /* The path rows go to: the sibling CSV file, or the SQLite file itself. */
 const char *gt_side_path(const gt_side *s);
 /* Adds one row of ncols cells (text cells are copied) to the current

@@ -384,6 +384,24 @@ fail:
     return st;
 }
 
+gt_status gt_table_check_range(const char *path, const char *column, const double *v, size_t n, double lo,
+                               double hi, int nan_ok, gt_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i]) ? nan_ok : v[i] >= lo && v[i] <= hi)
+            continue;
+        if (isnan(v[i]))
+            return gt_err(err, GT_ERR_FORMAT, "tracking file '%s', sample %zu: the %s is missing", path, i + 1,
+                          column);
+        if (lo == -hi)
+            return gt_err(err, GT_ERR_FORMAT, "tracking file '%s', sample %zu: %s %g is out of range (at most %g "
+                          "in magnitude)", path, i + 1, column, v[i], hi);
+        return gt_err(err, GT_ERR_FORMAT, "tracking file '%s', sample %zu: %s %g is out of range (%g to %g)", path,
+                      i + 1, column, v[i], lo, hi);
+    }
+    return GT_OK;
+}
+
 size_t gt_table_nrows(const gt_table *t) { return t->nrows; }
 int gt_table_ncols(const gt_table *t) { return t->ncols; }
 const char *gt_table_name(const gt_table *t, int col) { return t->cols[col].name; }

@@ -25,7 +25,9 @@
 typedef enum gt_table_part {
     GT_TABLE_STATIC,     /* tracking file: static data (CSV lines 1-2; SQLite table static_data) */
     GT_TABLE_TIMEPOINTS, /* tracking file: timepoints (CSV from line 3; SQLite table data) */
-    GT_TABLE_MARKS       /* sub-tracking file (CSV from line 1; SQLite table data) */
+    GT_TABLE_MARKS,      /* sub-tracking file (CSV from line 1; SQLite table data) */
+    GT_TABLE_HEADER      /* the column names alone, no rows (CSV line 1; SQLite table data): what a
+                            file is, read without reading its rows */
 } gt_table_part;
 
 typedef struct gt_table gt_table;
@@ -79,6 +81,20 @@ const char *gt_table_path(const gt_table *t);
 gt_status gt_table_require(const gt_table *t, const char *const *names, const char *what,
                            gt_error *err);
 void gt_table_free(gt_table **t);
+
+/* Bounds of the numbers a tracking file's readers accept: a Unix time
+ * within about 3,000 years of 1970 (beyond, the column is surely not a
+ * clock), and figures far beyond any machine's, yet far from where the
+ * arithmetic on them (sums, scales, grid steps) overflows: 1e308 made every
+ * coordinate of a plot NaN. */
+#define GT_TABLE_MAX_ABS_TIMESTAMP 1e11
+#define GT_TABLE_MAX_ABS_VALUE 1e18
+
+/* GT_ERR_FORMAT naming path, the sample (1-based index into v) and column
+ * for the first of v[0..n) outside [lo, hi]: infinite, huge, negative where
+ * lo is 0, or (where nan_ok is 0) missing; GT_OK when all are within. */
+gt_status gt_table_check_range(const char *path, const char *column, const double *v, size_t n, double lo,
+                               double hi, int nan_ok, gt_error *err);
 
 /* Python float() of s, as the readers parse cells: 0 and *out on success, -1
  * when s is not a number; *is_int says whether it was written as an integer

@@ -226,6 +226,8 @@ gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *
     if ((st = gt_table_init(t, (const char *const *)r.fields, (int)r.nfields, columns,
                             text_columns, err)) != GT_OK)
         goto done;
+    if (part == GT_TABLE_HEADER)
+        goto done;
 
     while ((got = next_record(&r, &st, err)) > 0) {
         long line = r.rec_line;

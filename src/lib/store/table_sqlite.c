@@ -88,7 +88,7 @@ gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part, const char *cons
     }
     for (int c = 0; c < n; c++)
         names[c] = sqlite3_column_name(q, c);
-    if ((st = gt_table_init(t, names, n, columns, text_columns, err)) != GT_OK)
+    if ((st = gt_table_init(t, names, n, columns, text_columns, err)) != GT_OK || part == GT_TABLE_HEADER)
         goto done;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         long where = (long)t->nrows + 1;
