@@ -173,6 +173,9 @@ def _sub_track(args):
             if not sep:
                 raise _Usage(f'-m takes <name>=<file-path>, not "{mapping}"')
             file_path_map[name] = path
+        if not file_path_map:
+            _fail('A mapping of tracking session name to file path must be provided either through the -m option or '
+                  'a config file.')
         if args.stat is not None:
             statistic = args.stat
         results = TrackingComparison(file_path_map).compare(statistic)
