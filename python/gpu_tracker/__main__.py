@@ -118,8 +118,8 @@ def _formatted(results, output_format: str, output: str | None, allow_pickle: bo
     elif output_format == 'text':
         _write(str(results), output)
     else:
-        valid = '"json", "text" or "pickle"' if allow_pickle else '"json" or "text"'
-        _fail(f'"{output_format}" is not a valid format. Valid values are {valid}.')
+        # The package's words, which leave out the pickle it writes too.
+        _fail(f'"{output_format}" is not a valid format. Valid values are "json" or "text".')
 
 
 def _track(args):
