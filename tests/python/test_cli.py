@@ -106,7 +106,8 @@ def test_usage_errors():
                                    'needs a file'),
                                   (['sub-track', 'analyze', f'--tf={os.path.join(SUB, "tracking.csv")}',
                                     f'--stf={os.path.join(SUB, "sub-tracking.csv")}', '-f', 'xml'], 1,
-                                   'ERROR:gpu_tracker:"xml" is not a valid format. Valid values are "json" or "text".\n')):
+                                   'ERROR:gpu_tracker:"xml" is not a valid format. '
+                                   'Valid values are "json" or "text".\n')):
         run = cli(*args, check=False)
         assert run.returncode == status and message in run.stderr, (args, run.returncode, run.stderr)
 
