@@ -602,3 +602,16 @@ def test_pickled_resource_usage_crosses_both_packages(package_stand_in):
     assert theirs.compute_time == gput.ComputeTime('seconds', 2.5) and theirs.peak_ram is None
     assert theirs.to_json()['compute_time'] == {'unit': 'seconds', 'time': 2.5}
     assert str(theirs) == repr(theirs)  # the package's str() of its ResourceUsage
+
+
+def test_our_sections_come_after_the_packages(rapl_tree):
+    # Scripts that read the report by position find the package's five
+    # sections first and in its order, in the text and in the JSON's keys.
+    package = ['max_ram', 'max_gpu_ram', 'cpu_utilization', 'gpu_utilization', 'compute_time']
+    with gput.Tracker(sleep_time=0.01, python_heap=True, energy_unit='joules') as tracker:
+        time.sleep(0.05)
+    keys = list(tracker.to_json())
+    assert keys[:5] == package and {'peak_ram', 'energy', 'python_heap', 'incremental'} <= set(keys[5:])
+    sections = [line[:-1] for line in str(tracker).splitlines() if line and not line.startswith(' ')]
+    assert sections[:5] == ['Max RAM', 'Max GPU RAM', 'CPU utilization', 'GPU utilization', 'Compute time']
+    assert 'Peak RAM (kernel high-water mark)' in sections[5:] and len(sections) > 5
