@@ -207,8 +207,9 @@ def _package_message(status, message, sleep_time, tracking_file):
     """The Python package's words for the library's refusal of a Tracker's
     arguments, where scripts and tests match them; any other message as the
     library wrote it."""
-    if status == _lib.GT_ERR_EXISTS and tracking_file is not None:
-        return f'File {tracking_file} already exists. Set overwrite to True to overwrite the existing file.'
+    found = re.fullmatch(r"tracking file '(.*)' already exists; .*", message, re.S)
+    if status == _lib.GT_ERR_EXISTS and found:  # the tracking file, or a per-process or per-GPU file beside it
+        return f'File {found.group(1)} already exists. Set overwrite to True to overwrite the existing file.'
     found = re.fullmatch(r'sleep time of \S+ is invalid: must be (.*)', message)
     if found:
         return f'Sleep time of {sleep_time} is invalid. Must be {found.group(1)}.'

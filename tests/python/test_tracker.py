@@ -365,6 +365,11 @@ def test_tracking_file_and_overwrite(rapl_tree):
     with pytest.raises(FileExistsError) as error:
         gput.Tracker(tracking_file='samples.csv')
     assert str(error.value) == 'File samples.csv already exists. Set overwrite to True to overwrite the existing file.'
+    open('side.processes.csv', 'w').close()  # the per-process file beside side.csv: named as it is
+    with pytest.raises(FileExistsError) as error:
+        gput.Tracker(tracking_file='side.csv', per_process=True)
+    assert str(error.value) == ('File side.processes.csv already exists. Set overwrite to True to overwrite the '
+                                'existing file.')
 
     with gput.Tracker(sleep_time=0.02, tracking_file='samples.csv', overwrite=True):
         pass
