@@ -261,7 +261,6 @@ class SubTrackingResults(_Report):
         return cls(_tables.frame(d['overall']), _tables.series(d['static_data'], name=0, dtype=object),
                    blocks)._set_report(d, text)
 
-
     def _text_from_fields(self) -> str:
         """The report of an object unpickled from the Python package (or built
         from its fields), whose tables are pandas objects: the package's text

@@ -139,8 +139,9 @@ class ResourceUsage:
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        for own in self._OWN:
-            state.pop(own, None)
+        if isinstance(self._json, dict):  # else (built by hand) they are kept as they are
+            for own in self._OWN:
+                state.pop(own, None)
         return state
 
     def __setstate__(self, state):
