@@ -475,6 +475,11 @@ GT_API gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *er
  * in use"; a failure to write is kept, and every later mark returns it. */
 GT_API gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name,
                                     int position);
+/* gt_subtracker_mark with the process ID and timestamp (Unix seconds) given
+ * by the caller, for a binding whose language keeps its own clock (Python's
+ * time.time(), which its programs' tests replace). */
+GT_API gt_status gt_subtracker_mark_at(gt_subtracker *s, const char *code_block_name, int position,
+                                       long long process_id, double timestamp);
 /* GT_OK, or the first failure of a mark (scoped marks return nothing). */
 GT_API gt_status gt_subtracker_status(const gt_subtracker *s);
 GT_API const char *gt_subtracker_error(const gt_subtracker *s);

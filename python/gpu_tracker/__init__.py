@@ -12,7 +12,7 @@ In IPython or Jupyter, ``%load_ext gpu_tracker`` prints a line of usage after
 every cell (see gpu_tracker.notebook).
 """
 from .tracker import (Tracker, ResourceUsage, MaxRAM, MaxGPURAM, RSSValues, CPUUtilization, GPUUtilization,
-                      Percentages, ComputeTime, PeakRAM)
+                      ProcessingUnitPercentages, Percentages, ComputeTime, PeakRAM)
 from .sub_tracker import (SubTracker, sub_track, SubTrackingAnalyzer, SubTrackingResults, CodeBlockResults,
                           TrackingComparison, ComparisonResults)
 from .notebook import load_ipython_extension, unload_ipython_extension, last_cell_usage, CellUsage
@@ -23,8 +23,8 @@ from .model_complexity import model_complexity, ModelComplexity
 from ._version import __version__
 
 __all__ = ['Tracker', 'ResourceUsage', 'MaxRAM', 'MaxGPURAM', 'RSSValues', 'CPUUtilization', 'GPUUtilization',
-           'Percentages', 'ComputeTime', 'PeakRAM', 'SubTracker', 'sub_track', 'SubTrackingAnalyzer',
-           'SubTrackingResults', 'CodeBlockResults', 'TrackingComparison', 'ComparisonResults',
+           'ProcessingUnitPercentages', 'Percentages', 'ComputeTime', 'PeakRAM', 'SubTracker', 'sub_track',
+           'SubTrackingAnalyzer', 'SubTrackingResults', 'CodeBlockResults', 'TrackingComparison', 'ComparisonResults',
            'load_ipython_extension', 'unload_ipython_extension', 'last_cell_usage', 'CellUsage']
 __all__ += ['Energy', 'EnergyGroup', 'EnergyDomain', 'PythonHeap', 'IncrementalPeaks', 'TorchCUDAMemory',
             'model_complexity', 'ModelComplexity']

@@ -118,8 +118,8 @@ def _formatted(results, output_format: str, output: str | None, allow_pickle: bo
     elif output_format == 'text':
         _write(str(results), output)
     else:
-        valid = '"json", "text" or "pickle"' if allow_pickle else '"json" or "text"'
-        _fail(f'"{output_format}" is not a valid format. Valid values are {valid}.')
+        # The package's words, which leave out the pickle it writes too.
+        _fail(f'"{output_format}" is not a valid format. Valid values are "json" or "text".')
 
 
 def _track(args):
@@ -173,6 +173,9 @@ def _sub_track(args):
             if not sep:
                 raise _Usage(f'-m takes <name>=<file-path>, not "{mapping}"')
             file_path_map[name] = path
+        if not file_path_map:
+            _fail('A mapping of tracking session name to file path must be provided either through the -m option or '
+                  'a config file.')
         if args.stat is not None:
             statistic = args.stat
         results = TrackingComparison(file_path_map).compare(statistic)

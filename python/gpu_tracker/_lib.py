@@ -16,6 +16,7 @@ import os
 __all__ = ['lib', 'check', 'Options', 'LOG_FN', 'Error', 'library_path', 'c_strings']
 
 GT_OK = 0
+GT_ERR_IO = 3
 GT_ERR_EXISTS = 4
 GT_ERR_FORMAT = 8
 GT_ERR_NOPROC = 7
@@ -169,6 +170,7 @@ _declare('gt_tracker_add_static', _I, _P, _S, _S, _ERR, required=False)
 # they existed.
 _declare('gt_subtracker_open', _I, _S, _I, _PP, _ERR, required=False)
 _declare('gt_subtracker_mark', _I, _P, _S, _I, required=False)
+_declare('gt_subtracker_mark_at', _I, _P, _S, _I, ctypes.c_longlong, ctypes.c_double, required=False)
 _declare('gt_subtracker_error', _S, _P, required=False)
 _declare('gt_subtracker_free', None, _PP, required=False)
 _declare('gt_subtracker_default_path', _I, ctypes.c_char_p, ctypes.c_size_t, _ERR, required=False)

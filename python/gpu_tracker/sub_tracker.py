@@ -9,7 +9,9 @@ import atexit
 import contextlib
 import ctypes
 import dataclasses as dclass
+import errno
 import functools
+import io
 import json
 import logging
 import math
@@ -19,6 +21,7 @@ import re
 import sys
 import tempfile
 import threading
+import time
 
 from . import _lib, _tables
 
@@ -36,10 +39,18 @@ class _SubTrackingFiles:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._files = {}  # (pid, absolute path) -> (handle, (st_dev, st_ino))
+        self._files = {}  # absolute path -> (handle, (st_dev, st_ino))
+        # A forked child opens its own: the parent's handles are left to the
+        # parent (never freed in the child).  Known from the fork itself, so
+        # a mark calls os.getpid() only where the package does (see SubTracker).
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self):
+        self._lock = threading.Lock()
+        self._files = {}
 
     def get(self, path: str, overwrite: bool):
-        key = (os.getpid(), os.path.abspath(path))  # a forked child opens its own
+        key = os.path.abspath(path)
         with self._lock:
             entry = self._files.get(key)
             if entry is not None and self._same_file(path, entry[1]):
@@ -75,9 +86,8 @@ class _SubTrackingFiles:
 
     def close_all(self):
         with self._lock:
-            for (pid, _), (handle, _) in self._files.items():
-                if pid == os.getpid():
-                    self._free(handle)
+            for handle, _ in self._files.values():
+                self._free(handle)
             self._files.clear()
 
 
@@ -127,7 +137,12 @@ class SubTracker:
         self._handle = None
 
     def _mark(self, position: int):
-        status = _lib.require('gt_subtracker_mark')(self._handle, self.code_block_name.encode(), position)
+        # The process ID taken when the SubTracker was made and the time from
+        # this module's time.time(), as the Python package takes them: tests
+        # written for it that replace gpu_tracker.sub_tracker.time or
+        # os.getpid fix the marks here too.
+        status = _lib.require('gt_subtracker_mark_at')(self._handle, self.code_block_name.encode(), position,
+                                                       self.process_id, time.time())
         if status != _lib.GT_OK:
             message = _lib.lib.gt_subtracker_error(self._handle)
             _lib.check(status, message.decode('utf-8', 'replace') if message else 'cannot write the mark')
@@ -190,10 +205,13 @@ class _Report:
         return self
 
     def __str__(self):
-        return self._text
+        return self._text or self._text_from_fields()
 
     def to_json(self) -> dict:
         return json.loads(json.dumps(self._json or self._json_from_fields()))  # a copy the caller may change
+
+    def _text_from_fields(self) -> str:
+        return ''
 
     def _json_from_fields(self) -> dict:
         raise NotImplementedError
@@ -243,6 +261,27 @@ class SubTrackingResults(_Report):
         return cls(_tables.frame(d['overall']), _tables.series(d['static_data'], name=0, dtype=object),
                    blocks)._set_report(d, text)
 
+    def _text_from_fields(self) -> str:
+        """The report of an object unpickled from the Python package (or built
+        from its fields), whose tables are pandas objects: the package's text
+        is pandas' own rendering of them, which this reproduces, since the
+        library's writer (the report of results it computed) cannot know a
+        column's pandas dtype (integer counts of threads print as 13, not
+        13.0).  '' where the tables are not pandas objects."""
+        pd = _tables.pandas()
+        tables = [self.overall, self.static_data] + [t for b in self.code_block_results
+                                                     for t in (b.compute_time, b.resource_usage)]
+        if pd is None or not all(isinstance(t, (pd.DataFrame, pd.Series)) for t in tables):
+            return ''
+        lines = ['Overall:', *_pandas_table(pd, self.overall, '\t'),
+                 'Static Data:', *_pandas_table(pd, self.static_data, '\t'), 'Code Block Results:']
+        for b in self.code_block_results:
+            for label, value in (('Name', b.name), ('Num Timepoints', b.num_timepoints), ('Num Calls', b.num_calls),
+                                 ('Num Non Empty Calls', b.num_non_empty_calls)):
+                lines.append(f'\t{label}:'.ljust(len('\tNum Non Empty Calls:')) + f' {value}')
+            lines += ['\tCompute Time:', *_pandas_table(pd, b.compute_time, '\t\t'),
+                      '\tResource Usage:', *_pandas_table(pd, b.resource_usage, '\t\t'), '']
+        return '\n'.join(lines) + '\n'
 
     def _json_from_fields(self) -> dict:
         """The JSON layout rebuilt from the fields, for an object unpickled
@@ -260,6 +299,19 @@ class SubTrackingResults(_Report):
                  'resource_usage': plain(b.resource_usage)}
                 for b in self.code_block_results],
         }
+
+
+def _pandas_table(pd, table, indent):
+    """The lines of a DataFrame (a Series as a row without a label) as the
+    Python package prints its results: every row and column, floats
+    rounded to 8 decimals and shown as Python shows a float."""
+    if isinstance(table, pd.Series):
+        table = table.to_frame().T
+        table.index = ['']
+    with pd.option_context('display.max_rows', None, 'display.max_columns', None, 'display.width', 5000,
+                           'display.float_format', lambda x: str(float(f'{x:.8f}'))):
+        text = str(table)
+    return [indent + line for line in text.splitlines()]
 
 
 def _check_extension(path):
@@ -316,7 +368,7 @@ class SubTrackingAnalyzer:
         else:
             status = _lib.require('gt_analyze_host')(_lib.encode(self.tracking_file), _lib.encode(sub_tracking_file),
                                                      self.host.encode(), ctypes.byref(handle), ctypes.byref(err))
-        _lib.check(status, err.message)
+        _check_files(status, err.message, (self.tracking_file, sub_tracking_file))
         return SubTrackingResults._from_json(*_take_report(handle, 'gt_results_string', 'gt_results_free'))
 
     def sub_tracking_results(self) -> SubTrackingResults:
@@ -345,9 +397,7 @@ class SubTrackingAnalyzer:
         err = _lib.Error()
         status = _lib.require('gt_subtrack_calls')(_lib.encode(self.sub_tracking_file), code_block_name.encode(),
                                                    ctypes.byref(calls), ctypes.byref(n), ctypes.byref(err))
-        if status == _lib.GT_ERR_FORMAT:
-            raise ValueError(_package_pair_message(err.message))
-        _lib.check(status, err.message)
+        _check_files(status, err.message, (self.sub_tracking_file,))
         try:
             return [(calls[2 * i], calls[2 * i + 1]) for i in range(n.value)]
         finally:
@@ -355,11 +405,16 @@ class SubTrackingAnalyzer:
 
     def load_timepoints(self, timestamp_pairs):
         """The tracking file's timepoints within any of the (start, stop)
-        pairs, ends included, in file order, as a DataFrame."""
+        pairs, ends included, in file order, as a DataFrame: indexed by
+        their rows' places in a CSV file, from 0 for a SQLite file, as the
+        package's are."""
         timepoints = _read_table(self.tracking_file, 'timepoints')
         inside = timepoints['timestamp'] != timepoints['timestamp']  # all False, of the frame's index
         for start, stop in timestamp_pairs:
             inside |= (timepoints['timestamp'] >= start) & (timepoints['timestamp'] <= stop)
+        if self.tracking_file.endswith('.sqlite'):
+            # The package selects these rows with a query: numbered from 0.
+            return timepoints[inside].reset_index(drop=True)
         return timepoints[inside]
 
     def combine_sub_tracking_files(self, files):
@@ -391,7 +446,22 @@ class SubTrackingAnalyzer:
                                                      ctypes.byref(err))
         if status == _lib.GT_ERR_EXISTS:  # created by another process since the check
             raise ValueError(f'Cannot create sub-tracking file {self.sub_tracking_file}. File already exists.')
-        _lib.check(status, err.message)
+        _check_files(status, err.message, files)
+
+
+def _check_files(status, message, paths):
+    """Raises the exception for a failed analysis of files, as the Python
+    package raises it: FileNotFoundError (errno ENOENT) for an input that
+    does not exist, the package's words for marks that do not pair."""
+    if status == _lib.GT_OK:
+        return
+    if status == _lib.GT_ERR_IO:
+        for path in paths:
+            if path is not None and not os.path.exists(path):
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if status == _lib.GT_ERR_FORMAT:
+        message = _package_pair_message(message)
+    _lib.check(status, message)
 
 
 def _package_pair_message(message: str) -> str:
@@ -416,6 +486,10 @@ class ComparisonResults(_Report):
     code_block_compute_time: dict
     @classmethod
     def _from_json(cls, d: dict, text: str) -> ComparisonResults:
+        # null from the library where a session has no figure: NaN, as in the package.
+        for key in ('overall_resource_usage', 'code_block_resource_usage', 'code_block_compute_time'):
+            _nan_for_none(d.get(key))
+
         def s(values):
             return _tables.series(values, dtype='float64')
         return cls({k: s(v) for k, v in d.get('overall_resource_usage', {}).items()},
@@ -427,6 +501,43 @@ class ComparisonResults(_Report):
 _STATISTICS = ('min', 'max', 'mean', 'std')
 
 
+def _str_of_quoted_name(value, quote=None):
+    return str(value)
+
+
+class _PackageUnpickler(pickle.Unpickler):
+    """Loads the Python package's pickles where its environment is not
+    installed: they name numpy 2's modules (numpy._core), which numpy 1 has
+    as numpy.core, and SQLAlchemy's quoted_name (a str subclass) for the
+    static data's column names, read back as plain str without
+    SQLAlchemy.  Everything else loads as pickle.load loads it."""
+
+    def find_class(self, module, name):
+        if module.startswith('numpy._core'):
+            try:
+                return super().find_class(module, name)
+            except ImportError:
+                module = 'numpy.core' + module[len('numpy._core'):]
+        elif module == 'sqlalchemy.sql.elements' and name == 'quoted_name':
+            try:
+                return super().find_class(module, name)
+            except ImportError:
+                return _str_of_quoted_name
+        return super().find_class(module, name)
+
+
+def _null_for_nan(value):
+    """A copy of a JSON value with null for NaN (and infinities), as the
+    library writes and reads a statistic without timepoints."""
+    if isinstance(value, dict):
+        return {k: _null_for_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_null_for_nan(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def _load_results(path: str):
     """(SubTrackingResults, its JSON as a dict) of a results file: JSON as
     `sub-track analyze -f json` writes it, or a pickled SubTrackingResults
@@ -435,12 +546,19 @@ def _load_results(path: str):
     with open(path, 'rb') as f:
         data = f.read()
     if data[:1] != b'\x80':  # not a pickle: JSON, which the library checks in detail
+        non_finite = []
         try:
-            d = json.loads(data)
+            d = json.loads(data, parse_constant=lambda c: non_finite.append(c) or float(c))
         except ValueError:
             return None, None
-        return (SubTrackingResults._from_json(d, '') if isinstance(d, dict) and 'overall' in d else None), None
-    results = pickle.loads(data)
+        if not (isinstance(d, dict) and 'overall' in d):
+            return None, None
+        # NaN where a statistic has no timepoints, as the package's to_json()
+        # and `python3 -m gpu_tracker` write it: not JSON to the library,
+        # which then reads a copy with null there.
+        copy = json.loads(json.dumps(d)) if non_finite else None
+        return SubTrackingResults._from_json(d, ''), copy
+    results = _PackageUnpickler(io.BytesIO(data)).load()
     if not isinstance(results, SubTrackingResults):
         raise ValueError(f"'{path}' holds a pickled {type(results).__name__}, not SubTrackingResults")
     return results, results.to_json()
@@ -496,7 +614,7 @@ class TrackingComparison:
                 if self._json[name] is not None:
                     copy = os.path.join(directory, f'{i}.json')
                     with open(copy, 'w') as f:
-                        json.dump(self._json[name], f)
+                        json.dump(_null_for_nan(self._json[name]), f, allow_nan=False)
                     copies[copy] = path
                     path = copy
                 files.append(path)

@@ -12,6 +12,7 @@ import enum
 import json
 import logging
 import os
+import re
 import weakref
 
 from . import _lib
@@ -27,65 +28,71 @@ _RAM_UNITS = ('bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes')
 _TIME_UNITS = ('seconds', 'minutes', 'hours', 'days')
 
 
+# The Python package's data classes, with its names and defaults, so that
+# its code that builds them (and pickles of them) work with either package.
 @dclass.dataclass
 class RSSValues:
-    total_rss: float
-    private_rss: float
-    shared_rss: float
+    total_rss: float = 0.
+    private_rss: float = 0.
+    shared_rss: float = 0.
 
 
 @dclass.dataclass
 class MaxRAM:
     unit: str
     system_capacity: float
-    system: float
-    main: RSSValues
-    descendants: RSSValues
-    combined: RSSValues
+    system: float = 0.
+    main: RSSValues = dclass.field(default_factory=RSSValues)
+    descendants: RSSValues = dclass.field(default_factory=RSSValues)
+    combined: RSSValues = dclass.field(default_factory=RSSValues)
 
 
 @dclass.dataclass
 class MaxGPURAM:
     unit: str
     system_capacity: float
-    system: float
-    main: float
-    descendants: float
-    combined: float
+    system: float = 0.
+    main: float = 0.
+    descendants: float = 0.
+    combined: float = 0.
 
 
 @dclass.dataclass
-class Percentages:
-    max_sum_percent: float
-    max_hardware_percent: float
-    mean_sum_percent: float
-    mean_hardware_percent: float
+class ProcessingUnitPercentages:
+    max_sum_percent: float = 0.
+    max_hardware_percent: float = 0.
+    mean_sum_percent: float = 0.
+    mean_hardware_percent: float = 0.
+
+
+# The name earlier versions of this package gave it.
+Percentages = ProcessingUnitPercentages
 
 
 @dclass.dataclass
 class CPUUtilization:
     system_core_count: int
     n_expected_cores: int
-    system: Percentages
-    main: Percentages
-    descendants: Percentages
-    combined: Percentages
-    main_n_threads: int
-    descendants_n_threads: int
-    combined_n_threads: int
+    system: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
+    main: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
+    descendants: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
+    combined: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
+    main_n_threads: int = 0
+    descendants_n_threads: int = 0
+    combined_n_threads: int = 0
 
 
 @dclass.dataclass
 class GPUUtilization:
     system_gpu_count: int
     n_expected_gpus: int
-    gpu_percentages: Percentages
+    gpu_percentages: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
 
 
 @dclass.dataclass
 class ComputeTime:
     unit: str
-    time: float
+    time: float = 0.
 
 
 @dclass.dataclass
@@ -121,7 +128,42 @@ class ResourceUsage:
     model_complexity: object | None = None
 
     def __str__(self):
-        return self._text
+        # Without the library's report (one unpickled from the Python
+        # package, or built by hand), what the package's str() gives.
+        return self._text or repr(self)
+
+    # gpu-tracker's own attributes, kept in a pickle only as the report's
+    # plain data (_json): a pickle then names no class the Python package
+    # lacks, and loads there too; they are rebuilt from it on loading.
+    _OWN = ('peak_ram', 'energy', 'python_heap', 'incremental', 'torch_cuda_memory', 'model_complexity')
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        if isinstance(self._json, dict):  # else (built by hand) they are kept as they are
+            for own in self._OWN:
+                state.pop(own, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        d = state.get('_json')
+        if isinstance(d, dict):
+            self._own_from_json(d)
+
+    def _own_from_json(self, d: dict):
+        from .run_extras import PythonHeap, IncrementalPeaks
+        from .energy import Energy
+        from .torch_memory import TorchCUDAMemory
+        from .model_complexity import ModelComplexity
+        peak = d.get('peak_ram')
+        self.peak_ram = PeakRAM(**peak) if peak is not None else None
+        self.energy = Energy.from_json(d.get('energy'))
+        self.python_heap = PythonHeap(**d['python_heap']) if 'python_heap' in d else None
+        self.incremental = IncrementalPeaks(**d['incremental']) if 'incremental' in d else None
+        self.torch_cuda_memory = ([TorchCUDAMemory(int(k.split('_', 1)[1]), **v)
+                                   for k, v in d['torch_cuda_memory'].items()]
+                                  if 'torch_cuda_memory' in d else None)
+        self.model_complexity = ModelComplexity(**d['model_complexity']) if 'model_complexity' in d else None
 
     def to_json(self) -> dict:
         if self._json is not None:
@@ -142,7 +184,7 @@ class ResourceUsage:
             return RSSValues(**x)
 
         def pct(x):
-            return Percentages(**x)
+            return ProcessingUnitPercentages(**x)
 
         r, g, c, u, t = (d['max_ram'], d['max_gpu_ram'], d['cpu_utilization'], d['gpu_utilization'],
                          d['compute_time'])
@@ -162,6 +204,21 @@ class ResourceUsage:
             _text=text, _json=d)
 
 
+def _package_message(status, message, sleep_time, tracking_file):
+    """The Python package's words for the library's refusal of a Tracker's
+    arguments, where scripts and tests match them; any other message as the
+    library wrote it."""
+    found = re.fullmatch(r"tracking file '(.*)' already exists; .*", message, re.S)
+    if status == _lib.GT_ERR_EXISTS and found:  # the tracking file, or a per-process or per-GPU file beside it
+        return f'File {found.group(1)} already exists. Set overwrite to True to overwrite the existing file.'
+    found = re.fullmatch(r'sleep time of \S+ is invalid: must be (.*)', message)
+    if found:
+        return f'Sleep time of {sleep_time} is invalid. Must be {found.group(1)}.'
+    if re.fullmatch(r"invalid tracking file '.*': the extension must be .*", message, re.S):
+        return f'Invalid file name: "{tracking_file}". Valid file extensions are ".csv" and ".sqlite".'
+    return message
+
+
 class _TrackerState(enum.Enum):
     NEW = 0
     STARTED = 1
@@ -175,8 +232,20 @@ def _unit(value, valid, unit_type):
     return valid.index(value)
 
 
+# The library's one warning about energy (tracker.c), said at every Tracker()
+# on a machine without RAPL counters: a warning only where energy was asked
+# for (an energy_unit given), else at debug level, as the Python package,
+# which measures no energy, says nothing.
+_ENERGY_WARNING = 'CPU energy is not measured:'
+_ENERGY_ASKED = 1  # log_ctx of a Tracker given an energy_unit
+
+
 def _log_to_python(ctx, message):
-    log.warning(message.decode('utf-8', 'replace'))
+    text = message.decode('utf-8', 'replace')
+    if text.startswith(_ENERGY_WARNING) and ctx != _ENERGY_ASKED:
+        log.debug(text)
+    else:
+        log.warning(text)
 
 
 # One C callback for every tracker: it must outlive each tracker's thread.
@@ -222,7 +291,7 @@ class Tracker:
                  disable_logs: bool = False, process_id: int | None = None,
                  resource_usage_file: str | None = None, n_join_attempts: int = 5, join_timeout: float = 10.0,
                  gpu_brand: str | None = None, tracking_file: str | None = None, overwrite: bool = False,
-                 python_heap: bool = False, logger: logging.Logger | None = None, energy_unit: str = 'joules',
+                 python_heap: bool = False, logger: logging.Logger | None = None, energy_unit: str | None = None,
                  model=None, input_size=None, per_process: bool = False, per_gpu: bool = False,
                  walk_budget: float | None = None):
         self._handle = ctypes.c_void_p()
@@ -231,6 +300,7 @@ class Tracker:
         self._vanished = False
         self._process_id_given = process_id is not None
         self._disable_logs = bool(disable_logs)
+        self.resource_usage = None  # set by stop(), as in the Python package
         opts = _lib.Options()
         _lib.check(_lib.lib.gt_options_init(ctypes.byref(opts), _lib.STRUCT_VERSION),
                    f'gt_options version {_lib.STRUCT_VERSION} is unknown to the C library {_lib.library_path}')
@@ -240,7 +310,7 @@ class Tracker:
         opts.ram_unit = _unit(ram_unit, _RAM_UNITS, 'RAM')
         opts.gpu_ram_unit = _unit(gpu_ram_unit, _RAM_UNITS, 'GPU RAM')
         opts.time_unit = _unit(time_unit, _TIME_UNITS, 'time')
-        opts.energy_unit = _unit(energy_unit, ENERGY_UNITS, 'energy')
+        opts.energy_unit = _unit('joules' if energy_unit is None else energy_unit, ENERGY_UNITS, 'energy')
         if n_expected_cores is not None:
             if (isinstance(n_expected_cores, bool) or not isinstance(n_expected_cores, int) or
                     not 1 <= n_expected_cores <= _INT_MAX):
@@ -249,7 +319,8 @@ class Tracker:
         if gpu_uuids is not None:
             uuids = [gpu_uuids] if isinstance(gpu_uuids, str) else list(gpu_uuids)
             if not uuids:
-                raise ValueError('gpu_uuids is empty: give at least one GPU UUID, or None for all GPUs')
+                raise ValueError('gpu_uuids is not None but the set is empty. Please provide a set of at least one '
+                                 'GPU UUID.')
             self._gpu_uuids = ','.join(uuids).encode()
             opts.gpu_uuids = self._gpu_uuids
         opts.disable_logs = bool(disable_logs)
@@ -279,6 +350,7 @@ class Tracker:
                                  f'{_INT_MAX}')
             opts.process_id = process_id
         opts.log = _LOG_CALLBACK
+        opts.log_ctx = _ENERGY_ASKED if energy_unit is not None else None
         self.sleep_time = sleep_time
         self.tracking_file = tracking_file
         self.resource_usage_file = resource_usage_file
@@ -288,7 +360,7 @@ class Tracker:
         self._extras = RunExtras(python_heap, logger, model, input_size)
         err = _lib.Error()
         status = _lib.lib.gt_tracker_new(ctypes.byref(opts), ctypes.byref(self._handle), ctypes.byref(err))
-        _lib.check(status, err.message)
+        _lib.check(status, _package_message(status, err.message, sleep_time, tracking_file))
         _alive.add(self)
         if tracking_file is not None and self._extras.complexity is not None:
             self._record_complexity(self._extras.complexity)
@@ -313,9 +385,9 @@ class Tracker:
         return f'State: {self._state.name}'
 
     def _require_stopped(self):
-        if self._state != _TrackerState.STOPPED:
-            raise RuntimeError(f'Cannot display the tracker when tracking has not stopped yet (state: '
-                               f'{self._state.name}). Call stop() or leave the with block first.')
+        if self.resource_usage is None:  # the Python package's words, typo included
+            raise RuntimeError('Cannot display the tracker in string or JSON format before tracking completes. Exit '
+                               'the content manager or call the stop() method before calling to_json() or str()')
 
     def __str__(self):
         self._require_stopped()

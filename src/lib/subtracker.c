@@ -182,10 +182,13 @@ static gt_status connect_sqlite(gt_subtracker *s, gt_error *err)
     return GT_OK;
 }
 
-static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int position)
+/* A mark of process pid at time ts, or (now set) of the calling process at
+ * the current time, read under the lock so that one process's marks are in
+ * time order in the file. */
+static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int position, int now, long long pid,
+                            double ts)
 {
     gt_status st;
-    struct timespec now;
     if (s->failed)
         return s->failed;
     if ((st = check_file(s)) != GT_OK)
@@ -195,12 +198,15 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
     if (reserve(s, GT_CSV_FIELD_MAX(len) + 3 * GT_PYFLOAT_BUFSZ + host_len) != 0)
         return fail(s, gt_err(&s->err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory",
                               s->path));
-    clock_gettime(CLOCK_REALTIME, &now);
-    double ts = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-    long long pid = (long long)getpid(); /* a forked child writes its own */
+    if (now) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        ts = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+        pid = (long long)getpid(); /* a forked child writes its own */
+    }
 
     if (s->fd < 0) {
-        if (s->owner != (pid_t)pid && (st = connect_sqlite(s, &s->err)) != GT_OK)
+        if (s->owner != getpid() && (st = connect_sqlite(s, &s->err)) != GT_OK)
             return fail(s, st);
         snprintf(s->buf, s->cap, "%s%s%s", a, b ? ":" : "", b ? b : "");
         sqlite3_bind_int64(s->insert, 1, pid);
@@ -248,7 +254,8 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
     return GT_OK;
 }
 
-static gt_status mark(gt_subtracker *s, const char *a, const char *b, int position)
+static gt_status mark_at(gt_subtracker *s, const char *a, const char *b, int position, int now, long long pid,
+                         double ts)
 {
     if (!s)
         return GT_ERR_INVALID;
@@ -261,14 +268,25 @@ static gt_status mark(gt_subtracker *s, const char *a, const char *b, int positi
         return GT_ERR_INVALID;
     }
     pthread_mutex_lock(&s->lock);
-    gt_status st = write_mark(s, a, b, position);
+    gt_status st = write_mark(s, a, b, position, now, pid, ts);
     pthread_mutex_unlock(&s->lock);
     return st;
+}
+
+static gt_status mark(gt_subtracker *s, const char *a, const char *b, int position)
+{
+    return mark_at(s, a, b, position, 1, 0, 0.0);
 }
 
 gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name, int position)
 {
     return mark(s, code_block_name, NULL, position);
+}
+
+gt_status gt_subtracker_mark_at(gt_subtracker *s, const char *code_block_name, int position, long long process_id,
+                                double timestamp)
+{
+    return mark_at(s, code_block_name, NULL, position, 0, process_id, timestamp);
 }
 
 static gt_status open_sqlite(gt_subtracker *s, gt_error *err)

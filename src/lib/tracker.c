@@ -69,6 +69,11 @@ struct gt_tracker {
     int go, stop_requested, first_done;
     aggregate agg;
     struct timespec t_start, t_stop;
+    /* The process had ended before the first sample: nothing ran while
+     * tracked, so every figure is 0 (the Python package's report), the CPU
+     * percents included, which are otherwise unavailable without a second
+     * sample. */
+    int ended_before_start;
     uint64_t main_maxrss;
     int warned_denied, warned_fds;
     gt_status status;       /* first failure while running */
@@ -599,6 +604,8 @@ gt_status gt_tracker_start(gt_tracker *t)
     pthread_mutex_unlock(&t->mu);
     if (st == GT_ERR_NOPROC) {
         pthread_join(t->thread, NULL);
+        t->t_stop = t->t_start;
+        t->ended_before_start = 1;
         t->state = ST_STOPPED;
         return st;
     }
@@ -688,10 +695,11 @@ static void pct(gt_percentages *p, double max, double sum, unsigned long n, int 
 }
 
 /* CPU percents with no figure at all (a single sample closes no interval)
- * are unavailable, never 0: every field -1. */
-static void cpu_pct(gt_percentages *p, double max, double sum, unsigned long n, int div)
+ * are unavailable, never 0: every field -1; but 0 where none_ran (the
+ * process had ended before tracking began). */
+static void cpu_pct(gt_percentages *p, double max, double sum, unsigned long n, int div, int none_ran)
 {
-    if (!n) {
+    if (!n && !none_ran) {
         *p = (gt_percentages){-1.0, -1.0, -1.0, -1.0};
         return;
     }
@@ -734,10 +742,11 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
 
     u->cpu_utilization.system_core_count = sd->system_core_count;
     u->cpu_utilization.n_expected_cores = sd->n_expected_cores;
-    cpu_pct(&u->cpu_utilization.system, a.max_cpu[0], a.sum_cpu[0], a.n_cpu, sd->system_core_count);
-    cpu_pct(&u->cpu_utilization.main, a.max_cpu[1], a.sum_cpu[1], a.n_cpu, sd->n_expected_cores);
-    cpu_pct(&u->cpu_utilization.descendants, a.max_cpu[2], a.sum_cpu[2], a.n_cpu, sd->n_expected_cores);
-    cpu_pct(&u->cpu_utilization.combined, a.max_cpu[3], a.sum_cpu[3], a.n_cpu, sd->n_expected_cores);
+    int none = t->ended_before_start;
+    cpu_pct(&u->cpu_utilization.system, a.max_cpu[0], a.sum_cpu[0], a.n_cpu, sd->system_core_count, none);
+    cpu_pct(&u->cpu_utilization.main, a.max_cpu[1], a.sum_cpu[1], a.n_cpu, sd->n_expected_cores, none);
+    cpu_pct(&u->cpu_utilization.descendants, a.max_cpu[2], a.sum_cpu[2], a.n_cpu, sd->n_expected_cores, none);
+    cpu_pct(&u->cpu_utilization.combined, a.max_cpu[3], a.sum_cpu[3], a.n_cpu, sd->n_expected_cores, none);
     u->cpu_utilization.main_n_threads = a.max_threads_main;
     u->cpu_utilization.descendants_n_threads = a.max_threads_desc;
     u->cpu_utilization.combined_n_threads = a.max_threads_comb;

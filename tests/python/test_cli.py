@@ -103,6 +103,48 @@ def test_usage_errors():
                                   (['--execute=no-such-command-here'], 1, 'Command not found'),
                                   (['sub-track', 'analyze', f'--tf={os.path.join(SUB, "tracking.csv")}',
                                     f'--stf={os.path.join(SUB, "sub-tracking.csv")}', '-f', 'pickle'], 1,
-                                   'needs a file')):
+                                   'needs a file'),
+                                  (['sub-track', 'analyze', f'--tf={os.path.join(SUB, "tracking.csv")}',
+                                    f'--stf={os.path.join(SUB, "sub-tracking.csv")}', '-f', 'xml'], 1,
+                                   'ERROR:gpu_tracker:"xml" is not a valid format. '
+                                   'Valid values are "json" or "text".\n')):
         run = cli(*args, check=False)
         assert run.returncode == status and message in run.stderr, (args, run.returncode, run.stderr)
+
+
+def test_compare_without_sessions_says_what_the_package_says():
+    run = cli('sub-track', 'compare', check=False)
+    assert run.returncode == 1
+    assert run.stderr == ('ERROR:gpu_tracker:A mapping of tracking session name to file path must be provided either '
+                          'through the -m option or a config file.\n')
+
+
+def test_a_block_without_timepoints_is_nan_in_json_and_compares():
+    """The package's `sub-track analyze -f json` is json.dumps of its
+    to_json(): NaN for the statistics of a block without timepoints (which
+    json.load reads back as nan).  So is this command's; gpu-tracker's C
+    command writes null there (see docs/sub-tracking.md).  Both compare."""
+    import math
+    with open('between.csv', 'w') as f:
+        f.write('process_id,code_block_name,position,timestamp\n1,gap,0,1745449610.0\n1,gap,1,1745449610.001\n')
+    args = ('sub-track', 'analyze', f'--tf={os.path.join(SUB, "tracking.csv")}', '--stf=between.csv', '-f', 'json')
+    cli(*args, '-o', 'python.json')
+    text = open('python.json').read()
+    assert '"min": NaN' in text and 'null' not in text
+    usage = json.load(open('python.json'))['code_block_results'][0]['resource_usage']
+    assert all(math.isnan(v) for stats in usage.values() for v in stats.values())
+    c_bin = os.path.join(os.environ.get('GT_BUILD', 'build'), 'gpu-tracker')
+    # Without the sanitizer runtime preloaded for this interpreter: a sanitizer build links its own.
+    c_env = {k: v for k, v in os.environ.items() if k != 'LD_PRELOAD'}
+    subprocess.run([c_bin, *args, '-o', 'c.json'], check=True, capture_output=True, env=c_env)
+    c_text = open('c.json').read()
+    assert '"min": null' in c_text and 'NaN' not in c_text
+    # Each file compares with the other, and with a pickle of the same results.
+    cli(*args[:-2], '-f', 'pickle', '-o', 'python.pkl')
+    assert 'gap' in cli('sub-track', 'compare', '-m', 'P=python.json', '-m', 'C=c.json', '-m', 'K=python.pkl').stdout
+    text = cli('sub-track', 'compare', '-m', 'P=python.json', '-m', 'C=c.json').stdout
+    c_text = subprocess.run([c_bin, 'sub-track', 'compare', '-m', 'P=python.json', '-m', 'C=c.json'], check=True,
+                            capture_output=True, text=True, env=c_env).stdout
+    assert c_text + '\n' == text  # print() adds a line, as in the package's command
+    compared = gput.TrackingComparison({'P': 'python.json', 'C': 'c.json', 'K': 'python.pkl'}).compare()
+    assert all(math.isnan(v) for v in compared.to_json()['code_block_resource_usage']['main_ram']['gap'].values())

@@ -145,3 +145,64 @@ def test_errors_name_the_users_file_not_a_copy():
     with pytest.raises(ValueError) as error:
         gput.TrackingComparison({'A': os.path.join(CMP, 'results-A.json'), 'Z': bad})
     assert 'results-bad.pkl' in str(error.value) and '.json' not in str(error.value)
+
+
+def shown(value):
+    """A value as the package's report shows it: integers (the counts of
+    threads, in the package's pickles) as they are, floats rounded to 8
+    decimals, text as it is."""
+    return str(float(f'{value:.8f}')) if isinstance(value, float) else str(value)
+
+
+def test_the_packages_own_pickles_load_print_and_compare():
+    """results-*.pkl: SubTrackingResults pickled by the Python package (its
+    pandas tables, numpy 2's module names, SQLAlchemy's column names).  They
+    load without the package's environment, print its report, and compare
+    as their JSON copies do."""
+    pytest.importorskip('pandas')
+    pkl = {n: os.path.join(CMP, f'results-{n}.pkl') for n in 'ABCDEFG'}
+    comparison = gput.TrackingComparison({'A': pkl['A'], 'B': pkl['B']})
+    for statistic in ('mean', 'max'):
+        results = comparison.compare(statistic)
+        assert str(results) == open(os.path.join(CMP, f'comparison_{statistic}.txt')).read()
+    for name in 'AB':
+        results = comparison.results_map[name]
+        expected = json.load(open(os.path.join(CMP, f'results-{name}.json')))
+        assert_close(results.to_json(), expected)
+        text = str(results)
+        lines = text.split('\n')
+        assert [line for line in lines if not line.startswith('\t')] == [
+            'Overall:', 'Static Data:', 'Code Block Results:'] + [''] * (len(expected['code_block_results']) + 1)
+        # The overall table, every statistic as the package prints it: rounded to 8 decimals.
+        overall = lines[lines.index('Overall:') + 1:lines.index('Static Data:')]
+        assert overall[0].split() == ['min', 'max', 'mean', 'std']
+        for line, (measure, stats) in zip(overall[1:], expected['overall'].items(), strict=True):
+            assert line.split() == [measure] + [shown(stats[k]) for k in ('min', 'max', 'mean', 'std')]
+        static = lines[lines.index('Static Data:') + 1:lines.index('Code Block Results:')]
+        assert static[0].split() == list(expected['static_data'])
+        assert static[1].split() == [shown(v) for v in expected['static_data'].values()]
+        for block in expected['code_block_results']:
+            at = lines.index(f'\tName:                {block["name"]}')
+            assert lines[at + 1:at + 4] == [f'\tNum Timepoints:      {block["num_timepoints"]}',
+                                            f'\tNum Calls:           {block["num_calls"]}',
+                                            f'\tNum Non Empty Calls: {block["num_non_empty_calls"]}']
+            assert lines[at + 4] == '\tCompute Time:' and lines[at + 7] == '\tResource Usage:'
+            assert lines[at + 6].split() == [shown(block['compute_time'][k])
+                                             for k in ('min', 'max', 'mean', 'std', 'total')]
+        # As pickle.load gives it, where the package's environment is installed.
+        with open(pkl[name], 'rb') as f:
+            again = gput.sub_tracker._PackageUnpickler(f).load()
+        assert type(again) is gput.SubTrackingResults and str(again) == text
+    # F and G have no code blocks; C, D and E do not match A's, and are refused as the package refuses them.
+    results = gput.TrackingComparison({'F': pkl['F'], 'G': pkl['G']})
+    assert str(results.results_map['F']).endswith('Code Block Results:\n')
+    for name, message in (
+            ('C', 'All sub-tracking results must have the same number of code blocks. The first has 4 code blocks but '
+                  'tracking session "C" has 5 code blocks.'),
+            ('D', 'Code block name "tmp.py:38" of tracking session "A" does not match code block name "tmp.py:abc" of '
+                  'tracking session "D"'),
+            ('E', 'Code block name "tmp.py:9" of tracking session "A" does not match code block name "temp.py:123" of '
+                  'tracking session "E"')):
+        with pytest.raises(ValueError) as error:
+            gput.TrackingComparison({'A': pkl['A'], name: pkl[name]})
+        assert str(error.value) == message

@@ -4,6 +4,7 @@ sub-tracked over several calls and analyzed, the reference files of the
 Python package (exact results), combining per-process files, comparing two
 sessions, and the results without pandas."""
 import csv
+import errno
 import json
 import multiprocessing as mp
 import os
@@ -160,13 +161,34 @@ def test_reference_files_give_the_reference_results(ext):
 
 
 def test_invalid_sub_tracking_files_are_refused():
-    for name, words in (('invalid1.csv', ['1723811']), ('invalid2.csv', [])):
+    # The package's words from sub_tracking_results() too, which pairs the marks as load_timestamp_pairs() does.
+    for name, message in (('invalid1.csv', INVALID1), ('invalid2.csv', INVALID2)):
         with pytest.raises(ValueError) as error:
             gput.SubTrackingAnalyzer(os.path.join(SUB, 'tracking.csv'),
                                      os.path.join(SUB, name)).sub_tracking_results()
-        assert all(w in str(error.value) for w in words), str(error.value)
-    with pytest.raises(OSError):
-        gput.SubTrackingAnalyzer('missing.csv', os.path.join(SUB, 'sub-tracking.csv')).sub_tracking_results()
+        assert str(error.value) == message
+
+
+@pytest.mark.parametrize('ext', ['csv', 'sqlite'])
+def test_a_missing_input_file_is_file_not_found(ext):
+    # FileNotFoundError, as the package raises it (pandas' words), so that
+    # `except FileNotFoundError` catches it.
+    marks = os.path.join(SUB, f'sub-tracking.{ext}')
+    calls = {
+        'tracking file': (f'missing.{ext}', lambda: gput.SubTrackingAnalyzer(f'missing.{ext}', marks)
+                          .sub_tracking_results()),
+        'sub-tracking file': (f'none.{ext}', lambda: gput.SubTrackingAnalyzer(os.path.join(SUB, f'tracking.{ext}'),
+                                                                              f'none.{ext}').sub_tracking_results()),
+        'pairs': (f'none.{ext}', lambda: gput.SubTrackingAnalyzer(None, f'none.{ext}').load_timestamp_pairs('X')),
+        'combine': (f'gone.{ext}', lambda: gput.SubTrackingAnalyzer(None, f'out.{ext}')
+                    .combine_sub_tracking_files([marks, f'gone.{ext}'])),
+    }
+    for what, (path, call) in calls.items():
+        with pytest.raises(FileNotFoundError) as error:
+            call()
+        assert (error.value.errno, error.value.filename) == (errno.ENOENT, path), what
+        assert str(error.value) == f"[Errno 2] No such file or directory: '{path}'", what
+    assert not os.path.exists(f'out.{ext}')
 
 
 @pytest.mark.parametrize('ext', ['csv', 'sqlite'])
@@ -306,21 +328,40 @@ def test_analyzer_methods_of_the_python_package(ext):
     assert static.to_dict() == expected['static_data']
 
 
+def test_timepoints_are_numbered_as_the_package_numbers_them():
+    pytest.importorskip('pandas')
+    # The calls of block Y, whose timepoints are not the first rows of the file.
+    got = {}
+    for ext in ('csv', 'sqlite'):
+        analyzer = gput.SubTrackingAnalyzer(os.path.join(SUB, f'tracking.{ext}'),
+                                            os.path.join(SUB, f'sub-tracking.{ext}'))
+        got[ext] = analyzer.load_timepoints(analyzer.load_timestamp_pairs('Y'))
+    assert len(got['csv']) == len(got['sqlite']) > 0
+    # The package reads a CSV file whole and selects rows: their places in the
+    # file; it queries a SQLite file for them: 0, 1, ...
+    assert list(got['sqlite'].index) == list(range(len(got['sqlite'])))
+    assert list(got['csv'].index) != list(range(len(got['csv'])))
+    assert list(got['csv']['timestamp']) == list(got['sqlite']['timestamp'])
+
+
+# The Python package's test_invalid_file, word for word but one digit:
+# pandas' CSV parser reads 1745449613.5325919 one unit in the last place off
+# (1745449613.532592); the correctly rounded double is printed here.
+INVALID1 = ('Sub-tracking file is invalid. Detected timestamp pair (1745449613.5325918, 1745449609.7528224) with '
+            'differing process IDs: 1723811 and 1723812.')
+INVALID2 = ('Sub-tracking file is invalid. Detected timestamp pair (1745449609.7528222, 1745449613.5325918) of '
+            'process ID 1723811 with a start time greater than the stop time.')
+
+
 def test_invalid_files_give_the_package_messages():
-    # The Python package's test_invalid_file, word for word but one digit:
-    # pandas' CSV parser reads 1745449613.5325919 one unit in the last place
-    # off (1745449613.532592); the correctly rounded double is printed here.
     analyzer = gput.SubTrackingAnalyzer(None, sub_tracking_file=os.path.join(SUB, 'invalid1.csv'))
     with pytest.raises(ValueError) as error:
         analyzer.load_timestamp_pairs('X')
-    assert str(error.value) == ('Sub-tracking file is invalid. Detected timestamp pair (1745449613.5325918, '
-                                '1745449609.7528224) with differing process IDs: 1723811 and 1723812.')
+    assert str(error.value) == INVALID1
     analyzer = gput.SubTrackingAnalyzer(None, sub_tracking_file=os.path.join(SUB, 'invalid2.csv'))
     with pytest.raises(ValueError) as error:
         analyzer.load_timestamp_pairs('X')
-    assert str(error.value) == ('Sub-tracking file is invalid. Detected timestamp pair (1745449609.7528222, '
-                                '1745449613.5325918) of process ID 1723811 with a start time greater than the stop '
-                                'time.')
+    assert str(error.value) == INVALID2
     with pytest.raises(ValueError, match='Valid file extensions are ".csv" and ".sqlite"'):
         gput.SubTrackingAnalyzer('tracking.txt', 'marks.csv')
 
@@ -376,3 +417,35 @@ def test_marks_of_two_hosts_analyze_per_host(monkeypatch):
     with gput.SubTracker('X', sub_tracking_file='plain.csv'):
         pass
     assert rows('plain.csv')[0] == ['process_id', 'code_block_name', 'position', 'timestamp']
+
+
+@pytest.mark.parametrize('ext', ['csv', 'sqlite'])
+def test_marks_take_the_modules_time_and_process_id(ext):
+    """The Python package's test_sub_tracker and test_decorator replace
+    gpu_tracker.sub_tracker.time and os.getpid to fix the marks' timestamps
+    and process ID: they fix ours too, each called as often as the package
+    calls it (the process ID once per SubTracker, the time once per mark)."""
+    from unittest import mock
+    n = 5
+    with mock.patch('gpu_tracker.sub_tracker.os.getpid', side_effect=[1234] * n) as getpid, \
+            mock.patch('gpu_tracker.sub_tracker.time', time=mock.MagicMock(side_effect=range(n * 2))) as clock:
+        for _ in range(n):
+            with gput.SubTracker(code_block_name='block', sub_tracking_file=f'marks.{ext}'):
+                pass
+    assert len(getpid.call_args_list) == n and len(clock.time.call_args_list) == n * 2
+
+    @gput.sub_track(code_block_name='function', sub_tracking_file=f'function.{ext}')
+    def function(a, b):
+        return a + b
+    with mock.patch('gpu_tracker.sub_tracker.os.getpid', return_value=4321), \
+            mock.patch('gpu_tracker.sub_tracker.time', time=mock.MagicMock(side_effect=range(100, 106))):
+        assert [function(i, 1) for i in range(3)] == [1, 2, 3]
+    for path, pid, first in ((f'marks.{ext}', 1234, 0), (f'function.{ext}', 4321, 100)):
+        pairs = gput.SubTrackingAnalyzer(None, path).load_timestamp_pairs(path.split('.')[0].replace('marks', 'block'))
+        assert pairs == [(float(first + 2 * i), float(first + 2 * i + 1)) for i in range(len(pairs))] and pairs
+        if ext == 'csv':
+            assert {int(r[0]) for r in rows(path)[1:]} == {pid}
+        else:
+            import sqlite3
+            with sqlite3.connect(path) as con:
+                assert {r[0] for r in con.execute('SELECT process_id FROM data')} == {pid}

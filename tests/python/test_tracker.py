@@ -32,13 +32,13 @@ def idle_main_ram_mb():
 
 def test_data_classes_have_the_python_packages_fields():
     fields = {cls.__name__: [f.name for f in dataclasses.fields(cls)]
-              for cls in (gput.RSSValues, gput.MaxRAM, gput.MaxGPURAM, gput.Percentages, gput.CPUUtilization,
-                          gput.GPUUtilization, gput.ComputeTime)}
+              for cls in (gput.RSSValues, gput.MaxRAM, gput.MaxGPURAM, gput.ProcessingUnitPercentages,
+                          gput.CPUUtilization, gput.GPUUtilization, gput.ComputeTime)}
     assert fields == {
         'RSSValues': ['total_rss', 'private_rss', 'shared_rss'],
         'MaxRAM': ['unit', 'system_capacity', 'system', 'main', 'descendants', 'combined'],
         'MaxGPURAM': ['unit', 'system_capacity', 'system', 'main', 'descendants', 'combined'],
-        'Percentages': ['max_sum_percent', 'max_hardware_percent', 'mean_sum_percent', 'mean_hardware_percent'],
+        'ProcessingUnitPercentages': ['max_sum_percent', 'max_hardware_percent', 'mean_sum_percent', 'mean_hardware_percent'],
         'CPUUtilization': ['system_core_count', 'n_expected_cores', 'system', 'main', 'descendants', 'combined',
                            'main_n_threads', 'descendants_n_threads', 'combined_n_threads'],
         'GPUUtilization': ['system_gpu_count', 'n_expected_gpus', 'gpu_percentages'],
@@ -46,6 +46,27 @@ def test_data_classes_have_the_python_packages_fields():
     }
     assert [f.name for f in dataclasses.fields(gput.ResourceUsage)][:5] == [
         'max_ram', 'max_gpu_ram', 'cpu_utilization', 'gpu_utilization', 'compute_time']
+    # The package's module path and name, which its pickles name.
+    from gpu_tracker.tracker import ProcessingUnitPercentages
+    assert gput.Percentages is ProcessingUnitPercentages  # the name of earlier versions of this package
+    assert ProcessingUnitPercentages.__module__ == 'gpu_tracker.tracker'
+
+
+def test_data_classes_have_the_python_packages_defaults():
+    # What the package's own code builds before the first sample.
+    zero = gput.ProcessingUnitPercentages(0.0, 0.0, 0.0, 0.0)
+    assert gput.ProcessingUnitPercentages() == zero
+    assert gput.RSSValues() == gput.RSSValues(0.0, 0.0, 0.0)
+    assert gput.ComputeTime('hours') == gput.ComputeTime('hours', 0.0)
+    assert gput.MaxRAM('gigabytes', 16.0) == gput.MaxRAM('gigabytes', 16.0, 0.0, gput.RSSValues(), gput.RSSValues(),
+                                                         gput.RSSValues())
+    assert gput.MaxGPURAM('gigabytes', 16.0) == gput.MaxGPURAM('gigabytes', 16.0, 0.0, 0.0, 0.0, 0.0)
+    assert gput.CPUUtilization(4, 4) == gput.CPUUtilization(4, 4, zero, zero, zero, zero, 0, 0, 0)
+    assert gput.GPUUtilization(0, 0) == gput.GPUUtilization(0, 0, zero)
+    # Each default is an object of its own, not one shared by every instance.
+    a, b = gput.MaxRAM('bytes', 1.0), gput.MaxRAM('bytes', 1.0)
+    a.main.total_rss = 5.0
+    assert b.main.total_rss == 0.0
 
 
 def test_options_struct_matches_the_header():
@@ -141,8 +162,9 @@ def test_start_stop_and_state_errors():
     (dict(time_unit='weeks'), ValueError,
      '"weeks" is not a valid time unit. Valid values are days, hours, minutes, seconds'),
     (dict(gpu_brand='intel'), ValueError, '"intel" is not a valid GPU brand. Supported values are "nvidia" and "amd".'),
-    (dict(sleep_time=0), ValueError, 'sleep time of 0 is invalid: must be at least 0.001 seconds'),
-    (dict(sleep_time=1e19), ValueError, 'sleep time of 1e+19 is invalid: must be at most 86400 seconds'),
+    # The package's words (its bounds are 0.1 s and none; ours 0.001 s to a day).
+    (dict(sleep_time=0), ValueError, 'Sleep time of 0 is invalid. Must be at least 0.001 seconds.'),
+    (dict(sleep_time=1e19), ValueError, 'Sleep time of 1e+19 is invalid. Must be at most 86400 seconds.'),
     (dict(sleep_time='1'), TypeError, 'sleep_time must be a number of seconds, not str'),
     (dict(n_expected_cores=0), ValueError, 'n_expected_cores of 0 is invalid: must be a positive integer'),
     (dict(n_expected_cores=2**40), ValueError,
@@ -153,9 +175,10 @@ def test_start_stop_and_state_errors():
     (dict(process_id=2**40), ValueError,
      'process_id of 1099511627776 is invalid: must be a positive integer up to 2147483647'),
     (dict(process_id=-1), ValueError, 'process_id of -1 is invalid: must be a positive integer up to 2147483647'),
-    (dict(gpu_uuids=[]), ValueError, 'gpu_uuids is empty: give at least one GPU UUID, or None for all GPUs'),
+    (dict(gpu_uuids=[]), ValueError,
+     'gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID.'),
     (dict(tracking_file='usage.txt'), ValueError,
-     "invalid tracking file 'usage.txt': the extension must be '.csv' or '.sqlite'"),
+     'Invalid file name: "usage.txt". Valid file extensions are ".csv" and ".sqlite".'),
     (dict(tracking_file='no/such/dir/usage.csv'), OSError,
      "cannot create tracking file 'no/such/dir/usage.csv': No such file or directory"),
 ])
@@ -228,7 +251,15 @@ def test_a_process_that_does_not_exist(caplog):
             pass
     assert f'The target process of ID {child.pid} ended before tracking could begin.' in caplog.messages
     assert tracker.state == gput.Tracker.State.STOPPED
-    assert tracker.resource_usage.max_ram.main.total_rss == 0.0
+    # The package's report of it: 0.0 throughout, the time and the CPU percents included.
+    usage = tracker.resource_usage
+    assert usage.max_ram.main.total_rss == 0.0
+    assert usage.compute_time.time == 0.0
+    cpu = usage.cpu_utilization
+    for percentages in (cpu.system, cpu.main, cpu.descendants, cpu.combined):
+        assert percentages == gput.ProcessingUnitPercentages(0.0, 0.0, 0.0, 0.0)
+    assert (cpu.main_n_threads, cpu.descendants_n_threads, cpu.combined_n_threads) == (0, 0, 0)
+    assert '      Max sum percent: 0.0\n' in str(tracker) and '   Time: 0.0\n' in str(tracker)
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger='gpu_tracker'):
         with gput.Tracker(process_id=child.pid, disable_logs=True):
@@ -237,15 +268,22 @@ def test_a_process_that_does_not_exist(caplog):
 
 
 def test_state_and_display_before_stop():
+    # The package's words, its typo included, which scripts and tests match.
+    message = ('Cannot display the tracker in string or JSON format before tracking completes. Exit the content '
+               'manager or call the stop() method before calling to_json() or str()')
     tracker = gput.Tracker(sleep_time=0.05)
     assert tracker.state == gput.Tracker.State.NEW
+    assert tracker.resource_usage is None
     for display in (str, lambda t: t.to_json()):
-        with pytest.raises(RuntimeError, match='Cannot display the tracker'):
+        with pytest.raises(RuntimeError) as error:
             display(tracker)
+        assert str(error.value) == message
     tracker.start()
     assert tracker.state == gput.Tracker.State.STARTED
-    with pytest.raises(RuntimeError, match='Cannot display the tracker'):
+    assert tracker.resource_usage is None
+    with pytest.raises(RuntimeError) as error:
         str(tracker)
+    assert str(error.value) == message
     tracker.stop()
     assert tracker.state == gput.Tracker.State.STOPPED
     assert str(tracker).startswith('Max RAM:') and 'max_ram' in tracker.to_json()
@@ -324,8 +362,15 @@ def test_tracking_file_and_overwrite(rapl_tree):
     assert rows[2][rows[2].index('timestamp') + 1:] == ['cpu_energy_joules', 'dram_energy_joules',
                                                         'gpu_energy_joules', 'package_power_watts']
     assert len(rows) - 3 >= 2  # first sample at start, last at stop
-    with pytest.raises(FileExistsError, match='samples.csv'):
+    with pytest.raises(FileExistsError) as error:
         gput.Tracker(tracking_file='samples.csv')
+    assert str(error.value) == 'File samples.csv already exists. Set overwrite to True to overwrite the existing file.'
+    open('side.processes.csv', 'w').close()  # the per-process file beside side.csv: named as it is
+    with pytest.raises(FileExistsError) as error:
+        gput.Tracker(tracking_file='side.csv', per_process=True)
+    assert str(error.value) == ('File side.processes.csv already exists. Set overwrite to True to overwrite the '
+                                'existing file.')
+
     with gput.Tracker(sleep_time=0.02, tracking_file='samples.csv', overwrite=True):
         pass
     assert list(csv.reader(open('samples.csv')))[1][0] == 'gigabytes'
@@ -434,3 +479,144 @@ def test_dram_energy_by_memory_share(tmp_path, monkeypatch):
     assert 'Attributed energy by memory share (estimate): 0.0' in str(tracker)
     header = list(csv.reader(open(tmp_path / 't.csv')))[2]
     assert header[-2:] == ['package_power_watts', 'dram_power_watts']
+
+
+# The Python package's gpu_tracker.tracker data classes as its documentation
+# and reprs show them (names, fields, defaults): a stand-in for the package,
+# to exchange pickles with.
+PACKAGE_TRACKER = '''
+import dataclasses as dclass
+
+@dclass.dataclass
+class RSSValues:
+    total_rss: float = 0.
+    private_rss: float = 0.
+    shared_rss: float = 0.
+
+@dclass.dataclass
+class MaxRAM:
+    unit: str
+    system_capacity: float
+    system: float = 0.
+    main: RSSValues = dclass.field(default_factory=RSSValues)
+    descendants: RSSValues = dclass.field(default_factory=RSSValues)
+    combined: RSSValues = dclass.field(default_factory=RSSValues)
+
+@dclass.dataclass
+class MaxGPURAM:
+    unit: str
+    system_capacity: float
+    system: float = 0.
+    main: float = 0.
+    descendants: float = 0.
+    combined: float = 0.
+
+@dclass.dataclass
+class ProcessingUnitPercentages:
+    max_sum_percent: float = 0.
+    max_hardware_percent: float = 0.
+    mean_sum_percent: float = 0.
+    mean_hardware_percent: float = 0.
+
+@dclass.dataclass
+class CPUUtilization:
+    system_core_count: int
+    n_expected_cores: int
+    system: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
+    main: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
+    descendants: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
+    combined: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
+    main_n_threads: int = 0
+    descendants_n_threads: int = 0
+    combined_n_threads: int = 0
+
+@dclass.dataclass
+class GPUUtilization:
+    system_gpu_count: int
+    n_expected_gpus: int
+    gpu_percentages: ProcessingUnitPercentages = dclass.field(default_factory=ProcessingUnitPercentages)
+
+@dclass.dataclass
+class ComputeTime:
+    unit: str
+    time: float = 0.
+
+@dclass.dataclass
+class ResourceUsage:
+    max_ram: MaxRAM
+    max_gpu_ram: MaxGPURAM
+    cpu_utilization: CPUUtilization
+    gpu_utilization: GPUUtilization
+    compute_time: ComputeTime
+'''
+
+
+@pytest.fixture
+def package_stand_in(tmp_path):
+    """A directory whose gpu_tracker package is the stand-in above."""
+    root = tmp_path / 'package'
+    (root / 'gpu_tracker').mkdir(parents=True)
+    (root / 'gpu_tracker' / '__init__.py').write_text('')
+    (root / 'gpu_tracker' / 'tracker.py').write_text(PACKAGE_TRACKER)
+    return root
+
+
+def test_pickled_resource_usage_crosses_both_packages(package_stand_in):
+    import pickle
+    package = {**os.environ, 'PYTHONPATH': str(package_stand_in)}
+    # Ours, with gpu-tracker's own sections, loads in the package: it names
+    # only the package's classes, and keeps the package's fields.
+    with gput.Tracker(sleep_time=0.02, ram_unit='megabytes', python_heap=True) as tracker:
+        data = touch_mib(20)
+    del data
+    usage = tracker.resource_usage
+    assert usage.peak_ram is not None and usage.python_heap is not None
+    with open('ours.pkl', 'wb') as f:
+        pickle.dump(usage, f)
+    code = ('import dataclasses, json, pickle, sys, gpu_tracker.tracker as t\n'
+            'assert not hasattr(t, "Tracker")  # the stand-in, not this package\n'
+            'u = pickle.load(open("ours.pkl", "rb"))\n'
+            'assert type(u) is t.ResourceUsage and type(u.cpu_utilization.main) is t.ProcessingUnitPercentages\n'
+            'print(json.dumps(dataclasses.asdict(u)))\n')
+    got = subprocess.run([sys.executable, '-c', code], env=package, capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    theirs = json.loads(got.stdout)
+    assert theirs == {k: v for k, v in usage.to_json().items() if k in theirs}
+    assert list(theirs) == ['max_ram', 'max_gpu_ram', 'cpu_utilization', 'gpu_utilization', 'compute_time']
+    # Loaded back here, nothing of ours is lost.
+    with open('ours.pkl', 'rb') as f:
+        again = pickle.load(f)
+    assert again == usage and str(again) == str(usage) and again.to_json() == usage.to_json()
+    assert again.peak_ram == usage.peak_ram and again.python_heap == usage.python_heap
+    assert again.incremental == usage.incremental
+    # The package's pickle loads here, as the package's data classes.
+    code = ('import pickle, gpu_tracker.tracker as t\n'
+            'u = t.ResourceUsage(t.MaxRAM("megabytes", 16000.0, 900.5, t.RSSValues(50.0, 40.0, 10.0)),\n'
+            '                    t.MaxGPURAM("megabytes", 0.0), t.CPUUtilization(2, 2, t.ProcessingUnitPercentages(\n'
+            '                        150.0, 75.0, 100.0, 50.0), main_n_threads=3), t.GPUUtilization(0, 0),\n'
+            '                    t.ComputeTime("seconds", 2.5))\n'
+            'pickle.dump(u, open("theirs.pkl", "wb"))\n')
+    got = subprocess.run([sys.executable, '-c', code], env=package, capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    with open('theirs.pkl', 'rb') as f:
+        theirs = pickle.load(f)
+    assert type(theirs) is gput.ResourceUsage
+    assert theirs.max_ram == gput.MaxRAM('megabytes', 16000.0, 900.5, gput.RSSValues(50.0, 40.0, 10.0))
+    assert theirs.cpu_utilization == gput.CPUUtilization(2, 2, gput.ProcessingUnitPercentages(150.0, 75.0, 100.0, 50.0),
+                                                         main_n_threads=3)
+    assert theirs.compute_time == gput.ComputeTime('seconds', 2.5) and theirs.peak_ram is None
+    assert theirs.to_json()['compute_time'] == {'unit': 'seconds', 'time': 2.5}
+    assert str(theirs) == repr(theirs)  # the package's str() of its ResourceUsage
+
+
+def test_our_sections_come_after_the_packages(rapl_tree):
+    # Scripts that read the report by position find the package's five
+    # sections first and in its order, in the text and in the JSON's keys.
+    package = ['max_ram', 'max_gpu_ram', 'cpu_utilization', 'gpu_utilization', 'compute_time']
+    with gput.Tracker(sleep_time=0.01, python_heap=True, energy_unit='joules') as tracker:
+        time.sleep(0.05)
+    keys = list(tracker.to_json())
+    assert keys[:5] == package and {'peak_ram', 'energy', 'python_heap', 'incremental'} <= set(keys[5:])
+    sections = [line[:-1] for line in str(tracker).splitlines() if line and not line.startswith(' ')]
+    assert sections[:5] == ['Max RAM', 'Max GPU RAM', 'CPU utilization', 'GPU utilization', 'Compute time']
+    assert 'Peak RAM (kernel high-water mark)' in sections[5:] and len(sections) > 5

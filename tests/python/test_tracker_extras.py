@@ -165,16 +165,21 @@ def test_energy_as_data_classes_in_the_chosen_unit(tmp_path, monkeypatch, unit, 
     assert tracker.to_json()['energy']['unit'] == unit
 
 
-def test_energy_unavailable_says_why_and_a_bad_unit_is_refused(tmp_path, monkeypatch, caplog):
-    # Nothing measured: no energy figures (as no Energy section), and the
-    # reason said once on the log.
+def test_energy_unavailable_says_why_where_energy_is_asked_for(tmp_path, monkeypatch, caplog):
+    # Nothing measured: no energy figures (as no Energy section).  The
+    # reason is a warning where energy was asked for (an energy unit given),
+    # said once; a Tracker that did not ask says nothing above debug level,
+    # as the Python package, which measures no energy, says nothing.
     monkeypatch.setenv('GT_SYSFS_ROOT', str(tmp_path / 'none'))
-    with caplog.at_level('WARNING', logger='gpu_tracker'):
-        with gput.Tracker(sleep_time=0.05) as tracker:
-            pass
-    assert tracker.resource_usage.energy is None and 'energy' not in tracker.to_json()
-    said = [r.getMessage() for r in caplog.records if 'energy is not measured' in r.getMessage()]
-    assert len(said) == 1 and 'no RAPL energy counters' in said[0]
+    for kwargs, warned in (({}, 0), ({'energy_unit': 'joules'}, 1), ({'energy_unit': 'watt-hours'}, 1)):
+        caplog.clear()
+        with caplog.at_level('DEBUG', logger='gpu_tracker'):
+            with gput.Tracker(sleep_time=0.05, **kwargs) as tracker:
+                pass
+        assert tracker.resource_usage.energy is None and 'energy' not in tracker.to_json()
+        said = [r for r in caplog.records if 'energy is not measured' in r.getMessage()]
+        assert len(said) == 1 and 'no RAPL energy counters' in said[0].getMessage()
+        assert [r.levelno for r in said] == [logging.WARNING if warned else logging.DEBUG], kwargs
     with pytest.raises(ValueError, match='"calories" is not a valid energy unit. Valid values are joules, '
                                          'kilojoules, kilowatt-hours, watt-hours'):
         gput.Tracker(energy_unit='calories')

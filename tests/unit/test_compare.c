@@ -329,6 +329,27 @@ static void test_order_and_formatting(void **state)
     gt_comparison_free(&c);
 }
 
+/* Results written by Python hold NaN (json.dumps of to_json()), and could
+ * hold Infinity: each reads as null does, not available, wherever it is;
+ * the words inside a string stay as they are. */
+static void test_python_non_finite_literals_read_as_null(void **state)
+{
+    (void)state;
+    const char *names[] = {"py", "c", "inf"};
+    const char *files[] = {results("n1.json", "NaN", "NaN-block=NaN"), results("n2.json", "null", "NaN-block=null"),
+                           results("n3.json", "-Infinity", "NaN-block=Infinity")};
+    logbook lb = {0};
+    gt_comparison *c = compare_ok(names, files, 3, "mean", &lb);
+    char *json = one_line(render(c, GT_FORMAT_JSON)), *text = render(c, GT_FORMAT_TEXT);
+    assert_non_null(strstr(json, "{\"main_ram\": {\"py\": null, \"c\": null, \"inf\": null}}"));
+    assert_non_null(strstr(json, "\"code_block_compute_time\": {\"NaN-block\": {\"py\": null, \"c\": null, "
+                                 "\"inf\": null}}"));
+    assert_non_null(strstr(text, "\t\t  py   c inf\n\t\t nan nan nan\n"));
+    free(json);
+    free(text);
+    gt_comparison_free(&c);
+}
+
 static void test_json_strings_escaped(void **state)
 {
     (void)state;
@@ -435,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_no_code_blocks),
         cmocka_unit_test(test_line_numbers_sorted_as_numbers),
         cmocka_unit_test(test_order_and_formatting),
+        cmocka_unit_test(test_python_non_finite_literals_read_as_null),
         cmocka_unit_test(test_json_strings_escaped),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_single_session_and_free_null),

@@ -107,6 +107,41 @@ static void test_names_roundtrip_sqlite(void **state)
     roundtrip("odd.sqlite");
 }
 
+/* gt_subtracker_mark_at writes the caller's process ID and time exactly
+ * (a binding's own clock), beside marks of this process now. */
+static void given_pid_and_time(const char *path)
+{
+    gt_subtracker *s = NULL;
+    gt_error err;
+    assert_int_equal(gt_subtracker_open(path, 0, &s, &err), GT_OK);
+    assert_int_equal(gt_subtracker_mark_at(s, "given", 0, 1234, 0.0), GT_OK);
+    assert_int_equal(gt_subtracker_mark_at(s, "given", 1, 1234, 1745449613.5325918), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "now", 0), GT_OK);
+    assert_int_equal(gt_subtracker_mark_at(s, NULL, 0, 1, 1.0), GT_ERR_INVALID);
+    assert_int_equal(gt_subtracker_status(s), GT_OK);
+    gt_subtracker_free(&s);
+
+    gt_table *t = read_marks(path);
+    assert_int_equal(gt_table_nrows(t), 3);
+    const double *pid = gt_table_numbers(t, gt_table_find(t, "process_id"));
+    const double *ts = gt_table_numbers(t, gt_table_find(t, "timestamp"));
+    assert_true(pid[0] == 1234 && pid[1] == 1234 && pid[2] == (double)getpid());
+    assert_true(ts[0] == 0.0 && ts[1] == 1745449613.5325918 && ts[2] > 1.7e9);
+    gt_table_free(&t);
+}
+
+static void test_given_pid_and_time_csv(void **state)
+{
+    (void)state;
+    given_pid_and_time("given.csv");
+}
+
+static void test_given_pid_and_time_sqlite(void **state)
+{
+    (void)state;
+    given_pid_and_time("given.sqlite");
+}
+
 static void test_invalid_mark_is_not_sticky(void **state)
 {
     (void)state;
@@ -253,6 +288,8 @@ int main(void)
         cmocka_unit_test(test_default_path_and_exists),
         cmocka_unit_test(test_names_roundtrip_csv),
         cmocka_unit_test(test_names_roundtrip_sqlite),
+        cmocka_unit_test(test_given_pid_and_time_csv),
+        cmocka_unit_test(test_given_pid_and_time_sqlite),
         cmocka_unit_test(test_invalid_mark_is_not_sticky),
         cmocka_unit_test(test_removed_csv),
         cmocka_unit_test(test_removed_sqlite),

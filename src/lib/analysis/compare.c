@@ -288,6 +288,68 @@ static gt_status check_layout(session *s, gt_error *err)
     return sort_blocks(s, err);
 }
 
+/* The length of the non-finite literal at p that Python's json.dumps writes
+ * (NaN, Infinity, -Infinity), or 0. */
+static size_t non_finite_at(const char *p)
+{
+    static const char *const words[] = {"NaN", "Infinity", "-Infinity"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (!strncmp(p, words[i], strlen(words[i])))
+            return strlen(words[i]);
+    return 0;
+}
+
+/* Results written by Python (the package's to_json(), `python3 -m
+ * gpu_tracker`) hold NaN where a statistic has no value, which is not JSON;
+ * it reads as null, the same "not available" as this library writes.  Each
+ * literal outside strings is replaced, in a new copy of the text when there
+ * is any (NaN is one byte shorter than null: error columns after one on the
+ * same line are those of the copy). */
+static gt_status null_for_non_finite(char **text, gt_error *err, const char *file)
+{
+    size_t n = 0, w;
+    for (const char *p = *text; *p; p++) {
+        if (*p == '"') {
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1])
+                    p++;
+            if (!*p)
+                break;
+        } else if ((w = non_finite_at(p)) != 0) {
+            n++;
+            p += w - 1;
+        }
+    }
+    if (n == 0)
+        return GT_OK;
+    /* Each literal grows by at most one byte (NaN to null). */
+    char *out = malloc(strlen(*text) + n + 1), *o = out;
+    if (!out)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory reading results file '%s'", file);
+    for (const char *p = *text; *p;) {
+        if (*p == '"') {
+            *o++ = *p++;
+            while (*p && *p != '"') {
+                if (*p == '\\' && p[1])
+                    *o++ = *p++;
+                *o++ = *p++;
+            }
+            if (*p)
+                *o++ = *p++;
+        } else if ((w = non_finite_at(p)) != 0) {
+            memcpy(o, "null", 4);
+            o += 4;
+            p += w;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    free(*text);
+    *text = out;
+    return GT_OK;
+}
+
 static gt_status load_session(session *s, gt_error *err)
 {
     gt_status st = read_text(s->file, &s->text, err);
@@ -300,6 +362,8 @@ static gt_status load_session(session *s, gt_error *err)
                       "results file '%s' is a Python pickle: compare pickles with `python3 -m gpu_tracker "
                       "sub-track compare`, or write JSON results with `sub-track analyze -f json`",
                       s->file);
+    if ((st = null_for_non_finite(&s->text, err, s->file)) != GT_OK)
+        return st;
     const char *end = NULL;
     s->root = cJSON_ParseWithOpts(s->text, &end, 1);
     if (!s->root) {
