@@ -87,3 +87,20 @@ awk -F, 'NR == 3 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 3 {
         if ($c["system_gpu_ram"] != 7000 || $c["gpu_sum_utilization_percent"] != 80 ||
             $c["gpu_hardware_utilization_percent"] != 40) bad = 1
     } END { exit !(m == 300 && cb == 1115 && !bad) }' t.csv || fail "GPU columns: $(sed -n '3,5p' t.csv)"
+
+# A driver that takes a process's utilization sample every 400 ms, read
+# every 50 ms: each per-process row of the main process, once the driver
+# lists it, holds its 50 %, not 0 between the driver's samples.
+cat >nvml.json <<'JSON'
+{"devices": [{"uuid": "GPU-p", "total": 1000000000, "sm_period_ms": 400,
+  "samples": [{"used": 5000, "util": 50, "compute": [{"pid_file": "main.pid", "mem": 1000, "sm": 50}]}]}]}
+JSON
+rm -f p.csv p.processes.csv
+"$GT_BIN" --st=0.05 --tf=p.csv --per-process -- sh main.sh >out.txt 2>err.txt || fail "per-process run: $(cat err.txt)"
+read -r listed wrong <<<"$(awk -F, -v pid="$(cat main.pid)" '
+    NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "pid") p = i; if ($i == "gpu0_ram") m = i; if ($i == "gpu0_sm_percent") c = i }; next }
+    $p == pid && $m > 0 { n++; if ($c != 50) bad++ }
+    END { print n + 0, bad + 0 }' p.processes.csv)"
+[ "$listed" -ge 3 ] || fail "the main process was listed in $listed rows"
+[ "$wrong" = 0 ] || fail "$wrong of $listed rows of the main process do not hold its 50 % SM"
+

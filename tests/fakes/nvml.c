@@ -11,6 +11,9 @@
  *     "lost_after": N,                           GPU_IS_LOST after N samples
  *     "slow_us": us,                             CPU time each energy and
  *                                                process-utilization call burns
+ *     "sm_period_ms": ms,                        the driver takes a utilization
+ *                                                sample every ms (default: at
+ *                                                each call)
  *     "samples": [{                              sample k is the (k+1)-th
  *       "used": bytes, "util": percent,          reading; the last repeats
  *       "reserved": bytes,                       the driver's own, beside "used"
@@ -445,7 +448,6 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long l
 nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *u,
                                              unsigned int *n, unsigned long long last_seen)
 {
-    (void)last_seen;
     slow(d, "nvmlDeviceGetProcessUtilization");
     int e = check(d, "nvmlDeviceGetProcessUtilization");
     if (e)
@@ -465,9 +467,17 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizat
         *n = need;
         return 7;
     }
+    /* As a real driver: samples are taken every "sm_period_ms" (stamped at
+     * the start of their period), and only those newer than last_seen are
+     * returned. */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     unsigned long long now = (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+    unsigned long long period = (unsigned long long)num(d->json, "sm_period_ms", 0) * 1000ull;
+    if (period)
+        now -= now % period;
+    if (now <= last_seen)
+        return 6;
     unsigned int at = 0;
     for (unsigned int k = 0; k < s.n; k++)
         if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s.entry[k], "sm")))
