@@ -39,30 +39,18 @@
 #include <string.h>
 #include <time.h>
 
-typedef int nvmlReturn_t;
-typedef struct fake_dev *nvmlDevice_t;
+/* The types and prototypes gpu-tracker's backend uses (src/lib/gpu), so
+ * that the fake defines exactly what the backend declares. */
+#include "gpu/nvml_decl.h"
 
-typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
-typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
-typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
-typedef struct {
-    unsigned int pid;
-    unsigned long long usedGpuMemory;
-    unsigned int gpuInstanceId, computeInstanceId;
-} nvmlProcessInfo_v2_t;
-typedef struct {
-    unsigned int pid;
-    unsigned long long timeStamp;
-    unsigned int smUtil, memUtil, encUtil, decUtil;
-} nvmlProcessUtilizationSample_t;
-
-struct fake_dev {
+struct nvmlDevice_st {
     const cJSON *json;
     long reads;     /* nvmlDeviceGetMemoryInfo calls */
 };
+typedef struct nvmlDevice_st fake_dev;
 
 static cJSON *scenario;
-static struct fake_dev devs[16];
+static fake_dev devs[16];
 static int n_devs, initialized;
 
 __attribute__((format(printf, 1, 2)))
@@ -88,7 +76,7 @@ static int error_in(const cJSON *obj, const char *func)
     return cJSON_IsNumber(e) ? e->valueint : 0;
 }
 
-static const cJSON *sample_of(const struct fake_dev *d)
+static const cJSON *sample_of(const fake_dev *d)
 {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(d->json, "samples");
     int n = cJSON_GetArraySize(s);
@@ -110,7 +98,7 @@ static double num(const cJSON *obj, const char *key, double dflt)
 
 /* The code a device function returns before doing anything: not
  * initialized, bad handle, lost, or an error the scenario sets. */
-static int check(const struct fake_dev *d, const char *func)
+static int check(const fake_dev *d, const char *func)
 {
     if (!initialized)
         return 1;   /* NVML_ERROR_UNINITIALIZED */
@@ -124,13 +112,6 @@ static int check(const struct fake_dev *d, const char *func)
         e = error_in(sample_of(d), func);
     return e;
 }
-
-/* Exported functions (prototypes for -Wmissing-prototypes). */
-const char *nvmlErrorString(nvmlReturn_t r);
-nvmlReturn_t nvmlShutdown(void);
-nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *buf, unsigned int len);
-nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m);
-nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u);
 
 const char *nvmlErrorString(nvmlReturn_t r)
 {
@@ -172,7 +153,7 @@ static nvmlReturn_t do_init(const char *name)
     const cJSON *it;
     cJSON_ArrayForEach(it, list) {
         if (n_devs < 16)
-            devs[n_devs++] = (struct fake_dev){it, 0};
+            devs[n_devs++] = (fake_dev){it, 0};
     }
     initialized = 1;
     return 0;
@@ -314,14 +295,11 @@ static nvmlReturn_t list(nvmlDevice_t d, const char *func, const char *key, unsi
         if (v1)
             ((nvmlProcessInfo_v1_t *)out)[k] = (nvmlProcessInfo_v1_t){s.pid[k], bytes};
         else
-            ((nvmlProcessInfo_v2_t *)out)[k] = (nvmlProcessInfo_v2_t){s.pid[k], bytes, 0xFFFFFFFF, 0xFFFFFFFF};
+            ((nvmlProcessInfo_t *)out)[k] = (nvmlProcessInfo_t){s.pid[k], bytes, 0xFFFFFFFF, 0xFFFFFFFF};
     }
     *count = s.n;
     return 0;
 }
-
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p);
-nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p);
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p)
 {
@@ -334,33 +312,20 @@ nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int 
 }
 
 #ifdef FAKE_NVML_OLD
-nvmlReturn_t nvmlInit(void);
-nvmlReturn_t nvmlDeviceGetCount(unsigned int *n);
-nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d);
 nvmlReturn_t nvmlInit(void) { return do_init("nvmlInit"); }
 nvmlReturn_t nvmlDeviceGetCount(unsigned int *n) { return do_count(n); }
 nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d) { return do_handle(i, d); }
 #else
-nvmlReturn_t nvmlInit_v2(void);
-nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n);
-nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d);
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p);
-nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p);
-nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw);
-nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj);
-nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *u,
-                                             unsigned int *n, unsigned long long last_seen);
-
 nvmlReturn_t nvmlInit_v2(void) { return do_init("nvmlInit_v2"); }
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n) { return do_count(n); }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) { return do_handle(i, d); }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)
 {
     return list(d, "nvmlDeviceGetComputeRunningProcesses_v3", "compute", n, p, 0);
 }
 
-nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)
 {
     return list(d, "nvmlDeviceGetGraphicsRunningProcesses_v3", "graphics", n, p, 0);
 }

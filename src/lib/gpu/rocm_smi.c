@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* AMD backend: the ROCm SMI library (librocm_smi64) loaded with dlopen at run
- * time.  The types and functions below are the few this file uses, declared
- * from AMD's public rocm_smi.h reference.  ROCm SMI lists compute processes
+ * time.  The types and functions it uses are declared once, in
+ * rocm_smi_decl.h (checked against AMD's rocm_smi.h).  ROCm SMI lists compute processes
  * system-wide (not per device), with each process's VRAM summed over the
  * devices it uses. */
 #include "gpu/backend.h"
+#include "gpu/rocm_smi_decl.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -12,38 +13,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef int rsmi_status_t;
-enum {
-    RSMI_STATUS_SUCCESS = 0,
-    RSMI_STATUS_NOT_SUPPORTED = 2,
-    RSMI_STATUS_PERMISSION = 4,
-    RSMI_STATUS_NOT_FOUND = 10,
-    RSMI_STATUS_INSUFFICIENT_SIZE = 11,
-};
-enum { RSMI_MEM_TYPE_VRAM = 0 };
-
-typedef struct {
-    uint32_t process_id;
-    uint32_t pasid;
-    uint64_t vram_usage;
-    uint64_t sdma_usage;
-    uint32_t cu_occupancy;
-} rsmi_process_info;
+/* A pointer to the function `name` as rocm_smi_decl.h declares it: the
+ * library's functions are only ever reached through dlsym. */
+#define FN(name) __typeof__(name) *
 
 typedef struct rsmi {
     void *lib;
-    rsmi_status_t (*shut_down)(void);
-    rsmi_status_t (*status_string)(rsmi_status_t, const char **);
-    rsmi_status_t (*unique_id)(uint32_t, uint64_t *);
-    rsmi_status_t (*mem_total)(uint32_t, int, uint64_t *);
-    rsmi_status_t (*mem_used)(uint32_t, int, uint64_t *);
-    rsmi_status_t (*busy)(uint32_t, uint32_t *);
-    rsmi_status_t (*power_ave)(uint32_t, uint32_t, uint64_t *);
-    rsmi_status_t (*energy)(uint32_t, uint64_t *, float *, uint64_t *);
-    rsmi_status_t (*procs)(rsmi_process_info *, uint32_t *);
-    rsmi_status_t (*proc_by_pid)(uint32_t, rsmi_process_info *);
+    FN(rsmi_shut_down) shut_down;
+    FN(rsmi_status_string) status_string;
+    FN(rsmi_dev_unique_id_get) unique_id;
+    FN(rsmi_dev_memory_total_get) mem_total;
+    FN(rsmi_dev_memory_usage_get) mem_used;
+    FN(rsmi_dev_busy_percent_get) busy;
+    FN(rsmi_dev_power_ave_get) power_ave;
+    FN(rsmi_dev_energy_count_get) energy;
+    FN(rsmi_compute_process_info_get) procs;
+    FN(rsmi_compute_process_info_by_pid_get) proc_by_pid;
     uint32_t n;
-    rsmi_process_info *buf;
+    rsmi_process_info_t *buf;
     uint32_t cap;
 } rsmi;
 
@@ -53,7 +40,7 @@ static gt_gpu_rc fail(const rsmi *m, rsmi_status_t r, const char *func, gt_gpu_w
     if (m->status_string && m->status_string(r, &text) != RSMI_STATUS_SUCCESS)
         text = NULL;
     why->func = func;
-    snprintf(why->detail, sizeof why->detail, "%s, ROCm SMI status %d", text ? text : "unknown error", r);
+    snprintf(why->detail, sizeof why->detail, "%s, ROCm SMI status %u", text ? text : "unknown error", r);
     switch (r) {
     case RSMI_STATUS_NOT_SUPPORTED: return GT_GPU_UNSUPPORTED;
     case RSMI_STATUS_PERMISSION: return GT_GPU_NO_PERMISSION;
@@ -99,10 +86,10 @@ static gt_gpu_found rs_init(void **state, int *count, gt_gpu_why *why)
         release(m);
         return GT_GPU_NOT_INSTALLED;
     }
-    m->status_string = (rsmi_status_t (*)(rsmi_status_t, const char **))SYM(m, "rsmi_status_string");
-    rsmi_status_t (*init)(uint64_t) = (rsmi_status_t (*)(uint64_t))SYM(m, "rsmi_init");
-    m->shut_down = (rsmi_status_t (*)(void))SYM(m, "rsmi_shut_down");
-    rsmi_status_t (*num)(uint32_t *) = (rsmi_status_t (*)(uint32_t *))SYM(m, "rsmi_num_monitor_devices");
+    m->status_string = (FN(rsmi_status_string))SYM(m, "rsmi_status_string");
+    FN(rsmi_init) init = (FN(rsmi_init))SYM(m, "rsmi_init");
+    m->shut_down = (FN(rsmi_shut_down))SYM(m, "rsmi_shut_down");
+    FN(rsmi_num_monitor_devices) num = (FN(rsmi_num_monitor_devices))SYM(m, "rsmi_num_monitor_devices");
     if (!init || !m->shut_down || !num) {
         missing(!init ? "rsmi_init" : !m->shut_down ? "rsmi_shut_down" : "rsmi_num_monitor_devices", why);
         m->shut_down = NULL;
@@ -124,14 +111,14 @@ static gt_gpu_found rs_init(void **state, int *count, gt_gpu_why *why)
         rs_shutdown(m);
         return GT_GPU_NO_DEVICE;
     }
-    m->unique_id = (rsmi_status_t (*)(uint32_t, uint64_t *))SYM(m, "rsmi_dev_unique_id_get");
-    m->mem_total = (rsmi_status_t (*)(uint32_t, int, uint64_t *))SYM(m, "rsmi_dev_memory_total_get");
-    m->mem_used = (rsmi_status_t (*)(uint32_t, int, uint64_t *))SYM(m, "rsmi_dev_memory_usage_get");
-    m->busy = (rsmi_status_t (*)(uint32_t, uint32_t *))SYM(m, "rsmi_dev_busy_percent_get");
-    m->power_ave = (rsmi_status_t (*)(uint32_t, uint32_t, uint64_t *))SYM(m, "rsmi_dev_power_ave_get");
-    m->energy = (rsmi_status_t (*)(uint32_t, uint64_t *, float *, uint64_t *))SYM(m, "rsmi_dev_energy_count_get");
-    m->procs = (rsmi_status_t (*)(rsmi_process_info *, uint32_t *))SYM(m, "rsmi_compute_process_info_get");
-    m->proc_by_pid = (rsmi_status_t (*)(uint32_t, rsmi_process_info *))SYM(m, "rsmi_compute_process_info_by_pid_get");
+    m->unique_id = (FN(rsmi_dev_unique_id_get))SYM(m, "rsmi_dev_unique_id_get");
+    m->mem_total = (FN(rsmi_dev_memory_total_get))SYM(m, "rsmi_dev_memory_total_get");
+    m->mem_used = (FN(rsmi_dev_memory_usage_get))SYM(m, "rsmi_dev_memory_usage_get");
+    m->busy = (FN(rsmi_dev_busy_percent_get))SYM(m, "rsmi_dev_busy_percent_get");
+    m->power_ave = (FN(rsmi_dev_power_ave_get))SYM(m, "rsmi_dev_power_ave_get");
+    m->energy = (FN(rsmi_dev_energy_count_get))SYM(m, "rsmi_dev_energy_count_get");
+    m->procs = (FN(rsmi_compute_process_info_get))SYM(m, "rsmi_compute_process_info_get");
+    m->proc_by_pid = (FN(rsmi_compute_process_info_by_pid_get))SYM(m, "rsmi_compute_process_info_by_pid_get");
     *state = m;
     *count = (int)m->n;
     return GT_GPU_FOUND;
@@ -223,7 +210,7 @@ static gt_gpu_rc rs_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why 
     rsmi_status_t r = RSMI_STATUS_INSUFFICIENT_SIZE;
     for (int tries = 0; tries < 4 && r == RSMI_STATUS_INSUFFICIENT_SIZE; tries++) {
         if (n + 8 > m->cap) {
-            rsmi_process_info *b = realloc(m->buf, (n + 32) * sizeof *b);
+            rsmi_process_info_t *b = realloc(m->buf, (n + 32) * sizeof *b);
             if (!b) {
                 why->func = "rsmi_compute_process_info_get";
                 snprintf(why->detail, sizeof why->detail, "out of memory");
@@ -246,7 +233,7 @@ static gt_gpu_rc rs_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why 
         gt_gpu_proc *e = &out->v[out->n];
         memset(e, 0, sizeof *e);
         e->pid = (pid_t)m->buf[k].process_id;
-        rsmi_process_info one;
+        rsmi_process_info_t one;
         if (m->proc_by_pid) {
             r = m->proc_by_pid(m->buf[k].process_id, &one);
             if (r == RSMI_STATUS_NOT_FOUND)
