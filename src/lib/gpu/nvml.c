@@ -108,8 +108,9 @@ static void resolve_listing(void *lib, const char *const *names, proc_query *q)
         q->v1 = (FN(nvmlDeviceGetComputeRunningProcesses))f;
 }
 
-static gt_gpu_found nv_init(void **state, int *count, gt_gpu_why *why)
+static gt_gpu_found nv_init(const char *sysfs_root, void **state, int *count, gt_gpu_why *why)
 {
+    (void)sysfs_root;   /* NVML finds its devices through the driver */
     static const char *const names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
     nvml *m = calloc(1, sizeof *m);
     if (!m)

@@ -7,11 +7,17 @@
 #include "gpu/backend.h"
 #include "gpu/rocm_smi_decl.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "proc/procfs.h"
 
 /* A pointer to the function `name` as rocm_smi_decl.h declares it: the
  * library's functions are only ever reached through dlsym. */
@@ -75,7 +81,97 @@ static void rs_shutdown(void *state)
     release(m);
 }
 
-static gt_gpu_found rs_init(void **state, int *count, gt_gpu_why *why)
+/* The first line of the small file dir/name into buf; 0, or -1 when it
+ * cannot be read. */
+static int read_line_at(int dir, const char *name, char *buf, size_t size)
+{
+    int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = gt_pread_full(fd, buf, size - 1, 0);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+/* Whether <root>/class/drm has a card (cardN, not its connectors cardN-*)
+ * whose device is AMD's (PCI vendor 0x1002, what the library's own discovery
+ * looks for) or is driven by amdgpu.  -1 when the folder cannot be read for
+ * another reason than its absence. */
+static int drm_has_amd(const char *root)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/class/drm", root);
+    DIR *d = opendir(path);
+    if (!d)
+        return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    int found = 0;
+    const struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (strncmp(e->d_name, "card", 4) || !e->d_name[4] || strspn(e->d_name + 4, "0123456789") != strlen(e->d_name + 4))
+            continue;
+        int card = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (card < 0)
+            continue;
+        char vendor[32], driver[4096];
+        if (read_line_at(card, "device/vendor", vendor, sizeof vendor) == 0 && !strcmp(vendor, "0x1002"))
+            found = 1;
+        ssize_t n = readlinkat(card, "device/driver", driver, sizeof driver - 1);
+        if (n > 0) {
+            driver[n] = '\0';
+            const char *base = strrchr(driver, '/');
+            found |= !strcmp(base ? base + 1 : driver, "amdgpu");
+        }
+        close(card);
+    }
+    closedir(d);
+    return found;
+}
+
+/* Whether an AMD GPU can be present, decided from sysfs (root NULL: /sys)
+ * before the library is initialized, as AMD's own tools do: where none can
+ * be, rsmi_init only fails, and prints its failure on stderr ("Failed to
+ * open drm root directory ...", "Exception caught: rsmi_init.") into the
+ * tracked command's output.  Besides the DRM cards, a GPU node of the KFD
+ * topology (gpu_id not 0; CPU nodes have 0) counts.  A folder that cannot
+ * be read counts as a possible GPU: then the library decides.  0 fills why
+ * with what was looked for. */
+static int amd_gpu_possible(const char *root, gt_gpu_why *why)
+{
+    if (!root)
+        root = "/sys";
+    int drm = drm_has_amd(root);
+    if (drm != 0)
+        return 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/class/kfd/kfd/topology/nodes", root);
+    DIR *d = opendir(path);
+    if (!d && errno != ENOENT && errno != ENOTDIR)
+        return 1;
+    int found = 0;
+    const struct dirent *e;
+    while (d && !found && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char name[300], id[32];
+        snprintf(name, sizeof name, "%s/gpu_id", e->d_name);
+        found = read_line_at(dirfd(d), name, id, sizeof id) == 0 && strcmp(id, "0") && id[0];
+    }
+    if (d)
+        closedir(d);
+    if (!found) {
+        why->func = "rsmi_init";
+        snprintf(why->detail, sizeof why->detail,
+                 "not called: no AMD GPU in %s/class/drm (no card of PCI vendor 0x1002 or driver amdgpu) nor in "
+                 "the KFD topology", root);
+    }
+    return found;
+}
+
+static gt_gpu_found rs_init(const char *sysfs_root, void **state, int *count, gt_gpu_why *why)
 {
     static const char *const names[] = {"librocm_smi64.so.1", "librocm_smi64.so",
                                         "/opt/rocm/lib/librocm_smi64.so.1", NULL};
@@ -85,6 +181,10 @@ static gt_gpu_found rs_init(void **state, int *count, gt_gpu_why *why)
     if (!(m->lib = gt_gpu_dlopen("GT_ROCM_SMI_LIBRARY", names))) {
         release(m);
         return GT_GPU_NOT_INSTALLED;
+    }
+    if (!amd_gpu_possible(sysfs_root, why)) {
+        release(m);
+        return GT_GPU_NO_DEVICE;
     }
     m->status_string = (FN(rsmi_status_string))SYM(m, "rsmi_status_string");
     FN(rsmi_init) init = (FN(rsmi_init))SYM(m, "rsmi_init");
