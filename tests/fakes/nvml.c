@@ -30,7 +30,9 @@
  * Built with FAKE_NVML_OLD (nvml_old.c) it is a driver from before the
  * versioned functions: only nvmlInit, nvmlDeviceGetCount,
  * nvmlDeviceGetHandleByIndex and the unversioned process listings (v1
- * structs), and no power, energy or process utilization. */
+ * structs), and no power, energy or process utilization.  Built with
+ * FAKE_NVML_CC (nvml_cc.c) it is a driver of R525 to R530, whose _v3
+ * listings write 32-byte entries; it exports the _v2 listings too. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -276,8 +278,20 @@ static int take_snapshot(const cJSON *procs, snapshot *s)
     return 0;
 }
 
+/* The entries a listing writes: nvmlProcessInfo_v1_t, nvmlProcessInfo_t
+ * (the _v2 layout), or the 32-byte entries of the _v3 listings of drivers
+ * R525 to R530, whose nvml.h (CUDA 12.0, 12.1) added a field that CUDA 12.2
+ * moved elsewhere (see src/lib/gpu/nvml_decl.h). */
+enum layout { V1, V2, V3_CC };
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+    unsigned long long usedGpuCcProtectedMemory;
+} process_info_cc;
+
 static nvmlReturn_t list(nvmlDevice_t d, const char *func, const char *key, unsigned int *count,
-                         void *out, int v1)
+                         void *out, enum layout layout)
 {
     int e = check(d, func);
     if (e)
@@ -292,10 +306,12 @@ static nvmlReturn_t list(nvmlDevice_t d, const char *func, const char *key, unsi
     for (unsigned int k = 0; k < s.n; k++) {
         const cJSON *mem = cJSON_GetObjectItemCaseSensitive(s.entry[k], "mem");
         unsigned long long bytes = cJSON_IsNumber(mem) ? (unsigned long long)mem->valuedouble : ULLONG_MAX;
-        if (v1)
+        if (layout == V1)
             ((nvmlProcessInfo_v1_t *)out)[k] = (nvmlProcessInfo_v1_t){s.pid[k], bytes};
-        else
+        else if (layout == V2)
             ((nvmlProcessInfo_t *)out)[k] = (nvmlProcessInfo_t){s.pid[k], bytes, 0xFFFFFFFF, 0xFFFFFFFF};
+        else
+            ((process_info_cc *)out)[k] = (process_info_cc){s.pid[k], bytes, 0xFFFFFFFF, 0xFFFFFFFF, 0};
     }
     *count = s.n;
     return 0;
@@ -303,12 +319,12 @@ static nvmlReturn_t list(nvmlDevice_t d, const char *func, const char *key, unsi
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p)
 {
-    return list(d, "nvmlDeviceGetComputeRunningProcesses", "compute", n, p, 1);
+    return list(d, "nvmlDeviceGetComputeRunningProcesses", "compute", n, p, V1);
 }
 
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p)
 {
-    return list(d, "nvmlDeviceGetGraphicsRunningProcesses", "graphics", n, p, 1);
+    return list(d, "nvmlDeviceGetGraphicsRunningProcesses", "graphics", n, p, V1);
 }
 
 #ifdef FAKE_NVML_OLD
@@ -320,14 +336,39 @@ nvmlReturn_t nvmlInit_v2(void) { return do_init("nvmlInit_v2"); }
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n) { return do_count(n); }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) { return do_handle(i, d); }
 
+#ifdef FAKE_NVML_CC
+#define V3 V3_CC
+/* Only its presence tells the drivers of that window (with the absence of
+ * nvmlDeviceGetRunningProcessDetailList, R535 on). */
+nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t d, void *info);
+nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t d, void *info)
+{
+    (void)info;
+    int e = check(d, "nvmlDeviceGetConfComputeMemSizeInfo");
+    return e ? (nvmlReturn_t)e : NVML_ERROR_NOT_SUPPORTED;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
+{
+    return list(d, "nvmlDeviceGetComputeRunningProcesses_v2", "compute", n, p, V2);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
+{
+    return list(d, "nvmlDeviceGetGraphicsRunningProcesses_v2", "graphics", n, p, V2);
+}
+#else
+#define V3 V2
+#endif
+
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)
 {
-    return list(d, "nvmlDeviceGetComputeRunningProcesses_v3", "compute", n, p, 0);
+    return list(d, "nvmlDeviceGetComputeRunningProcesses_v3", "compute", n, p, V3);
 }
 
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)
 {
-    return list(d, "nvmlDeviceGetGraphicsRunningProcesses_v3", "graphics", n, p, 0);
+    return list(d, "nvmlDeviceGetGraphicsRunningProcesses_v3", "graphics", n, p, V3);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw)

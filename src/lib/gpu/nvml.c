@@ -165,14 +165,20 @@ static gt_gpu_found nv_init(const char *sysfs_root, void **state, int *count, gt
     m->power = (FN(nvmlDeviceGetPowerUsage))SYM(m, "nvmlDeviceGetPowerUsage");
     m->energy = (FN(nvmlDeviceGetTotalEnergyConsumption))SYM(m, "nvmlDeviceGetTotalEnergyConsumption");
     m->proc_util = (FN(nvmlDeviceGetProcessUtilization))SYM(m, "nvmlDeviceGetProcessUtilization");
+    /* Drivers R525 to R530 write 32-byte entries from the _v3 listings
+     * (nvml_decl.h): they are the ones that export
+     * nvmlDeviceGetConfComputeMemSizeInfo (R525 on) but not
+     * nvmlDeviceGetRunningProcessDetailList (R535 on), and get the _v2
+     * listings, whose entries are the 24 bytes declared. */
+    int v3_wide = SYM(m, "nvmlDeviceGetConfComputeMemSizeInfo") && !SYM(m, "nvmlDeviceGetRunningProcessDetailList");
     static const char *const compute[] = {"nvmlDeviceGetComputeRunningProcesses_v3",
                                           "nvmlDeviceGetComputeRunningProcesses_v2",
                                           "nvmlDeviceGetComputeRunningProcesses", NULL};
     static const char *const graphics[] = {"nvmlDeviceGetGraphicsRunningProcesses_v3",
                                            "nvmlDeviceGetGraphicsRunningProcesses_v2",
                                            "nvmlDeviceGetGraphicsRunningProcesses", NULL};
-    resolve_listing(m->lib, compute, &m->compute);
-    resolve_listing(m->lib, graphics, &m->graphics);
+    resolve_listing(m->lib, compute + v3_wide, &m->compute);
+    resolve_listing(m->lib, graphics + v3_wide, &m->graphics);
     *state = m;
     *count = m->n;
     return GT_GPU_FOUND;

@@ -20,7 +20,8 @@
  * the entry of the _v3 process listings, a fifth field
  * (usedGpuCcProtectedMemory, 32 bytes an entry), and those drivers write
  * entries of that size; CUDA 12.2 (R535) moved the field to
- * nvmlProcessDetail_v1_t and _v3 writes the 24 bytes declared here again. */
+ * nvmlProcessDetail_v1_t and _v3 writes the 24 bytes declared here again.
+ * nvml.c therefore takes the _v2 listings on the drivers of that window. */
 #ifndef GT_GPU_NVML_DECL_H
 #define GT_GPU_NVML_DECL_H
 
