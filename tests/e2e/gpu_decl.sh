@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# gt-test: no-san: compiles the declaration headers, runs no C code of the build
 # Our declarations of the vendor libraries (src/lib/gpu/nvml_decl.h and
 # rocm_smi_decl.h, shared by the backends and the fakes) against references
 # we did not write: NVIDIA's nvml.h as bindgen read it (Debian's
