@@ -79,24 +79,35 @@ int main(int argc, char **argv)
     if (!status_string || !init || !num || !unique_id || !total || !used || !busy || !power || !energy ||
         !procs || !by_pid || !shut_down)
         return 1;
-    char v[64];
-    rsmi_status_t r;
     show("rsmi_init", init(0), NULL);
+    char v[64];
     uint32_t n = 0;
     uint64_t x = 0, ts = 0;
-    uint32_t pct = 0, np = 0;
+    uint32_t pct = 0;
     float res = 0;
     rsmi_process_info_t one;
-    CHILD("rsmi_num_monitor_devices", (snprintf(v, sizeof v, "%" PRIu32 " devices", (r = num(&n), n)), show("rsmi_num_monitor_devices", r, v)));
-    CHILD("rsmi_dev_unique_id_get", show("rsmi_dev_unique_id_get", unique_id(0, &x), NULL));
-    CHILD("rsmi_dev_memory_total_get", show("rsmi_dev_memory_total_get", total(0, RSMI_MEM_TYPE_VRAM, &x), NULL));
-    CHILD("rsmi_dev_memory_usage_get", show("rsmi_dev_memory_usage_get", used(0, RSMI_MEM_TYPE_VRAM, &x), NULL));
-    CHILD("rsmi_dev_busy_percent_get", show("rsmi_dev_busy_percent_get", busy(0, &pct), NULL));
-    CHILD("rsmi_dev_power_ave_get", show("rsmi_dev_power_ave_get", power(0, 0, &x), NULL));
-    CHILD("rsmi_dev_energy_count_get", show("rsmi_dev_energy_count_get", energy(0, &x, &res, &ts), NULL));
-    CHILD("rsmi_compute_process_info_get", (snprintf(v, sizeof v, "%" PRIu32 " processes", (r = procs(NULL, &np), np)), show("rsmi_compute_process_info_get", r, v)));
-    CHILD("rsmi_compute_process_info_by_pid_get", show("rsmi_compute_process_info_by_pid_get", by_pid((uint32_t)getpid(), &one), NULL));
-    CHILD("rsmi_shut_down", show("rsmi_shut_down", shut_down(), NULL));
+    /* CALL(func, call): the status of call, in a child (see in_child). */
+#define CALL(func, call) CHILD(#func, show(#func, call, NULL))
+    if (in_child("rsmi_num_monitor_devices")) {
+        rsmi_status_t r = num(&n);
+        snprintf(v, sizeof v, "%" PRIu32 " devices", n);
+        show("rsmi_num_monitor_devices", r, v);
+        exit(0);
+    }
+    CALL(rsmi_dev_unique_id_get, unique_id(0, &x));
+    CALL(rsmi_dev_memory_total_get, total(0, RSMI_MEM_TYPE_VRAM, &x));
+    CALL(rsmi_dev_memory_usage_get, used(0, RSMI_MEM_TYPE_VRAM, &x));
+    CALL(rsmi_dev_busy_percent_get, busy(0, &pct));
+    CALL(rsmi_dev_power_ave_get, power(0, 0, &x));
+    CALL(rsmi_dev_energy_count_get, energy(0, &x, &res, &ts));
+    if (in_child("rsmi_compute_process_info_get")) {
+        rsmi_status_t r = procs(NULL, &n);
+        snprintf(v, sizeof v, "%" PRIu32 " processes", n);
+        show("rsmi_compute_process_info_get", r, v);
+        exit(0);
+    }
+    CALL(rsmi_compute_process_info_by_pid_get, by_pid((uint32_t)getpid(), &one));
+    CALL(rsmi_shut_down, shut_down());
     dlclose(lib);
     return 0;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* AMD backend: the ROCm SMI library (librocm_smi64) loaded with dlopen at run
- * time.  The types and functions it uses are declared once, in
- * rocm_smi_decl.h (checked against AMD's rocm_smi.h).  ROCm SMI lists compute processes
- * system-wide (not per device), with each process's VRAM summed over the
- * devices it uses. */
+ * time, and initialized only where sysfs shows an AMD GPU.  The types and
+ * functions it uses are declared once, in rocm_smi_decl.h (checked against
+ * AMD's rocm_smi.h).  ROCm SMI lists compute processes system-wide (not per
+ * device), with each process's VRAM summed over the devices it uses. */
 #include "gpu/backend.h"
 #include "gpu/rocm_smi_decl.h"
 
@@ -111,7 +111,8 @@ static int drm_has_amd(const char *root)
     int found = 0;
     const struct dirent *e;
     while (!found && (e = readdir(d))) {
-        if (strncmp(e->d_name, "card", 4) || !e->d_name[4] || strspn(e->d_name + 4, "0123456789") != strlen(e->d_name + 4))
+        const char *num = e->d_name + 4;
+        if (strncmp(e->d_name, "card", 4) || !*num || strspn(num, "0123456789") != strlen(num))
             continue;
         int card = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (card < 0)
