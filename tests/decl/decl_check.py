@@ -77,8 +77,10 @@ def read_ours(path):
             fields = None
             if n.get('completeDefinition'):
                 fields = [(f['name'], f['type']['qualType']) for f in n.get('inner', []) if f.get('kind') == 'FieldDecl']
-                if any(not name for name, _ in fields):
-                    die('%s: an unnamed field in struct %s' % (path, n.get('name', '')))
+                if any(not name or '(' in qual for name, qual in fields) or \
+                        any(f.get('isBitfield') for f in n.get('inner', [])):
+                    die('%s: struct %s has an unnamed, bit-field or function pointer field, which the check '
+                        'cannot compare' % (path, n.get('name', '')))
             records[n['id']] = (n.get('name', ''), fields)
             if n.get('name'):
                 decls.append(('tag', n['name'], n['id']))
@@ -90,6 +92,10 @@ def read_ours(path):
                 elif t.get('kind') == 'RecordType' and rec is None and not t['type']['qualType'].endswith('*'):
                     rec = t['decl']['id']
             qual = n['type']['qualType']
+            if any(t.get('kind') in ('EnumType',) or t.get('ownedTagDecl', {}).get('kind') == 'EnumDecl'
+                   for t in walk(n)):
+                die('%s: typedef %s of an enum: declare it as the integer type the reference\'s enum has '
+                    '(unsigned int for gcc and clang where no value is negative)' % (path, n['name']))
             if rec is not None and rec not in records:
                 rec = None
             if rec is not None and (qual.endswith('*') or records[rec][1] is None):
@@ -211,24 +217,29 @@ class Bindings:
         self.aliases = {}   # name -> rust type
         self.records = {}   # name -> ('struct'|'union', [(field, rust type)] or None when opaque)
         self.funcs = {}     # name -> ([(param, rust type)], rust return type or None)
+        self.unusual = set()  # packed or over-aligned structs
         for m in re.finditer(r'pub const (\w+)\s*:\s*([^=]+?)\s*=\s*([^;]+);', text):
             self.consts[m.group(1)] = (m.group(2).strip(), m.group(3).strip())
         for m in re.finditer(r'pub type (\w+)\s*=\s*([^;]+);', text):
             self.aliases[m.group(1)] = ' '.join(m.group(2).split())
         for m in re.finditer(r'pub use self::(\w+) as (\w+);', text):
             self.aliases[m.group(2)] = m.group(1)
-        for m in re.finditer(r'pub (struct|union) (\w+) \{(.*?)\n\}', text, re.S):
-            if m.group(2) == 'NvmlLib':
-                self.read_functions(m.group(3))
+        for m in re.finditer(r'((?:#\[[^\]]*\]\s*)*)pub (struct|union) (\w+) \{(.*?)\n\}', text, re.S):
+            attrs, kind, name, body = m.groups()
+            if name == 'NvmlLib':
+                self.read_functions(body)
                 continue
+            # Packed or over-aligned structs would need attributes in C.
+            if re.search(r'repr\([^)]*(packed|align)', attrs):
+                self.unusual.add(name)
             fields = []
-            for f in split_top(m.group(3)):
+            for f in split_top(body):
                 fm = re.match(r'(?:pub )?(\w+)\s*:\s*(.+)$', f, re.S)
                 if not fm:
-                    die('%s: cannot read field %r of %s' % (path, f, m.group(2)))
+                    die('%s: cannot read field %r of %s' % (path, f, name))
                 fields.append((fm.group(1), ' '.join(fm.group(2).split())))
             opaque = fields == [('_unused', '[u8; 0]')]
-            self.records[m.group(2)] = (m.group(1), None if opaque else fields)
+            self.records[name] = (kind, None if opaque else fields)
         # An enum's constants are named <enum type>_<C name> by bindgen.
         for name in list(self.consts):
             ty = self.consts[name][0]
@@ -303,6 +314,8 @@ class Bindings:
             deps, text = [], None
             if name in self.records:
                 kind, fields = self.records[name]
+                if name in self.unusual:
+                    die('%s: %s is packed or over-aligned, which the check cannot write in C' % (self.path, name))
                 if fields is None:
                     text = '%s %s;' % (kind, name)
                 else:
