@@ -69,6 +69,9 @@ static gt_gpu_rc missing(const char *func, gt_gpu_why *why)
 }
 
 #define SYM(m, ...) gt_gpu_dlsym((m)->lib, (const char *const[]){__VA_ARGS__, NULL}, NULL)
+/* The function `name` of the library, with the type nvml_decl.h gives it:
+ * the symbol is the declaration's name, so the two cannot differ. */
+#define RESOLVE(m, name) ((FN(name))SYM(m, #name))
 
 static void release(nvml *m)
 {
@@ -119,13 +122,14 @@ static gt_gpu_found nv_init(const char *sysfs_root, void **state, int *count, gt
         release(m);
         return GT_GPU_NOT_INSTALLED;
     }
-    m->error_string = (FN(nvmlErrorString))SYM(m, "nvmlErrorString");
+    m->error_string = RESOLVE(m, nvmlErrorString);
     FN(nvmlInit_v2) init = (FN(nvmlInit_v2))SYM(m, "nvmlInit_v2", "nvmlInit");
-    m->shutdown = (FN(nvmlShutdown))SYM(m, "nvmlShutdown");
+    m->shutdown = RESOLVE(m, nvmlShutdown);
     FN(nvmlDeviceGetCount_v2) get_count =
         (FN(nvmlDeviceGetCount_v2))SYM(m, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
     FN(nvmlDeviceGetHandleByIndex_v2) get_handle =
-        (FN(nvmlDeviceGetHandleByIndex_v2))SYM(m, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");
+        (FN(nvmlDeviceGetHandleByIndex_v2))SYM(m, "nvmlDeviceGetHandleByIndex_v2",
+                                               "nvmlDeviceGetHandleByIndex");
     if (!init || !m->shutdown || !get_count || !get_handle) {
         missing(!init ? "nvmlInit_v2" : !m->shutdown ? "nvmlShutdown"
                 : !get_count ? "nvmlDeviceGetCount_v2" : "nvmlDeviceGetHandleByIndex_v2", why);
@@ -159,12 +163,12 @@ static gt_gpu_found nv_init(const char *sysfs_root, void **state, int *count, gt
         if (get_handle(i, &m->dev[i]) != NVML_SUCCESS)
             m->dev[i] = NULL;   /* reported by the first reading of it */
 
-    m->get_uuid = (FN(nvmlDeviceGetUUID))SYM(m, "nvmlDeviceGetUUID");
-    m->memory = (FN(nvmlDeviceGetMemoryInfo))SYM(m, "nvmlDeviceGetMemoryInfo");
-    m->utilization = (FN(nvmlDeviceGetUtilizationRates))SYM(m, "nvmlDeviceGetUtilizationRates");
-    m->power = (FN(nvmlDeviceGetPowerUsage))SYM(m, "nvmlDeviceGetPowerUsage");
-    m->energy = (FN(nvmlDeviceGetTotalEnergyConsumption))SYM(m, "nvmlDeviceGetTotalEnergyConsumption");
-    m->proc_util = (FN(nvmlDeviceGetProcessUtilization))SYM(m, "nvmlDeviceGetProcessUtilization");
+    m->get_uuid = RESOLVE(m, nvmlDeviceGetUUID);
+    m->memory = RESOLVE(m, nvmlDeviceGetMemoryInfo);
+    m->utilization = RESOLVE(m, nvmlDeviceGetUtilizationRates);
+    m->power = RESOLVE(m, nvmlDeviceGetPowerUsage);
+    m->energy = RESOLVE(m, nvmlDeviceGetTotalEnergyConsumption);
+    m->proc_util = RESOLVE(m, nvmlDeviceGetProcessUtilization);
     /* Drivers R525 to R530 write 32-byte entries from the _v3 listings
      * (nvml_decl.h): they are the ones that export
      * nvmlDeviceGetConfComputeMemSizeInfo (R525 on) but not

@@ -62,6 +62,9 @@ static gt_gpu_rc missing(const char *func, gt_gpu_why *why)
 }
 
 #define SYM(m, name) gt_gpu_dlsym((m)->lib, (const char *const[]){name, NULL}, NULL)
+/* The function `name` of the library, with the type rocm_smi_decl.h gives it:
+ * the symbol is the declaration's name, so the two cannot differ. */
+#define RESOLVE(m, name) ((FN(name))SYM(m, #name))
 
 static void release(rsmi *m)
 {
@@ -187,10 +190,10 @@ static gt_gpu_found rs_init(const char *sysfs_root, void **state, int *count, gt
         release(m);
         return GT_GPU_NO_DEVICE;
     }
-    m->status_string = (FN(rsmi_status_string))SYM(m, "rsmi_status_string");
-    FN(rsmi_init) init = (FN(rsmi_init))SYM(m, "rsmi_init");
-    m->shut_down = (FN(rsmi_shut_down))SYM(m, "rsmi_shut_down");
-    FN(rsmi_num_monitor_devices) num = (FN(rsmi_num_monitor_devices))SYM(m, "rsmi_num_monitor_devices");
+    m->status_string = RESOLVE(m, rsmi_status_string);
+    FN(rsmi_init) init = RESOLVE(m, rsmi_init);
+    m->shut_down = RESOLVE(m, rsmi_shut_down);
+    FN(rsmi_num_monitor_devices) num = RESOLVE(m, rsmi_num_monitor_devices);
     if (!init || !m->shut_down || !num) {
         missing(!init ? "rsmi_init" : !m->shut_down ? "rsmi_shut_down" : "rsmi_num_monitor_devices", why);
         m->shut_down = NULL;
@@ -212,14 +215,14 @@ static gt_gpu_found rs_init(const char *sysfs_root, void **state, int *count, gt
         rs_shutdown(m);
         return GT_GPU_NO_DEVICE;
     }
-    m->unique_id = (FN(rsmi_dev_unique_id_get))SYM(m, "rsmi_dev_unique_id_get");
-    m->mem_total = (FN(rsmi_dev_memory_total_get))SYM(m, "rsmi_dev_memory_total_get");
-    m->mem_used = (FN(rsmi_dev_memory_usage_get))SYM(m, "rsmi_dev_memory_usage_get");
-    m->busy = (FN(rsmi_dev_busy_percent_get))SYM(m, "rsmi_dev_busy_percent_get");
-    m->power_ave = (FN(rsmi_dev_power_ave_get))SYM(m, "rsmi_dev_power_ave_get");
-    m->energy = (FN(rsmi_dev_energy_count_get))SYM(m, "rsmi_dev_energy_count_get");
-    m->procs = (FN(rsmi_compute_process_info_get))SYM(m, "rsmi_compute_process_info_get");
-    m->proc_by_pid = (FN(rsmi_compute_process_info_by_pid_get))SYM(m, "rsmi_compute_process_info_by_pid_get");
+    m->unique_id = RESOLVE(m, rsmi_dev_unique_id_get);
+    m->mem_total = RESOLVE(m, rsmi_dev_memory_total_get);
+    m->mem_used = RESOLVE(m, rsmi_dev_memory_usage_get);
+    m->busy = RESOLVE(m, rsmi_dev_busy_percent_get);
+    m->power_ave = RESOLVE(m, rsmi_dev_power_ave_get);
+    m->energy = RESOLVE(m, rsmi_dev_energy_count_get);
+    m->procs = RESOLVE(m, rsmi_compute_process_info_get);
+    m->proc_by_pid = RESOLVE(m, rsmi_compute_process_info_by_pid_get);
     *state = m;
     *count = (int)m->n;
     return GT_GPU_FOUND;
