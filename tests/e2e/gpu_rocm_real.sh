@@ -12,7 +12,9 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
 ROOT=$(cd "$HERE/../.." && pwd)
-ldconfig -p | grep -q 'librocm_smi64\.so\.1 ' ||
+# ldconfig is in /sbin, which a user's PATH may lack.
+LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)
+"$LDCONFIG" -p | grep -q 'librocm_smi64\.so\.1 ' ||
     skip "no librocm_smi64.so.1 (scripts/setup-deps.sh test installs librocm-smi64-1)"
 for v in /sys/class/drm/card*/device/vendor; do
     [ "$(cat "$v" 2>/dev/null)" != 0x1002 ] || skip "this machine has an AMD GPU: the library finds it"
@@ -55,7 +57,7 @@ export GT_SYSFS_ROOT=$TMP/sys
 # library catches its own exceptions) unless libstdc++ is loaded from the
 # start (google/sanitizers#934).
 preload=
-[ -z "${GT_TEST_SAN:-}" ] || preload=$(ldconfig -p | awk '/libstdc\+\+\.so\.6 .*x86-64/ { print $NF; exit }')
+[ -z "${GT_TEST_SAN:-}" ] || preload=$("$LDCONFIG" -p | awk '/libstdc\+\+\.so\.6 .*x86-64/ { print $NF; exit }')
 LD_PRELOAD=$preload run card --gb=amd
 grep -qxF "gpu-tracker: warning: $CANNOT" card.err || fail "no warning with a card: $(cat card.err)"
 if [ ! -e /sys/class/drm ]; then
