@@ -128,12 +128,13 @@ $(BUILD)/workloads/subtrack_%: tests/workloads/subtrack_%.c $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Iinclude $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
 
-# Fake vendor libraries, loaded through the same dlopen path as the real ones.
+# Fake vendor libraries, loaded through the same dlopen path as the real ones;
+# they include the backends' declarations (src/lib/gpu/*_decl.h).
 $(BUILD)/fakes/%.so: tests/fakes/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fPIC -shared -Itests -o $@ $< -lcjson
-# The old-driver fake is the same source built with fewer functions.
-$(BUILD)/fakes/nvml_old.so: tests/fakes/nvml.c
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fPIC -shared -Itests -Isrc/lib -MMD -MP -o $@ $< -lcjson
+# The old-driver and R525 fakes are the same source built with other functions.
+$(BUILD)/fakes/nvml_old.so $(BUILD)/fakes/nvml_cc.so: tests/fakes/nvml.c
 
 # Fuzz targets, built two ways: with a replay main that runs the seed corpus
 # and kept crashing inputs as a test (any compiler), and for libFuzzer.

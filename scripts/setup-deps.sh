@@ -22,6 +22,11 @@ PKGS="$PKGS tmux curl prometheus chromium"
 PKGS="$PKGS slurm-wlm munge iproute2 libslurm-dev"
 # Real multi-threaded programs whose CPU figures the tests check.
 PKGS="$PKGS python3-numpy libopenblas0-pthread xz-utils"
+# References we did not write for our declarations of the vendor GPU
+# libraries: NVIDIA's nvml.h as bindgen read it (bindings.rs) and AMD's
+# rocm_smi.h; and AMD's real ROCm SMI library, loaded on a machine without
+# an AMD GPU (tests/e2e/gpu_decl.sh, gpu_rocm_real.sh).
+PKGS="$PKGS librust-nvml-wrapper-sys-dev librocm-smi-dev librocm-smi64-1"
 # `make install` is checked with pkg-config; the man page is rendered with groff.
 PKGS="$PKGS pkg-config groff-base man-db"
 fi

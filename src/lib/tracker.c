@@ -202,8 +202,11 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     t->opts.gpu_uuids = t->uuids;
     t->opts.tracking_file = t->tracking_file;
 
-    st = gt_gpu_open(opts->gpu_brand, t->uuids, t->opts.log, t->opts.log_ctx, opts->disable_logs, &t->gpu,
-                     &t->err);
+    /* GT_SYSFS_ROOT points the GPU detection and the RAPL reader at a
+     * fixture tree in tests. */
+    const char *sysfs_root = getenv("GT_SYSFS_ROOT");
+    st = gt_gpu_open(opts->gpu_brand, t->uuids, sysfs_root, t->opts.log, t->opts.log_ctx, opts->disable_logs,
+                     &t->gpu, &t->err);
     if (st != GT_OK)
         return fail(t, st, err);
     /* GT_PEAKS=sampled forces the method used without taskstats' privilege,
@@ -215,8 +218,7 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         return fail(t, st, err);
     if (opts->walk_budget > 0)
         gt_sampler_set_walk_budget(t->sampler, opts->walk_budget);
-    /* GT_SYSFS_ROOT points the RAPL reader at a fixture tree in tests. */
-    if ((st = gt_energy_open(getenv("GT_SYSFS_ROOT"), &t->energy, &t->err)) != GT_OK)
+    if ((st = gt_energy_open(sysfs_root, &t->energy, &t->err)) != GT_OK)
         return fail(t, st, err);
     /* The report leaves out an energy group with nothing measured: why is
      * said once here instead. */

@@ -46,3 +46,11 @@ warned_once() {
     n=$(grep -cF -- "$1" err.txt || true)
     [ "$n" = 1 ] || fail "warning '$1' appears $n times: $(cat err.txt)"
 }
+
+# amd_sysfs: a DRM card driven by amdgpu in the tree GT_SYSFS_ROOT names:
+# without one the ROCm SMI backend does not initialize its library (as on a
+# machine without an AMD GPU).
+amd_sysfs() {
+    mkdir -p "$GT_SYSFS_ROOT/class/drm/card0/device" "$TMP/drivers/amdgpu"
+    ln -sfn "$TMP/drivers/amdgpu" "$GT_SYSFS_ROOT/class/drm/card0/device/driver"
+}

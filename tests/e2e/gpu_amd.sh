@@ -6,6 +6,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
 . "$HERE/_gpu.sh"
 export GT_ROCM_SMI_LIBRARY="$FAKES/rocm_smi.so"
+amd_sysfs
 cat >rsmi.json <<JSON
 {"devices": [
  {"unique_id": "0x1a2b3c4d5e6f7081", "total": 17163091968,
@@ -59,6 +60,26 @@ cp rsmi.json rsmi.good.json
 echo '{"errors": {"rsmi_init": 8}, "devices": []}' >rsmi.json
 track
 warned_once "The NVIDIA NVML library (libnvidia-ml.so.1) is installed but cannot connect to a GPU."
+# No AMD GPU in sysfs: the library is loaded but not initialized, and the
+# warning says why.
+rm -r "$GT_SYSFS_ROOT/class/drm"
+cp rsmi.good.json rsmi.json
+GT_NVML_LIBRARY=$TMP/none.so track
+warned_once "The ROCm SMI library (librocm_smi64.so.1) is installed but cannot connect to a GPU."
+warned_once "rsmi_init: not called: no AMD GPU in $GT_SYSFS_ROOT/class/drm (no card of PCI vendor 0x1002 or driver amdgpu) nor in the KFD topology"
+[ ! -e rsmi.log ] || fail "rsmi_init called without an AMD GPU: $(cat rsmi.log)"
+# A GPU node in the KFD topology is one too.
+mkdir -p "$GT_SYSFS_ROOT/class/kfd/kfd/topology/nodes/0" "$GT_SYSFS_ROOT/class/kfd/kfd/topology/nodes/1"
+echo 0 >"$GT_SYSFS_ROOT/class/kfd/kfd/topology/nodes/0/gpu_id"
+echo 0 >"$GT_SYSFS_ROOT/class/kfd/kfd/topology/nodes/1/gpu_id"
+GT_NVML_LIBRARY=$TMP/none.so track
+[ ! -e rsmi.log ] || fail "rsmi_init called with CPU nodes only in the KFD topology"
+echo 53896 >"$GT_SYSFS_ROOT/class/kfd/kfd/topology/nodes/1/gpu_id"
+GT_NVML_LIBRARY=$TMP/none.so track --gru=bytes
+expect .max_gpu_ram.system_capacity 25736249344
+rm -r "$GT_SYSFS_ROOT/class/kfd"
+amd_sysfs
+echo '{"errors": {"rsmi_init": 8}, "devices": []}' >rsmi.json
 # Only ROCm SMI installed, failing: amd-smi cannot connect, then the status.
 GT_NVML_LIBRARY=$TMP/none.so track
 warned_once "The ROCm SMI library (librocm_smi64.so.1) is installed but cannot connect to a GPU. The GPU RAM and GPU utilization values will remain 0.0."

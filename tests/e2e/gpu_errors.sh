@@ -74,6 +74,14 @@ warned_once "GPU 0 (GPU-old): nvmlDeviceGetProcessUtilization is missing from th
 jq -e 'has("gpu_power") or has("gpu_process_utilization") | not' r.json >/dev/null ||
     fail "sections for figures the driver lacks"
 
+# A driver of R525 to R530, whose _v3 listings write 32-byte entries (the
+# fields of CUDA 12.0's nvml.h): read with the _v2 listings, every process
+# has its own memory.
+GT_NVML_LIBRARY=$FAKES/nvml_cc.so track --gru=bytes
+expect .max_gpu_ram.main 1000
+expect .max_gpu_ram.descendants 320000
+[ ! -s err.txt ] || fail "warnings from the R525 driver: $(cat err.txt)"
+
 # The memory the driver reserves for itself is no process's use: where the
 # driver reports it apart (nvmlDeviceGetMemoryInfo_v2) the system's used
 # memory leaves it out, as nvidia-smi does; an old driver's figure, or one

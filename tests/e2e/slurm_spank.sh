@@ -20,6 +20,10 @@ $IN_CTL srun --help 2>&1 | grep -q -- '--gpu-tracker' || fail "srun --help lacks
 mkdir -p spank wd sb
 timeout 120 $IN_CTL srun -N2 -n4 --ntasks-per-node=2 -t 2 --gpu-tracker="$TMP/spank" \
     sh -c "$W/touch_mem \$(((SLURM_PROCID + 1) * 10)) 3" >srun.out 2>&1 || fail "srun: $(cat srun.out)"
+# Nothing of a GPU library in the job's output: a ROCm SMI library installed
+# on a node without an AMD GPU is not initialized (its stderr lines would be).
+! grep -E 'Failed to open drm root directory|Exception caught' srun.out ||
+    fail "a GPU library's lines in the job's output: $(cat srun.out)"
 d=$(ls -d spank/*.0 2>/dev/null | head -n 1)
 [ -n "$d" ] || fail "no DIR/<job>.0: $(ls -R spank)"
 for f in n1.0 n1.1 n2.2 n2.3; do

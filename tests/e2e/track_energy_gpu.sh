@@ -55,6 +55,7 @@ jget r.json .energy.gpu.unavailable | grep -q "gpu-0: the vendor library gave ne
 # AMD: ROCm SMI's energy accumulator (counts times the resolution).  No
 # per-process utilization there, so the share is of the used memory.
 export GT_ROCM_SMI_LIBRARY="$FAKES/rocm_smi.so"
+amd_sysfs
 same=$(for i in 1 2 3 4 5 6 7 8 9 10; do printf '{"used": 1000, "busy": 50, "energy": 1000, "resolution_uj": 16, "procs": [{"pid_file": "main.pid", "vram": 250}]},'; done)
 cat >rsmi.json <<JSON
 {"devices": [{"unique_id": "0x1a2b", "total": 17163091968,

@@ -38,7 +38,9 @@
  * Built with FAKE_NVML_OLD (nvml_old.c) it is a driver from before the
  * versioned functions: only nvmlInit, nvmlDeviceGetCount,
  * nvmlDeviceGetHandleByIndex and the unversioned process listings (v1
- * structs), and no power, energy or process utilization. */
+ * structs), and no power, energy or process utilization.  Built with
+ * FAKE_NVML_CC (nvml_cc.c) it is a driver of R525 to R530, whose _v3
+ * listings write 32-byte entries; it exports the _v2 listings too. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -47,33 +49,18 @@
 #include <string.h>
 #include <time.h>
 
-typedef int nvmlReturn_t;
-typedef struct fake_dev *nvmlDevice_t;
+/* The types and prototypes gpu-tracker's backend uses (src/lib/gpu), so
+ * that the fake defines exactly what the backend declares. */
+#include "gpu/nvml_decl.h"
 
-typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
-typedef struct { unsigned int version; unsigned long long total, reserved, free, used; } nvmlMemory_v2_t;
-#define NVML_MEMORY_V2 ((unsigned int)sizeof(nvmlMemory_v2_t) | 2u << 24)
-typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
-typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
-typedef struct {
-    unsigned int pid;
-    unsigned long long usedGpuMemory;
-    unsigned int gpuInstanceId, computeInstanceId;
-} nvmlProcessInfo_v2_t;
-typedef struct {
-    unsigned int pid;
-    unsigned long long timeStamp;
-    unsigned int smUtil, memUtil, encUtil, decUtil;
-} nvmlProcessUtilizationSample_t;
-
-struct fake_dev {
+struct nvmlDevice_st {
     const cJSON *json;
     long reads;     /* nvmlDeviceGetMemoryInfo calls */
 };
+typedef struct nvmlDevice_st fake_dev;
 
 static cJSON *scenario;
-
-static struct fake_dev devs[16];
+static fake_dev devs[16];
 static int n_devs, initialized;
 
 __attribute__((format(printf, 1, 2)))
@@ -99,7 +86,7 @@ static int error_in(const cJSON *obj, const char *func)
     return cJSON_IsNumber(e) ? e->valueint : 0;
 }
 
-static const cJSON *sample_of(const struct fake_dev *d)
+static const cJSON *sample_of(const fake_dev *d)
 {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(d->json, "samples");
     int n = cJSON_GetArraySize(s);
@@ -121,7 +108,7 @@ static double num(const cJSON *obj, const char *key, double dflt)
 
 /* The code a device function returns before doing anything: not
  * initialized, bad handle, lost, or an error the scenario sets. */
-static int check(const struct fake_dev *d, const char *func)
+static int check(const fake_dev *d, const char *func)
 {
     if (!initialized)
         return 1;   /* NVML_ERROR_UNINITIALIZED */
@@ -135,13 +122,6 @@ static int check(const struct fake_dev *d, const char *func)
         e = error_in(sample_of(d), func);
     return e;
 }
-
-/* Exported functions (prototypes for -Wmissing-prototypes). */
-const char *nvmlErrorString(nvmlReturn_t r);
-nvmlReturn_t nvmlShutdown(void);
-nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *buf, unsigned int len);
-nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m);
-nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u);
 
 const char *nvmlErrorString(nvmlReturn_t r)
 {
@@ -183,7 +163,7 @@ static nvmlReturn_t do_init(const char *name)
     const cJSON *it;
     cJSON_ArrayForEach(it, list) {
         if (n_devs < 16)
-            devs[n_devs++] = (struct fake_dev){it, 0};
+            devs[n_devs++] = (fake_dev){it, 0};
     }
     initialized = 1;
     return 0;
@@ -320,8 +300,20 @@ static int take_snapshot(const cJSON *procs, snapshot *s)
     return 0;
 }
 
+/* The entries a listing writes: nvmlProcessInfo_v1_t, nvmlProcessInfo_t
+ * (the _v2 layout), or the 32-byte entries of the _v3 listings of drivers
+ * R525 to R530, whose nvml.h (CUDA 12.0, 12.1) added a field that CUDA 12.2
+ * moved elsewhere (see src/lib/gpu/nvml_decl.h). */
+enum layout { V1, V2, V3_CC };
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+    unsigned long long usedGpuCcProtectedMemory;
+} process_info_cc;
+
 static nvmlReturn_t list(nvmlDevice_t d, const char *func, const char *key, unsigned int *count,
-                         void *out, int v1)
+                         void *out, enum layout layout)
 {
     int e = check(d, func);
     if (e)
@@ -336,52 +328,37 @@ static nvmlReturn_t list(nvmlDevice_t d, const char *func, const char *key, unsi
     for (unsigned int k = 0; k < s.n; k++) {
         const cJSON *mem = cJSON_GetObjectItemCaseSensitive(s.entry[k], "mem");
         unsigned long long bytes = cJSON_IsNumber(mem) ? (unsigned long long)mem->valuedouble : ULLONG_MAX;
-        if (v1)
+        if (layout == V1)
             ((nvmlProcessInfo_v1_t *)out)[k] = (nvmlProcessInfo_v1_t){s.pid[k], bytes};
+        else if (layout == V2)
+            ((nvmlProcessInfo_t *)out)[k] = (nvmlProcessInfo_t){s.pid[k], bytes, 0xFFFFFFFF, 0xFFFFFFFF};
         else
-            ((nvmlProcessInfo_v2_t *)out)[k] = (nvmlProcessInfo_v2_t){s.pid[k], bytes, 0xFFFFFFFF, 0xFFFFFFFF};
+            ((process_info_cc *)out)[k] = (process_info_cc){s.pid[k], bytes, 0xFFFFFFFF, 0xFFFFFFFF, 0};
     }
     *count = s.n;
     return 0;
 }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p);
-nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p);
-
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p)
 {
-    return list(d, "nvmlDeviceGetComputeRunningProcesses", "compute", n, p, 1);
+    return list(d, "nvmlDeviceGetComputeRunningProcesses", "compute", n, p, V1);
 }
 
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v1_t *p)
 {
-    return list(d, "nvmlDeviceGetGraphicsRunningProcesses", "graphics", n, p, 1);
+    return list(d, "nvmlDeviceGetGraphicsRunningProcesses", "graphics", n, p, V1);
 }
 
 #ifdef FAKE_NVML_OLD
-nvmlReturn_t nvmlInit(void);
-nvmlReturn_t nvmlDeviceGetCount(unsigned int *n);
-nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d);
 nvmlReturn_t nvmlInit(void) { return do_init("nvmlInit"); }
 nvmlReturn_t nvmlDeviceGetCount(unsigned int *n) { return do_count(n); }
 nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d) { return do_handle(i, d); }
 #else
-nvmlReturn_t nvmlInit_v2(void);
-nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n);
-nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d);
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p);
-nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p);
-nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw);
-nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m);
-nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj);
-nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *u,
-                                             unsigned int *n, unsigned long long last_seen);
-
 nvmlReturn_t nvmlInit_v2(void) { return do_init("nvmlInit_v2"); }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
 {
-    if (!m || m->version != NVML_MEMORY_V2)
+    if (!m || m->version != nvmlMemory_v2)
         return 25;  /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
     unsigned long long v[3];
     int e = memory(d, "nvmlDeviceGetMemoryInfo_v2", v);
@@ -396,14 +373,39 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n) { return do_count(n); }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) { return do_handle(i, d); }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
+#ifdef FAKE_NVML_CC
+#define V3 V3_CC
+/* Only its presence tells the drivers of that window (with the absence of
+ * nvmlDeviceGetRunningProcessDetailList, R535 on). */
+nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t d, void *info);
+nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t d, void *info)
 {
-    return list(d, "nvmlDeviceGetComputeRunningProcesses_v3", "compute", n, p, 0);
+    (void)info;
+    int e = check(d, "nvmlDeviceGetConfComputeMemSizeInfo");
+    return e ? (nvmlReturn_t)e : NVML_ERROR_NOT_SUPPORTED;
 }
 
-nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
 {
-    return list(d, "nvmlDeviceGetGraphicsRunningProcesses_v3", "graphics", n, p, 0);
+    return list(d, "nvmlDeviceGetComputeRunningProcesses_v2", "compute", n, p, V2);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_v2_t *p)
+{
+    return list(d, "nvmlDeviceGetGraphicsRunningProcesses_v2", "graphics", n, p, V2);
+}
+#else
+#define V3 V2
+#endif
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)
+{
+    return list(d, "nvmlDeviceGetComputeRunningProcesses_v3", "compute", n, p, V3);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int *n, nvmlProcessInfo_t *p)
+{
+    return list(d, "nvmlDeviceGetGraphicsRunningProcesses_v3", "graphics", n, p, V3);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw)

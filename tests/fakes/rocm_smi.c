@@ -27,12 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef int rsmi_status_t;
-typedef struct {
-    uint32_t process_id, pasid;
-    uint64_t vram_usage, sdma_usage;
-    uint32_t cu_occupancy;
-} rsmi_process_info_t;
+/* The types and prototypes gpu-tracker's backend uses (src/lib/gpu), so
+ * that the fake defines exactly what the backend declares. */
+#include "gpu/rocm_smi_decl.h"
 
 struct fake_dev {
     const cJSON *json;
@@ -108,19 +105,6 @@ static uint32_t pid_of(const cJSON *p)
     return pid;
 }
 
-rsmi_status_t rsmi_status_string(rsmi_status_t s, const char **text);
-rsmi_status_t rsmi_init(uint64_t flags);
-rsmi_status_t rsmi_shut_down(void);
-rsmi_status_t rsmi_num_monitor_devices(uint32_t *n);
-rsmi_status_t rsmi_dev_unique_id_get(uint32_t i, uint64_t *id);
-rsmi_status_t rsmi_dev_memory_total_get(uint32_t i, int type, uint64_t *total);
-rsmi_status_t rsmi_dev_memory_usage_get(uint32_t i, int type, uint64_t *used);
-rsmi_status_t rsmi_dev_busy_percent_get(uint32_t i, uint32_t *percent);
-rsmi_status_t rsmi_dev_power_ave_get(uint32_t i, uint32_t sensor, uint64_t *power);
-rsmi_status_t rsmi_dev_energy_count_get(uint32_t i, uint64_t *count, float *resolution, uint64_t *ts);
-rsmi_status_t rsmi_compute_process_info_get(rsmi_process_info_t *procs, uint32_t *n);
-rsmi_status_t rsmi_compute_process_info_by_pid_get(uint32_t pid, rsmi_process_info_t *proc);
-
 rsmi_status_t rsmi_status_string(rsmi_status_t s, const char **text)
 {
     switch (s) {
@@ -194,18 +178,18 @@ rsmi_status_t rsmi_dev_unique_id_get(uint32_t i, uint64_t *id)
     return 0;
 }
 
-rsmi_status_t rsmi_dev_memory_total_get(uint32_t i, int type, uint64_t *total)
+rsmi_status_t rsmi_dev_memory_total_get(uint32_t i, rsmi_memory_type_t type, uint64_t *total)
 {
     int e = check(i, "rsmi_dev_memory_total_get");
     if (e)
         return e;
-    if (type != 0)
+    if (type != RSMI_MEM_TYPE_VRAM)
         return 1;
     *total = (uint64_t)num(devs[i].json, "total", 0);
     return 0;
 }
 
-rsmi_status_t rsmi_dev_memory_usage_get(uint32_t i, int type, uint64_t *used)
+rsmi_status_t rsmi_dev_memory_usage_get(uint32_t i, rsmi_memory_type_t type, uint64_t *used)
 {
     if (initialized && i < n_devs) {
         devs[i].reads++;
@@ -214,7 +198,7 @@ rsmi_status_t rsmi_dev_memory_usage_get(uint32_t i, int type, uint64_t *used)
     int e = check(i, "rsmi_dev_memory_usage_get");
     if (e)
         return e;
-    if (type != 0)
+    if (type != RSMI_MEM_TYPE_VRAM)
         return 1;
     *used = (uint64_t)num(sample_of(&devs[i]), "used", 0);
     return 0;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,7 +82,7 @@ static void test_devices_power_energy(void **state)
     use_fake("nvml.so", "FAKE_NVML_SCENARIO", two_gpus);
     gt_gpu *g = NULL;
     gt_error err;
-    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, count_log, NULL, 0, &g, &err), GT_OK);
+    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, NULL, count_log, NULL, 0, &g, &err), GT_OK);
     assert_int_equal(gt_gpu_count(g), 2);
     assert_int_equal(gt_gpu_expected(g), 2);
     assert_true(gt_gpu_capacity(g) == 4000);
@@ -160,7 +161,7 @@ static void test_slow_readings_budget(void **state)
     use_fake("nvml.so", "FAKE_NVML_SCENARIO", slow_gpu);
     gt_gpu *g = NULL;
     gt_error err;
-    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, count_log, NULL, 0, &g, &err), GT_OK);
+    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, NULL, count_log, NULL, 0, &g, &err), GT_OK);
     size_t n;
     const gt_gpu_device_reading *d = gt_gpu_devices(g, &n);
     const pid_t main_pid[] = {100}, desc[] = {200};
@@ -204,7 +205,7 @@ static void test_selection(void **state)
     use_fake("nvml.so", "FAKE_NVML_SCENARIO", two_gpus);
     gt_gpu *g = NULL;
     gt_error err;
-    assert_int_equal(gt_gpu_open(GT_GPU_NVIDIA, "GPU-b", count_log, NULL, 0, &g, &err), GT_OK);
+    assert_int_equal(gt_gpu_open(GT_GPU_NVIDIA, "GPU-b", NULL, count_log, NULL, 0, &g, &err), GT_OK);
     assert_int_equal(gt_gpu_expected(g), 1);
     size_t n;
     const gt_gpu_device_reading *d = gt_gpu_devices(g, &n);
@@ -212,10 +213,10 @@ static void test_selection(void **state)
     assert_int_equal(d[0].index, 1);
     gt_gpu_close(&g);
 
-    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, "GPU-a,GPU-c", count_log, NULL, 0, &g, &err), GT_ERR_GPU);
+    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, "GPU-a,GPU-c", NULL, count_log, NULL, 0, &g, &err), GT_ERR_GPU);
     assert_null(g);
     assert_string_equal(err.msg, "GPU UUID of GPU-c is not valid. Available UUIDs are: GPU-a, GPU-b");
-    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, " , ", count_log, NULL, 0, &g, &err), GT_ERR_GPU);
+    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, " , ", NULL, count_log, NULL, 0, &g, &err), GT_ERR_GPU);
     assert_null(g);
 }
 
@@ -226,7 +227,7 @@ static void test_no_gpu(void **state)
     n_warnings = 0;
     gt_gpu *g = NULL;
     gt_error err;
-    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, "GPU-x", count_log, NULL, 0, &g, &err), GT_OK);
+    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, "GPU-x", NULL, count_log, NULL, 0, &g, &err), GT_OK);
     assert_int_equal(gt_gpu_count(g), 0);
     assert_int_equal(n_warnings, 1);
     assert_non_null(strstr(last_warning, "Neither the NVIDIA NVML library (libnvidia-ml.so.1) nor the ROCm SMI "
@@ -240,7 +241,7 @@ static void test_no_gpu(void **state)
     assert_false(r.sm_valid);
     gt_gpu_close(&g);
     /* disable_logs: no warning at all. */
-    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, count_log, NULL, 1, &g, &err), GT_OK);
+    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, NULL, count_log, NULL, 1, &g, &err), GT_OK);
     assert_int_equal(n_warnings, 1);
     gt_gpu_close(&g);
 }
@@ -255,7 +256,27 @@ static void test_rocm_energy(void **state)
              " \"resolution_uj\": 15.25, \"procs\": [{\"pid\": 100, \"vram\": 6}, {\"pid\": 1, \"vram\": 1}]}]}]}");
     gt_gpu *g = NULL;
     gt_error err;
-    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, count_log, NULL, 0, &g, &err), GT_OK);
+    /* A sysfs tree without an AMD GPU: the library is not initialized. */
+    char root[300], card[400];
+    snprintf(root, sizeof root, "%s/sys", dir);
+    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, root, count_log, NULL, 0, &g, &err), GT_OK);
+    assert_int_equal(gt_gpu_count(g), 0);
+    assert_int_equal(n_warnings, 2);
+    assert_non_null(strstr(last_warning, "rsmi_init: not called: no AMD GPU in "));
+    gt_gpu_close(&g);
+    /* One DRM card of AMD's PCI vendor: it is. */
+    const char *const parts[] = {"", "/class", "/class/drm", "/class/drm/card0", "/class/drm/card0/device"};
+    for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+        snprintf(card, sizeof card, "%s%s", root, parts[k]);
+        assert_int_equal(mkdir(card, 0700), 0);
+    }
+    snprintf(card, sizeof card, "%s/class/drm/card0/device/vendor", root);
+    FILE *f = fopen(card, "w");
+    assert_non_null(f);
+    fputs("0x1002\n", f);
+    fclose(f);
+    n_warnings = 0;
+    assert_int_equal(gt_gpu_open(GT_GPU_AUTO, NULL, root, count_log, NULL, 0, &g, &err), GT_OK);
     const pid_t main_pid[] = {100};
     gt_gpu_reading r;
     gt_gpu_sample(g, &(gt_pidset){main_pid, 1, NULL, 0}, &r);
@@ -268,6 +289,11 @@ static void test_rocm_energy(void **state)
     assert_int_equal(n_warnings, 0);
     gt_gpu_close(&g);
     setenv("GT_ROCM_SMI_LIBRARY", "/nonexistent/librocm_smi64.so.1", 1);
+    unlink(card);
+    for (size_t k = sizeof parts / sizeof *parts; k-- > 0;) {
+        snprintf(card, sizeof card, "%s%s", root, parts[k]);
+        assert_int_equal(rmdir(card), 0);
+    }
 }
 
 int main(void)

@@ -70,8 +70,10 @@ typedef struct gt_gpu_vendor {
     gt_gpu_brand brand;
     /* Loads and initializes the library.  GT_GPU_FOUND: *state is set and
      * must be released with shutdown.  Otherwise nothing is held and why (if
-     * the library loaded) says what failed.  *count is the device count. */
-    gt_gpu_found (*init)(void **state, int *count, gt_gpu_why *why);
+     * the library loaded) says what failed.  *count is the device count.
+     * sysfs_root (NULL: /sys) is where a backend may look for its devices
+     * before initializing the library. */
+    gt_gpu_found (*init)(const char *sysfs_root, void **state, int *count, gt_gpu_why *why);
     void (*shutdown)(void *state);   /* accepts NULL; unloads the library */
     /* Static facts of device i (0 <= i < count): UUID as the vendor's tool
      * prints it, total memory in bytes. */

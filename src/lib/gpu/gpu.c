@@ -284,7 +284,7 @@ static void cannot_use(const gt_gpu *g, const gt_gpu_vendor *v, gt_gpu_found f, 
     }
 }
 
-gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, gt_log_fn log,
+gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, const char *sysfs_root, gt_log_fn log,
                       void *log_ctx, int disable_logs, gt_gpu **out, gt_error *err)
 {
     gt_gpu *g = calloc(1, sizeof *g);
@@ -302,7 +302,7 @@ gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, gt_log_fn log,
         found[k] = GT_GPU_NOT_INSTALLED;
         if (brand != GT_GPU_AUTO && brand != vendors[k]->brand)
             continue;
-        found[k] = vendors[k]->init(&g->st, &count, &why[k]);
+        found[k] = vendors[k]->init(sysfs_root, &g->st, &count, &why[k]);
         if (found[k] == GT_GPU_FOUND) {
             g->v = vendors[k];
             break;

@@ -61,8 +61,10 @@ typedef struct gt_gpu_reading {
 /* Detects and opens a backend (brand GT_GPU_AUTO: NVIDIA then AMD).  Never
  * fails for lack of GPUs: then *out is a handle with zero devices and a
  * warning was sent to log (unless disable_logs).  Fails (GT_ERR_GPU) for a
- * --guuids entry that names no device, listing the valid UUIDs. */
-gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, gt_log_fn log,
+ * --guuids entry that names no device, listing the valid UUIDs.
+ * sysfs_root (NULL: /sys) is where backends look for devices before
+ * initializing their library (tests point it at a fixture tree). */
+gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, const char *sysfs_root, gt_log_fn log,
                       void *log_ctx, int disable_logs, gt_gpu **out, gt_error *err);
 int gt_gpu_count(const gt_gpu *g);           /* system GPU count */
 int gt_gpu_expected(const gt_gpu *g);        /* devices selected by --guuids */

@@ -1,83 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /* NVIDIA backend: libnvidia-ml (NVML) loaded with dlopen at run time, so
  * gpu-tracker builds and runs without the driver or CUDA.  The types and
- * functions below are the few this file uses, declared from NVIDIA's public
- * NVML API reference; versioned functions are resolved newest first. */
+ * functions it uses are declared once, in nvml_decl.h (checked against a
+ * header generated from NVIDIA's nvml.h); versioned functions are resolved
+ * newest first. */
 #include "gpu/backend.h"
+#include "gpu/nvml_decl.h"
 
 #include <dlfcn.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st *nvmlDevice_t;
+/* A pointer to the function `name` as nvml_decl.h declares it: the
+ * library's functions are only ever reached through dlsym. */
+#define FN(name) __typeof__(name) *
 
-enum {
-    NVML_SUCCESS = 0,
-    NVML_ERROR_NOT_SUPPORTED = 3,
-    NVML_ERROR_NO_PERMISSION = 4,
-    NVML_ERROR_NOT_FOUND = 6,
-    NVML_ERROR_INSUFFICIENT_SIZE = 7,
-    NVML_ERROR_FUNCTION_NOT_FOUND = 13,
-    NVML_ERROR_GPU_IS_LOST = 15,
-    NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-    NVML_ERROR_GPU_NOT_FOUND = 28,
-};
-/* usedGpuMemory when the driver cannot tell (e.g. some containers, WDDM). */
-#define NVML_VALUE_NOT_AVAILABLE ULLONG_MAX
-
-typedef struct { unsigned long long total, free, used; } nvml_memory;
-/* nvmlMemory_v2_t: the driver's reserved memory apart from the used. */
-typedef struct {
-    unsigned int version;
-    unsigned long long total, reserved, free, used;
-} nvml_memory_v2;
-/* NVML_STRUCT_VERSION(Memory, 2): the struct's size and its version. */
-#define NVML_MEMORY_V2 ((unsigned int)sizeof(nvml_memory_v2) | 2u << 24)
-typedef struct { unsigned int gpu, memory; } nvml_utilization;
-/* nvmlProcessInfo_v1_t, taken by the unversioned process functions. */
-typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvml_proc_v1;
-/* nvmlProcessInfo_v2_t, taken by the _v2 and _v3 process functions. */
-typedef struct {
-    unsigned int pid;
-    unsigned long long usedGpuMemory;
-    unsigned int gpuInstanceId, computeInstanceId;
-} nvml_proc_v2;
-typedef struct {
-    unsigned int pid;
-    unsigned long long timeStamp;   /* microseconds, CPU wall clock */
-    unsigned int smUtil, memUtil, encUtil, decUtil;
-} nvml_proc_util;
-
-typedef nvmlReturn_t (*procs_fn)(nvmlDevice_t, unsigned int *, void *);
-
-/* A process-listing function, with the name and struct version it resolved to. */
+/* A process-listing function (compute or graphics), with the name it
+ * resolved to; one of v3, v2, v1 is set, newest first. */
 typedef struct proc_query {
-    procs_fn fn;
     const char *name;
-    int v1;
+    FN(nvmlDeviceGetComputeRunningProcesses_v3) v3;
+    FN(nvmlDeviceGetComputeRunningProcesses_v2) v2;
+    FN(nvmlDeviceGetComputeRunningProcesses) v1;
 } proc_query;
 
 typedef struct nvml {
     void *lib;
-    nvmlReturn_t (*shutdown)(void);
-    const char *(*error_string)(nvmlReturn_t);
-    nvmlReturn_t (*get_uuid)(nvmlDevice_t, char *, unsigned int);
-    nvmlReturn_t (*memory)(nvmlDevice_t, nvml_memory *);
-    nvmlReturn_t (*memory_v2)(nvmlDevice_t, nvml_memory_v2 *);
-    nvmlReturn_t (*utilization)(nvmlDevice_t, nvml_utilization *);
-    nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
-    nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);
-    nvmlReturn_t (*proc_util)(nvmlDevice_t, nvml_proc_util *, unsigned int *, unsigned long long);
+    FN(nvmlShutdown) shutdown;
+    FN(nvmlErrorString) error_string;
+    FN(nvmlDeviceGetUUID) get_uuid;
+    FN(nvmlDeviceGetMemoryInfo) memory;
+    FN(nvmlDeviceGetMemoryInfo_v2) memory_v2;
+    FN(nvmlDeviceGetUtilizationRates) utilization;
+    FN(nvmlDeviceGetPowerUsage) power;
+    FN(nvmlDeviceGetTotalEnergyConsumption) energy;
+    FN(nvmlDeviceGetProcessUtilization) proc_util;
     proc_query compute, graphics;
     int n;
     nvmlDevice_t *dev;
     void *buf;                      /* process structs, reused each sample */
     size_t buf_bytes;
-    nvml_proc_util *ubuf;
+    nvmlProcessUtilizationSample_t *ubuf;
     unsigned int ucap;
 } nvml;
 
@@ -85,7 +50,7 @@ static gt_gpu_rc fail(const nvml *m, nvmlReturn_t r, const char *func, gt_gpu_wh
 {
     why->func = func;
     const char *text = m->error_string ? m->error_string(r) : NULL;
-    snprintf(why->detail, sizeof why->detail, "%s, NVML error %d", text ? text : "unknown error", r);
+    snprintf(why->detail, sizeof why->detail, "%s, NVML error %u", text ? text : "unknown error", r);
     switch (r) {
     case NVML_ERROR_NOT_SUPPORTED: return GT_GPU_UNSUPPORTED;
     case NVML_ERROR_NO_PERMISSION: return GT_GPU_NO_PERMISSION;
@@ -104,6 +69,9 @@ static gt_gpu_rc missing(const char *func, gt_gpu_why *why)
 }
 
 #define SYM(m, ...) gt_gpu_dlsym((m)->lib, (const char *const[]){__VA_ARGS__, NULL}, NULL)
+/* The function `name` of the library, with the type nvml_decl.h gives it:
+ * the symbol is the declaration's name, so the two cannot differ. */
+#define RESOLVE(m, name) ((FN(name))SYM(m, #name))
 
 static void release(nvml *m)
 {
@@ -125,8 +93,26 @@ static void nv_shutdown(void *state)
     release(m);
 }
 
-static gt_gpu_found nv_init(void **state, int *count, gt_gpu_why *why)
+/* The newest of names (NULL-terminated: _v3, _v2, unversioned, or from _v2
+ * on) that lib exports, into q; the version is told by the name's suffix. */
+static void resolve_listing(void *lib, const char *const *names, proc_query *q)
 {
+    memset(q, 0, sizeof *q);
+    void *f = gt_gpu_dlsym(lib, names, &q->name);
+    if (!f)
+        return;
+    size_t len = strlen(q->name);
+    if (len > 3 && !strcmp(q->name + len - 3, "_v3"))
+        q->v3 = (FN(nvmlDeviceGetComputeRunningProcesses_v3))f;
+    else if (len > 3 && !strcmp(q->name + len - 3, "_v2"))
+        q->v2 = (FN(nvmlDeviceGetComputeRunningProcesses_v2))f;
+    else
+        q->v1 = (FN(nvmlDeviceGetComputeRunningProcesses))f;
+}
+
+static gt_gpu_found nv_init(const char *sysfs_root, void **state, int *count, gt_gpu_why *why)
+{
+    (void)sysfs_root;   /* NVML finds its devices through the driver */
     static const char *const names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
     nvml *m = calloc(1, sizeof *m);
     if (!m)
@@ -135,14 +121,14 @@ static gt_gpu_found nv_init(void **state, int *count, gt_gpu_why *why)
         release(m);
         return GT_GPU_NOT_INSTALLED;
     }
-    m->error_string = (const char *(*)(nvmlReturn_t))SYM(m, "nvmlErrorString");
-    nvmlReturn_t (*init)(void) = (nvmlReturn_t (*)(void))SYM(m, "nvmlInit_v2", "nvmlInit");
-    m->shutdown = (nvmlReturn_t (*)(void))SYM(m, "nvmlShutdown");
-    nvmlReturn_t (*get_count)(unsigned int *) =
-        (nvmlReturn_t (*)(unsigned int *))SYM(m, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
-    nvmlReturn_t (*get_handle)(unsigned int, nvmlDevice_t *) =
-        (nvmlReturn_t (*)(unsigned int, nvmlDevice_t *))SYM(m, "nvmlDeviceGetHandleByIndex_v2",
-                                                             "nvmlDeviceGetHandleByIndex");
+    m->error_string = RESOLVE(m, nvmlErrorString);
+    FN(nvmlInit_v2) init = (FN(nvmlInit_v2))SYM(m, "nvmlInit_v2", "nvmlInit");
+    m->shutdown = RESOLVE(m, nvmlShutdown);
+    FN(nvmlDeviceGetCount_v2) get_count =
+        (FN(nvmlDeviceGetCount_v2))SYM(m, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
+    FN(nvmlDeviceGetHandleByIndex_v2) get_handle =
+        (FN(nvmlDeviceGetHandleByIndex_v2))SYM(m, "nvmlDeviceGetHandleByIndex_v2",
+                                               "nvmlDeviceGetHandleByIndex");
     if (!init || !m->shutdown || !get_count || !get_handle) {
         missing(!init ? "nvmlInit_v2" : !m->shutdown ? "nvmlShutdown"
                 : !get_count ? "nvmlDeviceGetCount_v2" : "nvmlDeviceGetHandleByIndex_v2", why);
@@ -175,24 +161,27 @@ static gt_gpu_found nv_init(void **state, int *count, gt_gpu_why *why)
         if (get_handle(i, &m->dev[i]) != NVML_SUCCESS)
             m->dev[i] = NULL;   /* reported by the first reading of it */
 
-    m->get_uuid = (nvmlReturn_t (*)(nvmlDevice_t, char *, unsigned int))SYM(m, "nvmlDeviceGetUUID");
-    m->memory = (nvmlReturn_t (*)(nvmlDevice_t, nvml_memory *))SYM(m, "nvmlDeviceGetMemoryInfo");
-    m->memory_v2 = (nvmlReturn_t (*)(nvmlDevice_t, nvml_memory_v2 *))SYM(m, "nvmlDeviceGetMemoryInfo_v2");
-    m->utilization = (nvmlReturn_t (*)(nvmlDevice_t, nvml_utilization *))SYM(m, "nvmlDeviceGetUtilizationRates");
-    m->power = (nvmlReturn_t (*)(nvmlDevice_t, unsigned int *))SYM(m, "nvmlDeviceGetPowerUsage");
-    m->energy = (nvmlReturn_t (*)(nvmlDevice_t, unsigned long long *))SYM(m, "nvmlDeviceGetTotalEnergyConsumption");
-    m->proc_util = (nvmlReturn_t (*)(nvmlDevice_t, nvml_proc_util *, unsigned int *, unsigned long long))
-        SYM(m, "nvmlDeviceGetProcessUtilization");
+    m->get_uuid = RESOLVE(m, nvmlDeviceGetUUID);
+    m->memory = RESOLVE(m, nvmlDeviceGetMemoryInfo);
+    m->memory_v2 = RESOLVE(m, nvmlDeviceGetMemoryInfo_v2);
+    m->utilization = RESOLVE(m, nvmlDeviceGetUtilizationRates);
+    m->power = RESOLVE(m, nvmlDeviceGetPowerUsage);
+    m->energy = RESOLVE(m, nvmlDeviceGetTotalEnergyConsumption);
+    m->proc_util = RESOLVE(m, nvmlDeviceGetProcessUtilization);
+    /* Drivers R525 to R530 write 32-byte entries from the _v3 listings
+     * (nvml_decl.h): they are the ones that export
+     * nvmlDeviceGetConfComputeMemSizeInfo (R525 on) but not
+     * nvmlDeviceGetRunningProcessDetailList (R535 on), and get the _v2
+     * listings, whose entries are the 24 bytes declared. */
+    int v3_wide = SYM(m, "nvmlDeviceGetConfComputeMemSizeInfo") && !SYM(m, "nvmlDeviceGetRunningProcessDetailList");
     static const char *const compute[] = {"nvmlDeviceGetComputeRunningProcesses_v3",
                                           "nvmlDeviceGetComputeRunningProcesses_v2",
                                           "nvmlDeviceGetComputeRunningProcesses", NULL};
     static const char *const graphics[] = {"nvmlDeviceGetGraphicsRunningProcesses_v3",
                                            "nvmlDeviceGetGraphicsRunningProcesses_v2",
                                            "nvmlDeviceGetGraphicsRunningProcesses", NULL};
-    m->compute.fn = (procs_fn)gt_gpu_dlsym(m->lib, compute, &m->compute.name);
-    m->compute.v1 = m->compute.fn && m->compute.name == compute[2];
-    m->graphics.fn = (procs_fn)gt_gpu_dlsym(m->lib, graphics, &m->graphics.name);
-    m->graphics.v1 = m->graphics.fn && m->graphics.name == graphics[2];
+    resolve_listing(m->lib, compute + v3_wide, &m->compute);
+    resolve_listing(m->lib, graphics + v3_wide, &m->graphics);
     *state = m;
     *count = m->n;
     return GT_GPU_FOUND;
@@ -227,17 +216,16 @@ static gt_gpu_rc nv_uuid(void *state, int i, char *buf, size_t len, gt_gpu_why *
 }
 
 /* Total and used memory of device i.  The unversioned function counts the
- * memory the driver reserves for itself (about 600 MiB of an H200) as
- * used; _v2 reports it apart and its used is what nvidia-smi prints, so
- * _v2 is read where the driver has it (R510 and later), the unversioned
- * one otherwise. */
-static gt_gpu_rc read_memory(nvml *m, int i, nvml_memory *mem, gt_gpu_why *why)
+ * memory the driver reserves for itself (615 MiB of an H200) as used; _v2
+ * reports it apart and its used is what nvidia-smi prints, so _v2 is read
+ * where the driver has it (R510 and later), the unversioned one otherwise. */
+static gt_gpu_rc read_memory(nvml *m, int i, nvmlMemory_t *mem, gt_gpu_why *why)
 {
     nvmlDevice_t d = device(m, i);
     if (!d)
         return no_handle(why);
     if (m->memory_v2) {
-        nvml_memory_v2 v2 = {.version = NVML_MEMORY_V2};
+        nvmlMemory_v2_t v2 = {.version = nvmlMemory_v2};
         nvmlReturn_t r = m->memory_v2(d, &v2);
         if (r == NVML_SUCCESS) {
             mem->total = v2.total, mem->free = v2.free, mem->used = v2.used;
@@ -255,7 +243,7 @@ static gt_gpu_rc read_memory(nvml *m, int i, nvml_memory *mem, gt_gpu_why *why)
 
 static gt_gpu_rc nv_memory_total(void *state, int i, uint64_t *bytes, gt_gpu_why *why)
 {
-    nvml_memory mem;
+    nvmlMemory_t mem;
     gt_gpu_rc rc = read_memory(state, i, &mem, why);
     if (rc == GT_GPU_OK)
         *bytes = mem.total;
@@ -264,7 +252,7 @@ static gt_gpu_rc nv_memory_total(void *state, int i, uint64_t *bytes, gt_gpu_why
 
 static gt_gpu_rc nv_memory_used(void *state, int i, uint64_t *bytes, gt_gpu_why *why)
 {
-    nvml_memory mem;
+    nvmlMemory_t mem;
     gt_gpu_rc rc = read_memory(state, i, &mem, why);
     if (rc == GT_GPU_OK)
         *bytes = mem.used;
@@ -279,7 +267,7 @@ static gt_gpu_rc nv_utilization(void *state, int i, double *percent, gt_gpu_why 
         return no_handle(why);
     if (!m->utilization)
         return missing("nvmlDeviceGetUtilizationRates", why);
-    nvml_utilization u;
+    nvmlUtilization_t u;
     nvmlReturn_t r = m->utilization(d, &u);
     if (r != NVML_SUCCESS)
         return fail(m, r, "nvmlDeviceGetUtilizationRates", why);
@@ -324,7 +312,9 @@ static gt_gpu_rc nv_energy(void *state, int i, double *joules, gt_gpu_why *why)
  * the calls, so it is retried a few times with room to spare. */
 static gt_gpu_rc list(nvml *m, nvmlDevice_t d, const proc_query *q, gt_gpu_procs *out, gt_gpu_why *why)
 {
-    size_t esize = q->v1 ? sizeof(nvml_proc_v1) : sizeof(nvml_proc_v2);
+    /* _v2 and _v3 entries share their layout (nvml_decl.h). */
+    size_t esize = q->v1 ? sizeof(nvmlProcessInfo_v1_t) : q->v2 ? sizeof(nvmlProcessInfo_v2_t)
+                                                           : sizeof(nvmlProcessInfo_t);
     unsigned int n = 0;
     nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
     for (int tries = 0; tries < 4 && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
@@ -340,7 +330,7 @@ static gt_gpu_rc list(nvml *m, nvmlDevice_t d, const proc_query *q, gt_gpu_procs
             m->buf_bytes = need;
         }
         n = (unsigned int)(m->buf_bytes / esize);
-        r = q->fn(d, &n, m->buf);
+        r = q->v3 ? q->v3(d, &n, m->buf) : q->v2 ? q->v2(d, &n, m->buf) : q->v1(d, &n, m->buf);
     }
     if (r != NVML_SUCCESS)
         return fail(m, r, q->name, why);
@@ -353,15 +343,15 @@ static gt_gpu_rc list(nvml *m, nvmlDevice_t d, const proc_query *q, gt_gpu_procs
         unsigned int pid;
         unsigned long long mem;
         if (q->v1) {
-            const nvml_proc_v1 *p = (const nvml_proc_v1 *)m->buf + k;
+            const nvmlProcessInfo_v1_t *p = (const nvmlProcessInfo_v1_t *)m->buf + k;
             pid = p->pid, mem = p->usedGpuMemory;
         } else {
-            const nvml_proc_v2 *p = (const nvml_proc_v2 *)m->buf + k;
+            const nvmlProcessInfo_v2_t *p = (const nvmlProcessInfo_v2_t *)m->buf + k;
             pid = p->pid, mem = p->usedGpuMemory;
         }
         gt_gpu_proc *e = &out->v[out->n++];
         e->pid = (pid_t)pid;
-        e->mem_valid = mem != NVML_VALUE_NOT_AVAILABLE;
+        e->mem_valid = mem != (unsigned long long)NVML_VALUE_NOT_AVAILABLE;
         e->mem_bytes = e->mem_valid ? mem : 0;
         e->sm_valid = 0;
         e->sm_percent = 0;
@@ -390,12 +380,14 @@ static void sm_utilization(nvml *m, int i, size_t first, gt_gpu_procs *out)
         return;
     }
     nvmlDevice_t d = m->dev[i];
+    /* The first call asks for the last second only, not the driver's whole
+     * buffer of older samples. */
     unsigned long long since = now_us() - 1000000ull;
     unsigned int n = 0;
     nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
     for (int tries = 0; tries < 4 && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
         if (n + 8 > m->ucap) {
-            nvml_proc_util *b = realloc(m->ubuf, (n + 32) * sizeof *b);
+            nvmlProcessUtilizationSample_t *b = realloc(m->ubuf, (n + 32) * sizeof *b);
             if (!b) {
                 out->sm_rc = GT_GPU_ERROR;
                 out->sm_why.func = "nvmlDeviceGetProcessUtilization";
@@ -437,7 +429,7 @@ static gt_gpu_rc nv_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why 
     nvmlDevice_t d = device(m, i);
     if (!d)
         return no_handle(why);
-    if (!m->compute.fn)
+    if (!m->compute.name)
         return missing("nvmlDeviceGetComputeRunningProcesses_v3", why);
     size_t first = out->n;
     gt_gpu_rc rc = list(m, d, &m->compute, out, why);
@@ -446,7 +438,7 @@ static gt_gpu_rc nv_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why 
     size_t n_compute = out->n;
     /* Graphics processes count too; a driver without the listing gives
      * compute processes only, as nvidia-smi's compute-apps query does. */
-    if (m->graphics.fn && (rc = list(m, d, &m->graphics, out, why)) != GT_GPU_OK)
+    if (m->graphics.name && (rc = list(m, d, &m->graphics, out, why)) != GT_GPU_OK)
         return rc;
     /* A process doing both compute and graphics is in both lists with the
      * same per-process memory figure: keep one entry. */
