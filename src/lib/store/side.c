@@ -58,13 +58,17 @@ static int reserve(gt_side *s, size_t more)
     return 0;
 }
 
-/* "dir/track.csv" -> "dir/track.NAME.csv". */
-static char *sibling(const char *path, const char *name)
+const char *const gt_side_tables[] = {"processes", "gpus", NULL};
+
+char *gt_side_csv_path(const char *tracking_file, const char *name)
 {
-    size_t n = strlen(path) - 4; /* ".csv", checked by gt_store_open */
+    size_t n = strlen(tracking_file);
+    if (n < 4 || strcmp(tracking_file + n - 4, ".csv") != 0)
+        return NULL;
+    n -= 4;
     char *p = malloc(n + strlen(name) + 6);
     if (p)
-        sprintf(p, "%.*s.%s.csv", (int)n, path, name);
+        sprintf(p, "%.*s.%s.csv", (int)n, tracking_file, name);
     return p;
 }
 
@@ -129,7 +133,7 @@ gt_status gt_side_open(const char *tracking_file, const char *name, const char *
     size_t n = strlen(tracking_file);
     int csv = n > 4 && !strcmp(tracking_file + n - 4, ".csv");
     gt_side *s = calloc(1, sizeof *s);
-    if (!s || !(s->path = csv ? sibling(tracking_file, name) : strdup(tracking_file))) {
+    if (!s || !(s->path = csv ? gt_side_csv_path(tracking_file, name) : strdup(tracking_file))) {
         free(s);
         return gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", tracking_file);
     }

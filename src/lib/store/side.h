@@ -14,6 +14,13 @@
 
 typedef struct gt_side gt_side;
 
+/* The side tables there are (--per-process, --per-gpu), NULL-terminated. */
+extern const char *const gt_side_tables[];
+/* The sibling CSV file of table name beside a CSV tracking file:
+ * "dir/track.csv" -> "dir/track.NAME.csv", malloc'd; NULL when
+ * tracking_file does not end in ".csv", or out of memory. */
+char *gt_side_csv_path(const char *tracking_file, const char *name);
+
 /* Creates side table `name` of tracking_file (which gt_store_open has just
  * created) with ncols columns of the given names and SQL types.  The CSV
  * sibling is refused when it exists, unless overwrite; a symbolic link is
