@@ -239,6 +239,15 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     /* The file is created here so that "exists" fails before anything runs. */
     gt_power_column power[GT_POWER_SLOTS];
     int npower = gt_energy_power_columns(t->energy, t->gpu, power);
+    gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
+                            opts->ram_unit, opts->gpu_ram_unit};
+    /* Every file is checked before any is replaced: --overwrite must not
+     * delete the old tracking file and then refuse over a side file. */
+    if (t->tracking_file &&
+        ((st = gt_store_check_file(t->tracking_file, opts->overwrite, "tracking file",
+                                   "pass --overwrite to replace it", &t->err)) != GT_OK ||
+         (st = gt_perproc_check(&pc, &t->err)) != GT_OK))
+        return fail(t, st, err);
     if (t->tracking_file) {
         char node[256];
         gt_store_extra extra[4];
@@ -252,8 +261,6 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     if (t->store && !opts->disable_logs)
         gt_store_set_log(t->store, t->opts.log, t->opts.log_ctx);
     if (opts->per_process || opts->per_gpu) {
-        gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
-                                opts->ram_unit, opts->gpu_ram_unit};
         if ((st = gt_perproc_open(&pc, t->gpu, &t->perproc, &t->err)) != GT_OK) {
             /* The tracking file was created just now and holds no sample:
              * left there, it would make the next attempt fail with "exists". */

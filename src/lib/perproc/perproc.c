@@ -116,6 +116,16 @@ static gt_status open_tables(gt_perproc *p, gt_error *err)
     return st;
 }
 
+gt_status gt_perproc_check(const gt_perproc_config *cfg, gt_error *err)
+{
+    gt_status st = GT_OK;
+    if (cfg->tracking_file && cfg->per_process)
+        st = gt_side_check(cfg->tracking_file, "processes", cfg->overwrite, err);
+    if (st == GT_OK && cfg->tracking_file && cfg->per_gpu)
+        st = gt_side_check(cfg->tracking_file, "gpus", cfg->overwrite, err);
+    return st;
+}
+
 gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc **out, gt_error *err)
 {
     *out = NULL;
@@ -137,6 +147,10 @@ gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc 
     p->first_ticks = ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) * p->hz;
     gt_status st = cfg->tracking_file ? open_tables(p, err) : GT_OK;
     if (st != GT_OK) {
+        /* Left there, a file without a sample would make the next run
+         * fail with "exists". */
+        gt_side_discard(&p->procs);
+        gt_side_discard(&p->gpus);
         gt_error ignored;
         gt_perproc_close(&p, &ignored);
         return st;

@@ -19,8 +19,13 @@ typedef struct gt_perproc_config {
     gt_ram_unit ram_unit, gpu_ram_unit;
 } gt_perproc_config;
 
+/* Whether gt_perproc_open could create the side tables (gt_side_check),
+ * changing nothing: checked with the tracking file before any file is
+ * replaced. */
+gt_status gt_perproc_check(const gt_perproc_config *cfg, gt_error *err);
 /* Creates the side tables (the tracking file must exist already).  gpu is
- * borrowed and may be NULL.  On failure *out is NULL. */
+ * borrowed and may be NULL.  On failure *out is NULL and no side file it
+ * created is left. */
 gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc **out, gt_error *err);
 /* Records the sample just taken by s (and by gpu, in the same call). */
 gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double timestamp, gt_error *err);

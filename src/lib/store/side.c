@@ -162,6 +162,31 @@ gt_status gt_side_open(const char *tracking_file, const char *name, const char *
     return GT_OK;
 }
 
+gt_status gt_side_check(const char *tracking_file, const char *name, int overwrite, gt_error *err)
+{
+    size_t n = strlen(tracking_file);
+    if (n <= 4 || strcmp(tracking_file + n - 4, ".csv") != 0)
+        return GT_OK;
+    char *p = gt_side_csv_path(tracking_file, name);
+    if (!p)
+        return gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", tracking_file);
+    gt_status st = gt_store_check_file(p, overwrite, "tracking file", "pass --overwrite to replace it", err);
+    free(p);
+    return st;
+}
+
+void gt_side_discard(gt_side **sp)
+{
+    if (!sp || !*sp)
+        return;
+    char *path = (*sp)->fd >= 0 ? strdup((*sp)->path) : NULL;
+    gt_error ignored;
+    gt_side_close(sp, &ignored);
+    if (path)
+        unlink(path);
+    free(path);
+}
+
 const char *gt_side_path(const gt_side *s) { return s->path; }
 
 static gt_status add_csv(gt_side *s, const gt_cell *c, gt_error *err)

@@ -27,6 +27,13 @@ char *gt_side_csv_path(const char *tracking_file, const char *name);
  * never followed.  On failure *out is NULL. */
 gt_status gt_side_open(const char *tracking_file, const char *name, const char *const *names,
                        const char *const *types, int ncols, int overwrite, gt_side **out, gt_error *err);
+/* Whether gt_side_open could create side table name of tracking_file
+ * (gt_store_check_file on the CSV sibling; an SQLite table needs no
+ * check), changing nothing. */
+gt_status gt_side_check(const char *tracking_file, const char *name, int overwrite, gt_error *err);
+/* Closes a side table just opened and removes its CSV file, for a run
+ * refused after it was created; NULL-safe, sets *s to NULL. */
+void gt_side_discard(gt_side **s);
 /* The path rows go to: the sibling CSV file, or the SQLite file itself. */
 const char *gt_side_path(const gt_side *s);
 /* Adds one row of ncols cells (text cells are copied) to the current

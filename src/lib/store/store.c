@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,33 @@ static void unlink_sidecars(const char *path)
     }
 }
 
+gt_status gt_store_check_file(const char *path, int overwrite, const char *what, const char *hint, gt_error *err)
+{
+    struct stat sb, ds;
+    if (lstat(path, &sb) != 0)
+        return GT_OK; /* nothing to replace; creation says why it fails */
+    if (!overwrite)
+        return gt_err(err, GT_ERR_EXISTS, "%s '%s' already exists; %s", what, path, hint);
+    if (S_ISDIR(sb.st_mode))
+        return gt_err(err, GT_ERR_IO, "cannot replace %s '%s': %s", what, path, strerror(EISDIR));
+    char *d = strdup(path);
+    if (!d)
+        return gt_err(err, GT_ERR_NOMEM, "%s '%s': out of memory", what, path);
+    const char *dir = dirname(d);
+    int e = 0;
+    if (access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    /* In a sticky folder (/tmp) only the file's owner, the folder's or root
+     * may unlink it. */
+    else if (stat(dir, &ds) == 0 && (ds.st_mode & S_ISVTX) && geteuid() != 0 && sb.st_uid != geteuid() &&
+             ds.st_uid != geteuid())
+        e = EPERM;
+    free(d);
+    if (e)
+        return gt_err(err, GT_ERR_IO, "cannot replace %s '%s': %s", what, path, strerror(e));
+    return GT_OK;
+}
+
 /* O_EXCL makes creation fail on anything already there, a symbolic link
  * included (even a dangling one), so nothing is followed; with overwrite the
  * old entry is unlinked first, which replaces a link rather than writing
@@ -94,6 +122,9 @@ static void unlink_sidecars(const char *path)
 gt_status gt_store_create_file(const char *path, int overwrite, const char *what,
                                const char *hint, int *fd_out, gt_error *err)
 {
+    gt_status st = gt_store_check_file(path, overwrite, what, hint, err);
+    if (st != GT_OK)
+        return st;
     if (overwrite && unlink(path) != 0 && errno != ENOENT)
         return gt_err(err, GT_ERR_IO, "cannot replace %s '%s': %s", what, path,
                       strerror(errno));

@@ -51,9 +51,16 @@ void gt_store_set_log(gt_store *s, gt_log_fn log, void *ctx);
  * taken meanwhile). */
 gt_status gt_store_close(gt_store **s, gt_error *err);
 
+/* Whether gt_store_create_file could create path, or with overwrite
+ * replace what is there, without changing anything: GT_ERR_EXISTS (unless
+ * overwrite), or GT_ERR_IO when what is there cannot be replaced (a
+ * folder, a folder the caller may not write, another user's file in a
+ * sticky folder).  Run on every file of a run before any is replaced, so a
+ * refused run deletes nothing. */
+gt_status gt_store_check_file(const char *path, int overwrite, const char *what, const char *hint, gt_error *err);
 /* Creates path empty for writing (what names the file in messages, hint
  * says how to replace it).  An existing file is GT_ERR_EXISTS unless
- * overwrite; a symbolic link is never followed. */
+ * overwrite (gt_store_check_file); a symbolic link is never followed. */
 gt_status gt_store_create_file(const char *path, int overwrite, const char *what,
                                const char *hint, int *fd_out, gt_error *err);
 
