@@ -240,7 +240,8 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     gt_power_column power[GT_POWER_SLOTS];
     int npower = gt_energy_power_columns(t->energy, t->gpu, power);
     gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
-                            opts->ram_unit, opts->gpu_ram_unit};
+                            opts->ram_unit, opts->gpu_ram_unit, opts->disable_logs ? NULL : t->opts.log,
+                            t->opts.log_ctx};
     /* Every file is checked before any is replaced: --overwrite must not
      * delete the old tracking file and then refuse over a side file. */
     if (t->tracking_file &&

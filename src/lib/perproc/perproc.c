@@ -113,6 +113,10 @@ static gt_status open_tables(gt_perproc *p, gt_error *err)
     if (st == GT_OK && p->cfg.per_gpu)
         st = gt_side_open(p->cfg.tracking_file, "gpus", gpu_names, gpu_types, GPU_COLS, p->cfg.overwrite,
                           &p->gpus, err);
+    if (p->procs)
+        gt_side_set_log(p->procs, p->cfg.log, p->cfg.log_ctx);
+    if (p->gpus)
+        gt_side_set_log(p->gpus, p->cfg.log, p->cfg.log_ctx);
     return st;
 }
 

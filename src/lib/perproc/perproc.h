@@ -17,6 +17,8 @@ typedef struct gt_perproc_config {
     const char *tracking_file;  /* NULL: the report's top processes only */
     int overwrite;
     gt_ram_unit ram_unit, gpu_ram_unit;
+    gt_log_fn log; /* says that a side file deleted while tracking was re-created; NULL: not said */
+    void *log_ctx;
 } gt_perproc_config;
 
 /* Whether gt_perproc_open could create the side tables (gt_side_check),

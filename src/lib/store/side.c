@@ -7,6 +7,7 @@
 #include "util/grow.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@ struct gt_side {
     int ncols;
     char *path;
     char table[32];    /* its name, for messages */
+    gt_log_fn log;     /* says that a deleted CSV file was re-created */
+    void *log_ctx;
     /* CSV: the sibling file, and the current sample's lines. */
     int fd;
     off_t size;        /* bytes of complete samples */
@@ -148,7 +151,12 @@ gt_status gt_side_open(const char *tracking_file, const char *name, const char *
     } else if (csv) {
         st = gt_store_create_file(s->path, overwrite, "tracking file", "pass --overwrite to replace it",
                                   &s->fd, err);
-        if (st == GT_OK && (st = add_header(s, names, err)) != GT_OK)
+        int fl = st == GT_OK ? fcntl(s->fd, F_GETFL) : 0;
+        if (st == GT_OK && (fl < 0 || fcntl(s->fd, F_SETFL, fl | O_APPEND) != 0))
+            st = gt_err(err, GT_ERR_IO, "tracking file '%s': %s", s->path, strerror(errno));
+        if (st == GT_OK)
+            st = add_header(s, names, err);
+        if (st != GT_OK && s->fd >= 0)
             unlink(s->path);
     } else {
         st = open_sqlite(s, name, names, types, ncols, err);
@@ -188,6 +196,12 @@ void gt_side_discard(gt_side **sp)
 }
 
 const char *gt_side_path(const gt_side *s) { return s->path; }
+
+void gt_side_set_log(gt_side *s, gt_log_fn log, void *ctx)
+{
+    s->log = log;
+    s->log_ctx = ctx;
+}
 
 static gt_status add_csv(gt_side *s, const gt_cell *c, gt_error *err)
 {
@@ -303,27 +317,15 @@ static int flush_rows(gt_side *s)
     return SQLITE_OK;
 }
 
-/* All of buf, after signals and short writes; a sample cut off half-way
- * (disk full) is truncated away so the file ends with a complete row. */
+/* The sample's rows, with the main CSV file's protections
+ * (gt_store_append_rows): a sample cut off half-way (disk full) is
+ * truncated away, and a file another program truncated or wrote to gets
+ * no more rows. */
 static gt_status write_csv(gt_side *s, gt_error *err)
 {
-    size_t done = 0;
-    while (done < s->len) {
-        ssize_t w = write(s->fd, s->buf + done, s->len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            int e = errno;
-            if (ftruncate(s->fd, s->size) == 0)
-                lseek(s->fd, s->size, SEEK_SET);
-            s->len = 0;
-            return gt_err(err, GT_ERR_IO, "cannot write tracking file '%s': %s", s->path, strerror(e));
-        }
-        done += (size_t)w;
-    }
-    s->size += (off_t)s->len;
+    gt_status st = gt_store_append_rows(s->fd, s->path, &s->size, s->buf, s->len, err);
     s->len = 0;
-    return GT_OK;
+    return st;
 }
 
 gt_status gt_side_end_sample(gt_side *s, gt_error *err)
@@ -349,6 +351,15 @@ gt_status gt_side_close(gt_side **sp, gt_error *err)
         sqlite3_busy_timeout(s->db, SIDE_BUSY_CLOSE_MS);
         if (flush_rows(s) != SQLITE_OK)
             st = db_fail(s, "write", err);
+    }
+    /* Deleted while tracking: every row is still in the open file. */
+    if (gt_store_unlinked(s->fd)) {
+        gt_error e;
+        if (gt_store_rescue(s->fd, s->path, s->log, s->log_ctx, &e) != GT_OK && st == GT_OK) {
+            st = GT_ERR_IO;
+            if (err)
+                *err = e;
+        }
     }
     if (s->fd >= 0 && close(s->fd) != 0 && st == GT_OK)
         st = gt_err(err, GT_ERR_IO, "cannot close tracking file '%s': %s", s->path, strerror(errno));

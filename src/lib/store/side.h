@@ -34,6 +34,9 @@ gt_status gt_side_check(const char *tracking_file, const char *name, int overwri
 /* Closes a side table just opened and removes its CSV file, for a run
  * refused after it was created; NULL-safe, sets *s to NULL. */
 void gt_side_discard(gt_side **s);
+/* Where gt_side_close says that a CSV file deleted while tracking was
+ * re-created (NULL: not said). */
+void gt_side_set_log(gt_side *s, gt_log_fn log, void *ctx);
 /* The path rows go to: the sibling CSV file, or the SQLite file itself. */
 const char *gt_side_path(const gt_side *s);
 /* Adds one row of ncols cells (text cells are copied) to the current

@@ -4,6 +4,8 @@
  * SQLite: tables static_data and data).  The format follows the extension. */
 #ifndef GT_STORE_STORE_H
 #define GT_STORE_STORE_H
+#include <sys/types.h>
+
 #include "gpu_tracker.h"
 #include "sampler/sample.h"
 
@@ -63,6 +65,21 @@ gt_status gt_store_check_file(const char *path, int overwrite, const char *what,
  * overwrite (gt_store_check_file); a symbolic link is never followed. */
 gt_status gt_store_create_file(const char *path, int overwrite, const char *what,
                                const char *hint, int *fd_out, gt_error *err);
+
+/* Appends len bytes of complete rows to the CSV file fd (opened
+ * O_APPEND), whose rows so far end at *size; advances *size.  A file whose
+ * size is not *size (another program truncated or wrote to it) gets no
+ * more rows: GT_ERR_IO, saying so.  A write that fails half-way is cut off
+ * again, so the file ends with its last complete row. */
+gt_status gt_store_append_rows(int fd, const char *path, off_t *size, const char *buf, size_t len,
+                               gt_error *err);
+/* Whether fd's file has been deleted (no name left). */
+int gt_store_unlinked(int fd);
+/* A file deleted while tracking: re-created under path from the complete
+ * contents still held by from, and log (unless NULL) says so.  If another
+ * file has taken the name, that file is left alone and GT_ERR_IO says the
+ * samples are lost. */
+gt_status gt_store_rescue(int from, const char *path, gt_log_fn log, void *log_ctx, gt_error *err);
 
 /* Timepoint column names in file order (21 measurements, "timestamp", then
  * the energy columns, which a file has only with_energy; its power columns
