@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Side files of a CSV tracking file (store/side.h): every cell as written,
- * a float column's first 0.0 included; a write that fails (the file-size
- * limit) keeps every complete sample before it, exactly as many as fit. */
+/* Side tables (store/side.h).  CSV: every cell as written, a float
+ * column's first 0.0 included; a write that fails (the file-size limit)
+ * keeps every complete sample before it, exactly as many as fit.  SQLite:
+ * a failed write says SQLite's reason; while another connection holds the
+ * lock, rows wait in memory up to GT_LOCKWAIT_QUEUE_BYTES, later samples
+ * are dropped and counted, and the rest written once the lock is free. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
+#include "store/lockwait.h"
 #include "store/side.h"
 #include "tmpdir.h"
 
@@ -99,11 +105,90 @@ static void test_failed_write_keeps_rows(void **state)
     free(text);
 }
 
+/* An empty SQLite tracking file with a second connection to it. */
+static sqlite3 *sqlite_pair(const char *path, gt_side **s, gt_lockwait *w)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    gt_error err;
+    assert_int_equal(gt_side_open(path, "processes", names, types, 3, 0, s, &err), GT_OK);
+    gt_lockwait_arm(w, 0); /* no waiting: the test holds the lock */
+    gt_side_set_lockwait(*s, w);
+    sqlite3 *other;
+    assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+    return other;
+}
+
+static long long count_rows(sqlite3 *db)
+{
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM processes", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    long long n = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return n;
+}
+
+/* SQLite's own reason, read before the ROLLBACK that would turn it into
+ * "not an error". */
+static void test_sqlite_error_message(void **state)
+{
+    (void)state;
+    gt_side *s;
+    gt_lockwait w;
+    sqlite3 *other = sqlite_pair("e.sqlite", &s, &w);
+    assert_int_equal(sqlite3_exec(other, "DROP TABLE processes", NULL, NULL, NULL), SQLITE_OK);
+    gt_error err;
+    gt_cell row[] = {fl(1.5), fl(2.25), in(17)};
+    assert_int_equal(gt_side_add(s, row, &err), GT_OK);
+    assert_int_equal(gt_side_end_sample(s, &err), GT_ERR_IO);
+    assert_non_null(strstr(err.msg, "no such table"));
+    assert_null(strstr(err.msg, "not an error"));
+    gt_side_close(&s, &err);
+    sqlite3_close(other);
+}
+
+/* 1000 rows of 3 cells a sample: sample k finds k * 1000 rows in the queue,
+ * so the first that does not fit GT_LOCKWAIT_QUEUE_BYTES and all after it
+ * are dropped; the others are written, in full, once the lock is free. */
+static void test_sqlite_queue_cap(void **state)
+{
+    (void)state;
+    enum { ROWS = 1000, SAMPLES = 200 };
+    const size_t sample_bytes = ROWS * 3 * sizeof(gt_cell);
+    const size_t fit = GT_LOCKWAIT_QUEUE_BYTES / sample_bytes;
+    assert_true(fit < SAMPLES);
+    gt_side *s;
+    gt_lockwait w;
+    sqlite3 *other = sqlite_pair("q.sqlite", &s, &w);
+    assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    gt_error err;
+    for (int k = 0; k < SAMPLES; k++) {
+        for (int r = 0; r < ROWS; r++) {
+            gt_cell row[] = {fl(k), fl(r), in(k * ROWS + r)};
+            assert_int_equal(gt_side_add(s, row, &err), GT_OK);
+        }
+        assert_int_equal(gt_side_end_sample(s, &err), GT_OK);
+    }
+    assert_int_equal(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    gt_lockwait_arm(&w, GT_LOCKWAIT_CLOSE_MS);
+    assert_int_equal(gt_side_close(&s, &err), GT_ERR_IO);
+    char want[96];
+    snprintf(want, sizeof want, "cannot write %zu rows (%zu samples) to table 'processes'",
+             (SAMPLES - fit) * ROWS, SAMPLES - fit);
+    assert_non_null(strstr(err.msg, want));
+    assert_int_equal(count_rows(other), (long long)(fit * ROWS));
+    sqlite3_close(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_first),
         cmocka_unit_test(test_failed_write_keeps_rows),
+        cmocka_unit_test(test_sqlite_error_message),
+        cmocka_unit_test(test_sqlite_queue_cap),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -113,10 +113,12 @@ static gt_status open_tables(gt_perproc *p, gt_error *err)
     if (st == GT_OK && p->cfg.per_gpu)
         st = gt_side_open(p->cfg.tracking_file, "gpus", gpu_names, gpu_types, GPU_COLS, p->cfg.overwrite,
                           &p->gpus, err);
-    if (p->procs)
-        gt_side_set_log(p->procs, p->cfg.log, p->cfg.log_ctx);
-    if (p->gpus)
-        gt_side_set_log(p->gpus, p->cfg.log, p->cfg.log_ctx);
+    gt_side *sides[] = {p->procs, p->gpus};
+    for (int i = 0; i < 2; i++)
+        if (sides[i]) {
+            gt_side_set_log(sides[i], p->cfg.log, p->cfg.log_ctx);
+            gt_side_set_lockwait(sides[i], p->cfg.lockwait);
+        }
     return st;
 }
 
@@ -386,6 +388,8 @@ gt_status gt_perproc_finish(gt_perproc *p, gt_error *err)
     gt_error e2;
     gt_status st = gt_side_close(&p->procs, err);
     gt_status st2 = gt_side_close(&p->gpus, st == GT_OK ? err : &e2);
+    if (st != GT_OK && st2 != GT_OK && err)
+        gt_err_join(err, &e2);
     return st == GT_OK ? st2 : st;
 }
 

@@ -19,6 +19,7 @@ typedef struct gt_perproc_config {
     gt_ram_unit ram_unit, gpu_ram_unit;
     gt_log_fn log; /* says that a side file deleted while tracking was re-created; NULL: not said */
     void *log_ctx;
+    struct gt_lockwait *lockwait; /* the wait for an SQLite file's lock shared with the main table; NULL: none */
 } gt_perproc_config;
 
 /* Whether gt_perproc_open could create the side tables (gt_side_check),
@@ -34,7 +35,7 @@ gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double timestamp
 /* Fills u->top_processes (any thread). */
 void gt_perproc_top(gt_perproc *p, gt_usage *u);
 /* Closes the side tables (no more rows are written; the top processes are
- * still followed and kept). */
+ * still followed and kept).  Every table that failed is named in err. */
 gt_status gt_perproc_finish(gt_perproc *p, gt_error *err);
 /* Closes the side tables and frees; NULL-safe. */
 gt_status gt_perproc_close(gt_perproc **p, gt_error *err);

@@ -184,7 +184,7 @@ static gt_status csv_add_static(void *impl, const gt_cell *static_cells, const g
     return write_head(s, static_cells, extra, nextra, err);
 }
 
-const gt_store_backend gt_store_csv_backend = {csv_append, csv_close, csv_add_static};
+const gt_store_backend gt_store_csv_backend = {csv_append, csv_close, csv_add_static, NULL};
 
 gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
                             const gt_store_extra *extra, size_t nextra, const char *const *names, int ncols,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "store/side.h"
 #include "store/csvfield.h"
+#include "store/lockwait.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/pyfloat.h"
@@ -14,12 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The sampling thread waits at most this long for the SQLite file's write
- * lock (another program's, e.g. a reader recovering the log); then the
- * rows wait in memory for the next sample, as the main table's do.  At
- * close they may wait SIDE_BUSY_CLOSE_MS. */
-#define SIDE_BUSY_MS 250
-#define SIDE_BUSY_CLOSE_MS 10000
+/* The sampling thread waits for the SQLite file's write lock (another
+ * program's, e.g. a reader recovering the log) as store/lockwait.h says,
+ * in one wait shared with the main table's connection when the tracker
+ * attaches it; then the rows wait in memory for the next sample, as the
+ * main table's do, up to GT_LOCKWAIT_QUEUE_BYTES. */
 
 struct gt_side {
     int ncols;
@@ -46,6 +46,11 @@ struct gt_side {
     size_t n_rows, cap_rows;
     char *text;
     size_t text_len, text_cap;
+    size_t sample_rows, sample_text; /* where the current sample's rows begin */
+    size_t queued_samples;           /* samples whose rows wait in the queue */
+    size_t dropped_samples, dropped_rows; /* with the queue full */
+    char failed_msg[256];            /* SQLite's message, read before the ROLLBACK that clears it */
+    gt_lockwait *lockwait;           /* shared with the main table; NULL: a busy timeout of our own */
 };
 
 static int reserve(gt_side *s, size_t more)
@@ -78,7 +83,7 @@ char *gt_side_csv_path(const char *tracking_file, const char *name)
 static gt_status db_fail(gt_side *s, const char *what, gt_error *err)
 {
     return gt_err(err, GT_ERR_IO, "cannot %s table '%s' of tracking file '%s': %s", what, s->table, s->path,
-                  s->db ? sqlite3_errmsg(s->db) : "out of memory");
+                  s->failed_msg[0] ? s->failed_msg : s->db ? sqlite3_errmsg(s->db) : "out of memory");
 }
 
 static gt_status open_sqlite(gt_side *s, const char *name, const char *const *names,
@@ -86,7 +91,7 @@ static gt_status open_sqlite(gt_side *s, const char *name, const char *const *na
 {
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
         return db_fail(s, "open", err);
-    sqlite3_busy_timeout(s->db, SIDE_BUSY_MS);
+    sqlite3_busy_timeout(s->db, GT_LOCKWAIT_SAMPLE_MS);
     /* Column names are ours (fixed words and GPU indexes): no quoting. */
     size_t size = 64 + strlen(name);
     for (int i = 0; i < ncols; i++)
@@ -196,6 +201,17 @@ void gt_side_discard(gt_side **sp)
 }
 
 const char *gt_side_path(const gt_side *s) { return s->path; }
+
+void gt_side_set_lockwait(gt_side *s, gt_lockwait *w)
+{
+    if (!s->db)
+        return;
+    s->lockwait = w;
+    if (w)
+        gt_lockwait_attach(w, s->db);
+    else
+        sqlite3_busy_timeout(s->db, GT_LOCKWAIT_SAMPLE_MS);
+}
 
 void gt_side_set_log(gt_side *s, gt_log_fn log, void *ctx)
 {
@@ -309,11 +325,20 @@ static int flush_rows(gt_side *s)
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
+        snprintf(s->failed_msg, sizeof s->failed_msg, "%s", sqlite3_errmsg(s->db));
         if (!sqlite3_get_autocommit(s->db))
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return rc;
     }
-    s->n_rows = s->text_len = 0;
+    s->n_rows = s->text_len = s->queued_samples = 0;
+    /* A long wait's queue is not kept once written. */
+    if (s->cap_rows * (size_t)s->ncols * sizeof *s->rows + s->text_cap > (1u << 20)) {
+        free(s->rows);
+        free(s->text);
+        s->rows = NULL;
+        s->text = NULL;
+        s->cap_rows = s->text_cap = 0;
+    }
     return SQLITE_OK;
 }
 
@@ -334,10 +359,25 @@ gt_status gt_side_end_sample(gt_side *s, gt_error *err)
         return s->len ? write_csv(s, err) : GT_OK;
     if (s->n_rows == 0)
         return GT_OK;
+    size_t new_rows = s->n_rows - s->sample_rows;
+    s->failed_msg[0] = '\0';
     int rc = flush_rows(s);
-    /* Locked: the rows wait for the next sample (or the close). */
     if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
         return db_fail(s, "write", err);
+    if (rc != SQLITE_OK && new_rows) {
+        /* Locked: the rows wait for the next sample (or the close), unless
+         * the queue is full; then this sample's are dropped and counted. */
+        if (s->n_rows * (size_t)s->ncols * sizeof *s->rows + s->text_len > GT_LOCKWAIT_QUEUE_BYTES) {
+            s->dropped_samples++;
+            s->dropped_rows += new_rows;
+            s->n_rows = s->sample_rows;
+            s->text_len = s->sample_text;
+        } else {
+            s->queued_samples++;
+        }
+    }
+    s->sample_rows = s->n_rows;
+    s->sample_text = s->text_len;
     return GT_OK;
 }
 
@@ -348,10 +388,23 @@ gt_status gt_side_close(gt_side **sp, gt_error *err)
     gt_side *s = *sp;
     gt_status st = GT_OK;
     if (s->db && s->n_rows) {
-        sqlite3_busy_timeout(s->db, SIDE_BUSY_CLOSE_MS);
-        if (flush_rows(s) != SQLITE_OK)
-            st = db_fail(s, "write", err);
+        /* A shared wait is armed by its owner for all its connections. */
+        if (!s->lockwait)
+            sqlite3_busy_timeout(s->db, GT_LOCKWAIT_CLOSE_MS);
+        s->failed_msg[0] = '\0';
+        size_t rows = s->n_rows, samples = s->queued_samples;
+        if (flush_rows(s) != SQLITE_OK) {
+            char what[96];
+            snprintf(what, sizeof what, "write %zu rows (%zu samples) to", rows + s->dropped_rows,
+                     samples + s->dropped_samples);
+            st = db_fail(s, what, err);
+            s->dropped_samples = 0;
+        }
     }
+    if (s->dropped_samples && st == GT_OK)
+        st = gt_err(err, GT_ERR_IO, "cannot write %zu rows (%zu samples) to table '%s' of tracking file '%s': it "
+                    "was locked by another program while more than %u MiB of rows waited in memory",
+                    s->dropped_rows, s->dropped_samples, s->table, s->path, GT_LOCKWAIT_QUEUE_BYTES >> 20);
     /* Deleted while tracking: every row is still in the open file. */
     if (gt_store_unlinked(s->fd)) {
         gt_error e;

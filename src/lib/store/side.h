@@ -7,12 +7,14 @@
  * line of its own.  Each sample's rows are on disk when gt_side_end_sample
  * returns (one write(2); one SQLite transaction), or, while another program
  * holds the SQLite file's write lock, kept in memory and written with a
- * later sample's (at close after waiting up to 10 s for the lock). */
+ * later sample's (store/lockwait.h says how long they wait, and how many
+ * may). */
 #ifndef GT_STORE_SIDE_H
 #define GT_STORE_SIDE_H
 #include "store/row.h"
 
 typedef struct gt_side gt_side;
+struct gt_lockwait;
 
 /* The side tables there are (--per-process, --per-gpu), NULL-terminated. */
 extern const char *const gt_side_tables[];
@@ -34,6 +36,10 @@ gt_status gt_side_check(const char *tracking_file, const char *name, int overwri
 /* Closes a side table just opened and removes its CSV file, for a run
  * refused after it was created; NULL-safe, sets *s to NULL. */
 void gt_side_discard(gt_side **s);
+/* An SQLite side table's connection waits for the write lock by w
+ * (store/lockwait.h), shared with the main table's, instead of its own
+ * timeouts; w outlives s.  Nothing for a CSV file. */
+void gt_side_set_lockwait(gt_side *s, struct gt_lockwait *w);
 /* Where gt_side_close says that a CSV file deleted while tracking was
  * re-created (NULL: not said). */
 void gt_side_set_log(gt_side *s, gt_log_fn log, void *ctx);

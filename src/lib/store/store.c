@@ -263,6 +263,12 @@ done:
     return st;
 }
 
+void gt_store_set_lockwait(gt_store *s, struct gt_lockwait *w)
+{
+    if (s->backend->set_lockwait)
+        s->backend->set_lockwait(s->impl, w);
+}
+
 gt_status gt_store_add_static(gt_store *s, const char *key, const char *value, gt_error *err)
 {
     if (s->appended)

@@ -10,6 +10,7 @@
 #include "sampler/sample.h"
 
 typedef struct gt_store gt_store;
+struct gt_lockwait;
 
 /* A static-data column of gpu-tracker's own, written after the Python
  * package's nine (whose readers take the static row by name, so they still
@@ -48,6 +49,10 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err);
 /* Where close reports a tracking file that was deleted while tracking and
  * re-created from the still-open file (NULL: not reported). */
 void gt_store_set_log(gt_store *s, gt_log_fn log, void *ctx);
+/* An SQLite file's connection waits for the write lock by w
+ * (store/lockwait.h), shared with the side tables' connections, instead of
+ * its own timeouts; w outlives s.  Nothing for a CSV file. */
+void gt_store_set_lockwait(gt_store *s, struct gt_lockwait *w);
 /* Flushes and closes; NULL-safe; sets *s to NULL.  A file deleted while
  * tracking is re-created with every sample (an error if its name has been
  * taken meanwhile). */
