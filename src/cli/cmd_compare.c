@@ -127,9 +127,9 @@ static int add_mapping(gt_cli_compare_settings *s, const char *v)
 
 int gt_cli_compare_load_config(gt_cli_compare_settings *s, const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = gt_cli_open_input(path, "config file");
     if (!f)
-        return gt_cli_usage_error("cannot read config file '%s': %s", path, strerror(errno));
+        return GT_EXIT_USAGE;
     static char buf[1 << 20];
     size_t len = fread(buf, 1, sizeof buf - 1, f);
     int too_big = !feof(f);

@@ -94,7 +94,7 @@ full "track, ulimit -f" m.txt limited --quiet -o m.txt -- true
 
 # A full disk: a small tmpfs filled up (root only).
 if [ "$(id -u)" = 0 ] && mkdir disk && mount -t tmpfs -o size=64k tmpfs disk 2>/dev/null; then
-    trap 'umount "$TMP/disk" 2>/dev/null; cleanup' EXIT
+    trap 'umount "$TMP/disk" 2>/dev/null || true; cleanup' EXIT
     for f in m.txt a.txt c.txt p.svg; do printf 'old %s\n' "$f" >"disk/$f"; done
     dd if=/dev/zero of=disk/fill bs=1k count=64 2>/dev/null || true
     full "merge, full disk" disk/m.txt "$GT_BIN" merge t.csv t.sqlite -o disk/m.txt
