@@ -33,21 +33,32 @@ static char *resolve(const char *path)
     return r;
 }
 
-int gt_cli_same_file(const char *a, const char *b)
+/* The output, looked up once for a check against every input. */
+typedef struct target {
+    const char *path;
+    int exists;
+    struct stat sb;
+    char *resolved; /* when it does not exist */
+} target;
+
+/* Whether path names t's file: the same inode when both exist (a link, a
+ * hard link), otherwise the same resolved path ("x", "./x", "d/../x"). */
+static int is_target(const target *t, const char *path)
 {
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char *ra = resolve(a), *rb = resolve(b);
-    int same = ra && rb ? !strcmp(ra, rb) : !strcmp(a, b);
-    free(ra);
-    free(rb);
+    struct stat sb;
+    if (stat(path, &sb) == 0)
+        return t->exists && sb.st_dev == t->sb.st_dev && sb.st_ino == t->sb.st_ino;
+    if (t->exists)
+        return 0;
+    char *r = resolve(path);
+    int same = r && t->resolved ? !strcmp(r, t->resolved) : !strcmp(path, t->path);
+    free(r);
     return same;
 }
 
-/* Whether output is a file kept beside input (see gt_cli_outfile_check);
- * its name into *beside (malloc'd).  -1: out of memory. */
-static int kept_beside(const char *output, const char *input, char **beside)
+/* Whether t is a file kept beside input (see gt_cli_outfile_check); its
+ * name into *beside (malloc'd).  -1: out of memory. */
+static int kept_beside(const target *t, const char *input, char **beside)
 {
     static const char *const sqlite_files[] = {"-journal", "-wal", "-shm"};
     *beside = NULL;
@@ -57,7 +68,7 @@ static int kept_beside(const char *output, const char *input, char **beside)
         if (!p)
             return -1;
         snprintf(p, n, "%s%s", input, sqlite_files[i]);
-        if (gt_cli_same_file(output, p)) {
+        if (is_target(t, p)) {
             *beside = p;
             return 1;
         }
@@ -66,11 +77,11 @@ static int kept_beside(const char *output, const char *input, char **beside)
     size_t n = strlen(input);
     if (n < 4 || strcmp(input + n - 4, ".csv") != 0)
         return 0;
-    for (const char *const *t = gt_side_tables; *t; t++) {
-        char *p = gt_side_csv_path(input, *t);
+    for (const char *const *name = gt_side_tables; *name; name++) {
+        char *p = gt_side_csv_path(input, *name);
         if (!p)
             return -1;
-        if (gt_cli_same_file(output, p)) {
+        if (is_target(t, p)) {
             *beside = p;
             return 1;
         }
@@ -82,25 +93,31 @@ static int kept_beside(const char *output, const char *input, char **beside)
 int gt_cli_outfile_check(const char *output, const char *option, const char *const *inputs, size_t n,
                          const char *what)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (gt_cli_same_file(output, inputs[i]))
-            return gt_cli_usage_error("the output file (%s '%s') and %s '%s' must be different files",
-                                      option, output, what, inputs[i]);
+    target t = {.path = output};
+    t.exists = stat(output, &t.sb) == 0;
+    if (!t.exists)
+        t.resolved = resolve(output);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (is_target(&t, inputs[i])) {
+            rc = gt_cli_usage_error("the output file (%s '%s') and %s '%s' must be different files", option,
+                                    output, what, inputs[i]);
+            break;
+        }
         char *beside;
-        int k = kept_beside(output, inputs[i], &beside);
+        int k = kept_beside(&t, inputs[i], &beside);
         if (k < 0) {
             fputs("gpu-tracker: out of memory\n", stderr);
-            return GT_EXIT_FAILURE;
-        }
-        if (k) {
-            int rc = gt_cli_usage_error("the output file (%s '%s') is '%s', which is kept beside %s '%s' "
-                                        "and holds its data: they must be different files",
-                                        option, output, beside, what, inputs[i]);
+            rc = GT_EXIT_FAILURE;
+        } else if (k) {
+            rc = gt_cli_usage_error("the output file (%s '%s') is '%s', which is kept beside %s '%s' and holds "
+                                    "its data: they must be different files",
+                                    option, output, beside, what, inputs[i]);
             free(beside);
-            return rc;
         }
     }
-    return 0;
+    free(t.resolved);
+    return rc;
 }
 
 int gt_cli_outfile_open(const char *path, gt_cli_outfile *o)

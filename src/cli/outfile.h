@@ -35,9 +35,4 @@ int gt_cli_outfile_commit(gt_cli_outfile *o);
 
 /* Closes o without touching its destination; safe on an unopened o. */
 void gt_cli_outfile_discard(gt_cli_outfile *o);
-
-/* Whether a and b name the same file: the same inode when both exist,
- * otherwise the same resolved path ("x", "./x", "d/../x" and a link to x
- * are all x). */
-int gt_cli_same_file(const char *a, const char *b);
 #endif
