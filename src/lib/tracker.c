@@ -272,9 +272,7 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         if ((st = gt_perproc_open(&pc, t->gpu, &t->perproc, &t->err)) != GT_OK) {
             /* The tracking file was created just now and holds no sample:
              * left there, it would make the next attempt fail with "exists". */
-            gt_error ignored;
-            if (t->store && gt_store_close(&t->store, &ignored) == GT_OK)
-                unlink(t->tracking_file);
+            gt_store_discard(&t->store);
             return fail(t, st, err);
         }
     }
@@ -840,6 +838,12 @@ void gt_tracker_free(gt_tracker **tp)
         pthread_cond_broadcast(&t->cv);
         pthread_mutex_unlock(&t->mu);
         pthread_join(t->thread, NULL);
+    }
+    /* Never started: the files hold no sample (see the header). */
+    if (t->state == ST_NEW) {
+        if (t->perproc)
+            gt_perproc_discard(t->perproc);
+        gt_store_discard(&t->store);
     }
     gt_error e;
     gt_perproc_close(&t->perproc, &e);

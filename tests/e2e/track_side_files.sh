@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The side files of a CSV tracking file (--per-process: t.processes.csv,
-# --per-gpu: t.gpus.csv): a refused run leaves none of its files behind,
+# --per-gpu: t.gpus.csv): a refused run, or one whose command cannot be
+# started, leaves none of its files behind,
 # and --overwrite checks every file before it deletes any, so a side file
 # that cannot be replaced refuses the run with the old files intact.  They
 # have the main file's protections (docs/guarantees.md): deleted mid-run,
@@ -27,6 +28,14 @@ grep -q "'t.gpus.csv' already exists" err.txt || fail "existing side file: $(cat
 rm t.gpus.csv
 st 0 --tf=t.csv --per-process --per-gpu -- true
 [ -s t.csv ] && [ -s t.processes.csv ] && [ -s t.gpus.csv ] || fail "the run after: $(ls)"
+
+# A command that cannot be started: no sample was taken, and none of the
+# run's files is left to refuse the next run.
+for ext in csv sqlite; do
+    st 127 --tf=n-$ext.$ext --per-process --per-gpu -- ./no-such-command
+    [ -z "$(ls n-$ext.* 2>/dev/null)" ] || fail "a command that could not start left $(ls n-$ext.*)"
+    st 0 --tf=n-$ext.$ext --per-process --per-gpu -- true
+done
 
 # --overwrite with a side file that cannot be replaced (a folder): refused
 # before the old tracking file is deleted.

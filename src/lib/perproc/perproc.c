@@ -393,6 +393,12 @@ gt_status gt_perproc_finish(gt_perproc *p, gt_error *err)
     return st == GT_OK ? st2 : st;
 }
 
+void gt_perproc_discard(gt_perproc *p)
+{
+    gt_side_discard(&p->procs);
+    gt_side_discard(&p->gpus);
+}
+
 gt_status gt_perproc_close(gt_perproc **pp, gt_error *err)
 {
     if (!pp || !*pp)

@@ -37,6 +37,9 @@ void gt_perproc_top(gt_perproc *p, gt_usage *u);
 /* Closes the side tables (no more rows are written; the top processes are
  * still followed and kept).  Every table that failed is named in err. */
 gt_status gt_perproc_finish(gt_perproc *p, gt_error *err);
+/* Closes the side tables and removes their CSV files, for a run that never
+ * started. */
+void gt_perproc_discard(gt_perproc *p);
 /* Closes the side tables and frees; NULL-safe. */
 gt_status gt_perproc_close(gt_perproc **p, gt_error *err);
 #endif

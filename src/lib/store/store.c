@@ -390,6 +390,21 @@ gt_status gt_store_rescue(int from, const char *path, gt_log_fn log, void *log_c
     return st;
 }
 
+void gt_store_discard(gt_store **sp)
+{
+    if (!sp || !*sp)
+        return;
+    char *path = strdup((*sp)->path);
+    gt_error ignored;
+    gt_store_close(sp, &ignored);
+    if (path) {
+        unlink(path);
+        if (!has_suffix(path, ".csv"))
+            unlink_sidecars(path);
+    }
+    free(path);
+}
+
 gt_status gt_store_close(gt_store **sp, gt_error *err)
 {
     if (!sp || !*sp)

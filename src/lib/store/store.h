@@ -53,6 +53,9 @@ void gt_store_set_log(gt_store *s, gt_log_fn log, void *ctx);
  * (store/lockwait.h), shared with the side tables' connections, instead of
  * its own timeouts; w outlives s.  Nothing for a CSV file. */
 void gt_store_set_lockwait(gt_store *s, struct gt_lockwait *w);
+/* Closes and removes the file (and SQLite's files beside it), for a file
+ * just created and never used; NULL-safe, sets *s to NULL. */
+void gt_store_discard(gt_store **s);
 /* Flushes and closes; NULL-safe; sets *s to NULL.  A file deleted while
  * tracking is re-created with every sample (an error if its name has been
  * taken meanwhile). */
