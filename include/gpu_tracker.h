@@ -436,6 +436,10 @@ GT_API void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss_bytes,
 GT_API size_t gt_tracker_descendants_alive(const gt_tracker *t);
 /* Message of the last failure, or of the first degraded measurement. */
 GT_API const char *gt_tracker_error(const gt_tracker *t);
+/* Stops a running tracker and releases it.  A tracker never started (the
+ * command it was made for could not run) removes the files gt_tracker_new
+ * created, which hold no sample: left there, they would refuse the next
+ * run with "exists". */
 GT_API void gt_tracker_free(gt_tracker **t);
 
 /* Writes usage as the Python package prints it (text) or to_json() (JSON).

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* gpu-tracker sub-track analyze --tf=FILE --stf=FILE [--host=NAME] [-o FILE] [-f text|json] */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include "gpu_tracker.h"
 #include "option_tables.h"
 #include "options.h"
+#include "outfile.h"
 
 static const char usage_head[] =
     "Usage: gpu-tracker sub-track analyze --tf=<tracking-file> --stf=<sub-track-file> "
@@ -86,6 +88,11 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
         return gt_cli_usage_error("sub-track analyze: invalid format '%s': must be 'text' or 'json'",
                                   format);
 
+    const char *inputs[] = {tf, stf};
+    int rc;
+    if (output && (rc = gt_cli_outfile_check(output, "--output", inputs, 2, "the input")))
+        return rc;
+
     gt_results *r = NULL;
     gt_error err;
     gt_status st = gt_analyze_host(tf, stf, host, &r, &err);
@@ -93,22 +100,24 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return exit_status(st);
     }
-    FILE *out = stdout;
-    if (output && !(out = fopen(output, "w"))) {
-        perror(output);
+    gt_cli_outfile out = {0};
+    if (output && gt_cli_outfile_open(output, &out) != 0) {
         gt_results_free(&r);
         return GT_EXIT_FAILURE;
     }
-    st = gt_results_write(r, fmt, out);
-    if (st == GT_OK && fmt == GT_FORMAT_JSON && fputc('\n', out) == EOF) /* text ends its last line already */
+    FILE *f = out.f ? out.f : stdout;
+    errno = 0;
+    st = gt_results_write(r, fmt, f);
+    if (st == GT_OK && fmt == GT_FORMAT_JSON && fputc('\n', f) == EOF) /* text ends its last line already */
         st = GT_ERR_IO;
-    if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
+    if (st == GT_OK && !out.f && fflush(stdout) != 0)
         st = GT_ERR_IO;
     gt_results_free(&r);
     if (st != GT_OK) {
-        fprintf(stderr, "gpu-tracker: cannot write the results to %s\n",
-                output ? output : "the screen");
+        fprintf(stderr, "gpu-tracker: cannot write the results to %s: %s\n", output ? output : "the screen",
+                errno ? strerror(errno) : "write error");
+        gt_cli_outfile_discard(&out);
         return GT_EXIT_FAILURE;
     }
-    return 0;
+    return gt_cli_outfile_commit(&out);
 }

@@ -10,6 +10,7 @@
 #include "gpu_tracker.h"
 #include "option_tables.h"
 #include "options.h"
+#include "outfile.h"
 
 static const char usage_head[] =
     "Usage: gpu-tracker sub-track combine --stf=<sub-track-file> -p <file-path>...\n"
@@ -94,6 +95,11 @@ int gt_cli_subtrack_combine(int argc, char **argv)
                 goto done;
             }
     }
+    /* It must not exist, so it is no input; nor may it be a file kept
+     * beside one. */
+    if ((rc = listed ? gt_cli_outfile_check(stf, "--stf", (const char *const *)listed, nlisted, "the input")
+                     : gt_cli_outfile_check(stf, "--stf", paths, npaths, "the input")))
+        goto done;
     gt_error err;
     gt_status st = listed ? gt_subtrack_combine(stf, (const char *const *)listed, nlisted, &err)
                           : gt_subtrack_combine(stf, paths, npaths, &err);

@@ -12,6 +12,7 @@
 #include "gpu_tracker.h"
 #include "option_tables.h"
 #include "options.h"
+#include "outfile.h"
 #include "util/grow.h"
 
 static const char usage_head[] =
@@ -126,9 +127,9 @@ static int add_mapping(gt_cli_compare_settings *s, const char *v)
 
 int gt_cli_compare_load_config(gt_cli_compare_settings *s, const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = gt_cli_open_input(path, "config file");
     if (!f)
-        return gt_cli_usage_error("cannot read config file '%s': %s", path, strerror(errno));
+        return GT_EXIT_USAGE;
     static char buf[1 << 20];
     size_t len = fread(buf, 1, sizeof buf - 1, f);
     int too_big = !feof(f);
@@ -182,7 +183,7 @@ static int parse_args(int argc, char **argv, gt_cli_compare_settings *s)
                 return -1;
             }
             if (is_cconfig)
-                rc = gt_cli_compare_load_config(s, v);
+                rc = gt_cli_compare_load_config(s, s->cconfig = v);
             else if (!strcmp(d->longname, "-m"))
                 rc = add_mapping(s, v);
             else if (!strcmp(d->longname, "--stat"))
@@ -209,6 +210,14 @@ static int run(gt_cli_compare_settings *s)
     if (s->ss.n == 0)
         return gt_cli_usage_error("no sessions to compare: give -m <name>=<file-path> (or file_path_map in "
                                   "--cconfig)");
+    /* Inputs: the results files, and the config that named them. */
+    int rc = s->output ? gt_cli_outfile_check(s->output, "--output", (const char *const *)s->ss.files, s->ss.n,
+                                              "the input")
+                       : 0;
+    if (rc == 0 && s->output && s->cconfig)
+        rc = gt_cli_outfile_check(s->output, "--output", &s->cconfig, 1, "the config file");
+    if (rc)
+        return rc;
     gt_comparison *c = NULL;
     gt_error e;
     gt_status st = gt_compare((const char *const *)s->ss.names, (const char *const *)s->ss.files, s->ss.n,
@@ -217,24 +226,23 @@ static int run(gt_cli_compare_settings *s)
         fprintf(stderr, "gpu-tracker: %s\n", e.msg);
         return st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
     }
-    FILE *out = stdout;
-    int rc = 0;
-    if (s->output && !(out = fopen(s->output, "w"))) {
-        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", s->output, strerror(errno));
+    gt_cli_outfile out = {0};
+    if (s->output && gt_cli_outfile_open(s->output, &out) != 0) {
         gt_comparison_free(&c);
         return GT_EXIT_FAILURE;
     }
+    FILE *f = out.f ? out.f : stdout;
     gt_format fmt = s->format && !strcmp(s->format, "json") ? GT_FORMAT_JSON : GT_FORMAT_TEXT;
     /* JSON ends its last line here; the text report ends it already. */
-    if (gt_comparison_write(c, fmt, out) != GT_OK || (fmt == GT_FORMAT_JSON && fputc('\n', out) == EOF) ||
-        fflush(out) != 0 || ferror(out)) {
+    errno = 0;
+    if (gt_comparison_write(c, fmt, f) != GT_OK || (fmt == GT_FORMAT_JSON && fputc('\n', f) == EOF) ||
+        fflush(f) != 0 || ferror(f)) {
         fprintf(stderr, "gpu-tracker: cannot write the comparison to '%s': %s\n", s->output ? s->output : "stdout",
-                strerror(errno));
+                errno ? strerror(errno) : "write error");
+        gt_cli_outfile_discard(&out);
         rc = GT_EXIT_FAILURE;
-    }
-    if (out != stdout && fclose(out) != 0 && rc == 0) {
-        fprintf(stderr, "gpu-tracker: cannot write the comparison to '%s': %s\n", s->output, strerror(errno));
-        rc = GT_EXIT_FAILURE;
+    } else {
+        rc = gt_cli_outfile_commit(&out);
     }
     gt_comparison_free(&c);
     return rc;

@@ -15,6 +15,7 @@
 #include "options.h"
 #include "perproc/perproc.h"
 #include "store/side.h"
+#include "outfile.h"
 
 static const char usage_head[] =
     "Usage: gpu-tracker merge <directory>|<tracking-file>... [--format=<format>] [--output=<output>]\n"
@@ -138,7 +139,7 @@ int gt_cli_merge(int argc, char **argv)
     char **listed = NULL;
     size_t nargs = 0, nlisted = 0, npaths = 0;
     gt_merge *m = NULL;
-    FILE *out = NULL;
+    gt_cli_outfile out = {0};
     int rc;
     if (!args) {
         fputs("gpu-tracker: out of memory\n", stderr);
@@ -191,6 +192,8 @@ int gt_cli_merge(int argc, char **argv)
     }
     if ((rc = gather(args, nargs, &listed, &nlisted, &paths, &npaths)))
         goto done;
+    if (output && (rc = gt_cli_outfile_check(output, "--output", paths, npaths, "the input")))
+        goto done;
     gt_error err;
     gt_status st = gt_merge_files((const char *const *)paths, npaths, align, &m, &err);
     if (st != GT_OK) {
@@ -198,22 +201,23 @@ int gt_cli_merge(int argc, char **argv)
         rc = st == GT_ERR_IO || st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
         goto done;
     }
-    if (output && !(out = fopen(output, "w"))) {
-        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", output, strerror(errno));
+    if (output && gt_cli_outfile_open(output, &out) != 0) {
         rc = GT_EXIT_FAILURE;
         goto done;
     }
-    st = gt_merge_write(m, fmt, out ? out : stdout);
-    if (out ? fclose(out) != 0 : fflush(stdout) != 0)
+    errno = 0;
+    st = gt_merge_write(m, fmt, out.f ? out.f : stdout);
+    if (st == GT_OK && !out.f && fflush(stdout) != 0)
         st = GT_ERR_IO;
-    out = NULL;
     if (st != GT_OK) {
-        fprintf(stderr, "gpu-tracker: cannot write the report to '%s'\n", output ? output : "stdout");
+        fprintf(stderr, "gpu-tracker: cannot write the report to '%s': %s\n", output ? output : "stdout",
+                errno ? strerror(errno) : "write error");
         rc = GT_EXIT_FAILURE;
         goto done;
     }
-    rc = 0;
+    rc = gt_cli_outfile_commit(&out);
 done:
+    gt_cli_outfile_discard(&out);
     gt_merge_free(&m);
     gt_cli_list_free(listed, nlisted);
     free(paths);

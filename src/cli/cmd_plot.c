@@ -7,6 +7,7 @@
 #include "gpu_tracker.h"
 #include "option_tables.h"
 #include "options.h"
+#include "outfile.h"
 
 static const char usage_head[] =
     "Usage: gpu-tracker plot --tf=<tracking-file> [--stf=<sub-track-file> [--host=<host>]]\n"
@@ -67,6 +68,10 @@ int gt_cli_plot(int argc, char **argv)
                                   "see 'gpu-tracker plot --help'");
     if (host && !stf)
         return gt_cli_usage_error("plot: --host selects marks of a sub-tracking file: it needs --stf");
+    const char *inputs[] = {tf, stf};
+    int rc = gt_cli_outfile_check(output, "--output", inputs, stf ? 2 : 1, "the input");
+    if (rc)
+        return rc;
     gt_error err;
     gt_status st = gt_plot_write_host(tf, stf, host, output, &err);
     if (st != GT_OK) {

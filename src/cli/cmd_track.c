@@ -115,11 +115,12 @@ static int prepare(run *r)
         return gt_cli_usage_error("--per-gpu needs a tracking file (--tf) to write its rows to");
     if ((rc = gt_cli_job_names(&s->output, &s->o.tracking_file, r->job_names)))
         return rc;
-    /* The report would go into the tracking file, or (with --overwrite) to
-     * the old file's inode, unlinked when the tracking file replaces it. */
-    if (s->output && s->o.tracking_file && gt_cli_same_file(s->output, s->o.tracking_file))
-        return gt_cli_usage_error("the report (--output '%s') and the tracking file (--tf '%s') must be different "
-                                  "files", s->output, s->o.tracking_file);
+    /* The report would go into the tracking file or a file beside it, or
+     * (with --overwrite) to the old file's inode, unlinked when the
+     * tracking file replaces it. */
+    if (s->output && s->o.tracking_file &&
+        (rc = gt_cli_outfile_check(s->output, "--output", &s->o.tracking_file, 1, "the tracking file (--tf)")))
+        return rc;
     if (s->output && (rc = gt_cli_outfile_open(s->output, &r->out)) != 0)
         return rc;
     return 0;

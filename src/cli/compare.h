@@ -15,6 +15,7 @@ typedef struct gt_cli_compare_settings {
     gt_cli_sessions ss;
     char *stat; /* owned */
     const char *output, *format;
+    const char *cconfig; /* the config file read, if any */
 } gt_cli_compare_settings;
 
 /* Reads --cconfig, {"file_path_map": {name: file, ...}, "statistic": s},

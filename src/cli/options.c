@@ -5,8 +5,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "util/infile.h"
 
 /* --help's layout: synopsis from column 4, help from column 28, lines
  * broken before this column. */
@@ -22,6 +24,22 @@ int gt_cli_usage_error(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return GT_EXIT_USAGE;
+}
+
+FILE *gt_cli_open_input(const char *path, const char *what)
+{
+    gt_error err;
+    int fd;
+    if (gt_infile_open(path, what, &fd, &err) != GT_OK) {
+        fprintf(stderr, "gpu-tracker: %s\n", err.msg);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        fputs("gpu-tracker: out of memory\n", stderr);
+    }
+    return f;
 }
 
 void gt_cli_log_stderr(void *ctx, const char *msg)

@@ -51,6 +51,11 @@ typedef struct gt_cli_opt {
 /* Prints "gpu-tracker: <message>" on one line; returns GT_EXIT_USAGE. */
 int gt_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* An input file (what names it: "config file") opened for reading, a
+ * regular file only (util/infile.h: a FIFO cannot block the open).  NULL
+ * after a message. */
+FILE *gt_cli_open_input(const char *path, const char *what);
+
 /* A gt_log_fn: "gpu-tracker: warning: <message>" on stderr. */
 void gt_cli_log_stderr(void *ctx, const char *msg);
 

@@ -2,15 +2,15 @@
 #include "outfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "commands.h"
+#include "options.h"
+#include "store/side.h"
 
 /* path with its folder resolved (path itself need not exist); caller frees;
  * NULL when the folder does not exist. */
@@ -33,133 +33,109 @@ static char *resolve(const char *path)
     return r;
 }
 
-int gt_cli_same_file(const char *a, const char *b)
+/* The output, looked up once for a check against every input. */
+typedef struct target {
+    const char *path;
+    int exists;
+    struct stat sb;
+    char *resolved; /* when it does not exist */
+} target;
+
+/* Whether path names t's file: the same inode when both exist (a link, a
+ * hard link), otherwise the same resolved path ("x", "./x", "d/../x"). */
+static int is_target(const target *t, const char *path)
 {
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char *ra = resolve(a), *rb = resolve(b);
-    int same = ra && rb ? !strcmp(ra, rb) : !strcmp(a, b);
-    free(ra);
-    free(rb);
+    struct stat sb;
+    if (stat(path, &sb) == 0)
+        return t->exists && sb.st_dev == t->sb.st_dev && sb.st_ino == t->sb.st_ino;
+    if (t->exists)
+        return 0;
+    char *r = resolve(path);
+    int same = r && t->resolved ? !strcmp(r, t->resolved) : !strcmp(path, t->path);
+    free(r);
     return same;
 }
 
-static int refuse(const char *path, const char *why)
+/* Whether t is a file kept beside input (see gt_cli_outfile_check); its
+ * name into *beside (malloc'd).  -1: out of memory. */
+static int kept_beside(const target *t, const char *input, char **beside)
 {
-    fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", path, why);
-    return GT_EXIT_USAGE;
-}
-
-int gt_cli_outfile_open(const char *path, gt_cli_outfile *o)
-{
-    memset(o, 0, sizeof *o);
-    o->path = path;
-    struct stat sb;
-    int exists = stat(path, &sb) == 0;
-    if (exists && S_ISDIR(sb.st_mode))
-        return refuse(path, strerror(EISDIR));
-    if (exists && !S_ISREG(sb.st_mode)) {
-        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-            int e = errno;
-            if (fd >= 0)
-                close(fd);
-            return refuse(path, strerror(e));
+    static const char *const sqlite_files[] = {"-journal", "-wal", "-shm"};
+    *beside = NULL;
+    for (size_t i = 0; i < sizeof sqlite_files / sizeof *sqlite_files; i++) {
+        size_t n = strlen(input) + strlen(sqlite_files[i]) + 1;
+        char *p = malloc(n);
+        if (!p)
+            return -1;
+        snprintf(p, n, "%s%s", input, sqlite_files[i]);
+        if (is_target(t, p)) {
+            *beside = p;
+            return 1;
         }
+        free(p);
+    }
+    size_t n = strlen(input);
+    if (n < 4 || strcmp(input + n - 4, ".csv") != 0)
         return 0;
-    }
-    /* rename() ignores the old file's permissions, which fopen would have
-     * honoured: a file the user may not write stays refused. */
-    if (exists && access(path, W_OK) != 0)
-        return refuse(path, strerror(errno));
-    /* Through a link to the file it names, as writing to the path would. */
-    o->dest = exists ? realpath(path, NULL) : strdup(path);
-    size_t n = o->dest ? strlen(o->dest) + 16 : 0;
-    if (!o->dest || !(o->tmp = malloc(n))) {
-        gt_cli_outfile_discard(o);
-        return refuse(path, strerror(ENOMEM));
-    }
-    snprintf(o->tmp, n, "%s.tmp.XXXXXX", o->dest);
-    int fd = mkostemp(o->tmp, O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        free(o->tmp);
-        o->tmp = NULL;
-        /* A file the user may write in a folder they may not (or on a
-         * read-only mount's writable file): written in place, still not
-         * truncated before the report is complete. */
-        if (exists && (e == EACCES || e == EPERM || e == EROFS)) {
-            fd = open(o->dest, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-            if (fd >= 0 && (o->f = fdopen(fd, "w"))) {
-                free(o->dest);
-                o->dest = NULL;
-                o->in_place = 1;
-                return 0;
-            }
-            e = errno;
-            if (fd >= 0)
-                close(fd);
+    for (const char *const *name = gt_side_tables; *name; name++) {
+        char *p = gt_side_csv_path(input, *name);
+        if (!p)
+            return -1;
+        if (is_target(t, p)) {
+            *beside = p;
+            return 1;
         }
-        gt_cli_outfile_discard(o);
-        return refuse(path, strerror(e));
-    }
-    /* mkostemp makes the file 0600: the report gets the mode the old file
-     * had, or the one a new file gets (0666 less the umask). */
-    mode_t mode;
-    if (exists) {
-        mode = sb.st_mode & 07777;
-    } else {
-        mode_t um = umask(0);
-        umask(um);
-        mode = 0666 & ~um;
-    }
-    fchmod(fd, mode);
-    if (!(o->f = fdopen(fd, "w"))) {
-        int e = errno;
-        close(fd);
-        gt_cli_outfile_discard(o);
-        return refuse(path, strerror(e));
+        free(p);
     }
     return 0;
 }
 
-int gt_cli_outfile_commit(gt_cli_outfile *o)
+int gt_cli_outfile_check(const char *output, const char *option, const char *const *inputs, size_t n,
+                         const char *what)
 {
-    if (!o->f)
-        return 0;
+    target t = {.path = output};
+    t.exists = stat(output, &t.sb) == 0;
+    if (!t.exists)
+        t.resolved = resolve(output);
     int rc = 0;
-    /* In place, the old report may be longer than the new one. */
-    off_t end = o->in_place && fflush(o->f) == 0 ? ftello(o->f) : -1;
-    if (o->in_place && (end < 0 || ftruncate(fileno(o->f), end) != 0)) {
-        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", o->path, strerror(errno));
-        rc = GT_EXIT_FAILURE;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (is_target(&t, inputs[i])) {
+            rc = gt_cli_usage_error("the output file (%s '%s') and %s '%s' must be different files", option,
+                                    output, what, inputs[i]);
+            break;
+        }
+        char *beside;
+        int k = kept_beside(&t, inputs[i], &beside);
+        if (k < 0) {
+            fputs("gpu-tracker: out of memory\n", stderr);
+            rc = GT_EXIT_FAILURE;
+        } else if (k) {
+            rc = gt_cli_usage_error("the output file (%s '%s') is '%s', which is kept beside %s '%s' and holds "
+                                    "its data: they must be different files",
+                                    option, output, beside, what, inputs[i]);
+            free(beside);
+        }
     }
-    if (fclose(o->f) != 0 && rc == 0) {
-        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", o->path, strerror(errno));
-        rc = GT_EXIT_FAILURE;
-    }
-    o->f = NULL;
-    if (rc == 0 && o->tmp && rename(o->tmp, o->dest) != 0) {
-        fprintf(stderr, "gpu-tracker: cannot write output file '%s': %s\n", o->path, strerror(errno));
-        rc = GT_EXIT_FAILURE;
-    }
-    if (rc == 0) {
-        free(o->tmp);
-        o->tmp = NULL;
-    }
-    gt_cli_outfile_discard(o);
+    free(t.resolved);
     return rc;
 }
 
-void gt_cli_outfile_discard(gt_cli_outfile *o)
+int gt_cli_outfile_open(const char *path, gt_cli_outfile *o)
 {
-    if (o->f)
-        fclose(o->f);
-    o->f = NULL;
-    if (o->tmp)
-        unlink(o->tmp);
-    free(o->tmp);
-    free(o->dest);
-    o->tmp = o->dest = NULL;
+    gt_error err;
+    if (gt_outfile_open(path, "output file", o, &err) == GT_OK)
+        return 0;
+    fprintf(stderr, "gpu-tracker: %s\n", err.msg);
+    return GT_EXIT_USAGE;
 }
+
+int gt_cli_outfile_commit(gt_cli_outfile *o)
+{
+    gt_error err;
+    if (gt_outfile_commit(o, &err) == GT_OK)
+        return 0;
+    fprintf(stderr, "gpu-tracker: %s\n", err.msg);
+    return GT_EXIT_FAILURE;
+}
+
+void gt_cli_outfile_discard(gt_cli_outfile *o) { gt_outfile_discard(o); }

@@ -377,11 +377,9 @@ oom:
 
 int gt_cli_track_load_tconfig(gt_cli_track_settings *s, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "gpu-tracker: cannot read config file '%s': %s\n", path, strerror(errno));
+    FILE *f = gt_cli_open_input(path, "config file");
+    if (!f)
         return GT_EXIT_USAGE;
-    }
     char buf[65536];
     size_t len = fread(buf, 1, sizeof buf - 1, f);
     int too_big = !feof(f);

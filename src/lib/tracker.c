@@ -19,6 +19,7 @@
 #include "perproc/perproc.h"
 #include "sampler/sampler.h"
 #include "store/row.h"
+#include "store/lockwait.h"
 #include "store/store.h"
 #include "tracker_owner.h"
 #include "util/node.h"
@@ -79,6 +80,10 @@ struct gt_tracker {
     gt_status status;       /* first failure while running */
     int store_failed, perproc_failed;
     gt_error err;
+    /* One wait for an SQLite file's lock for all its connections (the
+     * main table's, the side tables'): armed before each sample's rows and
+     * before the close. */
+    gt_lockwait lockwait;
 };
 
 static void *sampling_thread(void *arg);
@@ -244,6 +249,16 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     /* The file is created here so that "exists" fails before anything runs. */
     gt_power_column power[GT_POWER_SLOTS];
     int npower = gt_energy_power_columns(t->energy, t->gpu, power);
+    gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
+                            opts->ram_unit, opts->gpu_ram_unit, opts->disable_logs ? NULL : t->opts.log,
+                            t->opts.log_ctx, &t->lockwait};
+    /* Every file is checked before any is replaced: --overwrite must not
+     * delete the old tracking file and then refuse over a side file. */
+    if (t->tracking_file &&
+        ((st = gt_store_check_file(t->tracking_file, opts->overwrite, "tracking file",
+                                   "pass --overwrite to replace it", &t->err)) != GT_OK ||
+         (st = gt_perproc_check(&pc, &t->err)) != GT_OK))
+        return fail(t, st, err);
     if (t->tracking_file) {
         char node[256];
         gt_store_extra extra[4];
@@ -256,15 +271,13 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     }
     if (t->store && !opts->disable_logs)
         gt_store_set_log(t->store, t->opts.log, t->opts.log_ctx);
+    if (t->store)
+        gt_store_set_lockwait(t->store, &t->lockwait);
     if (opts->per_process || opts->per_gpu) {
-        gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
-                                opts->ram_unit, opts->gpu_ram_unit};
         if ((st = gt_perproc_open(&pc, t->gpu, &t->perproc, &t->err)) != GT_OK) {
             /* The tracking file was created just now and holds no sample:
              * left there, it would make the next attempt fail with "exists". */
-            gt_error ignored;
-            if (t->store && gt_store_close(&t->store, &ignored) == GT_OK)
-                unlink(t->tracking_file);
+            gt_store_discard(&t->store);
             return fail(t, st, err);
         }
     }
@@ -494,6 +507,7 @@ static void take(gt_tracker *t, int last)
         publish(t, &s, &a);
     /* A failing tracking file never stops tracking: the report still comes,
      * and the failure is reported once at stop. */
+    gt_lockwait_arm(&t->lockwait, GT_LOCKWAIT_SAMPLE_MS);
     if (t->store && !t->store_failed && gt_store_append(t->store, &s, &e) != GT_OK)
         writer_failed(t, &t->store_failed, &e);
     /* The same for the per-process and per-GPU rows: once it fails, the
@@ -628,14 +642,23 @@ gt_status gt_tracker_stop(gt_tracker *t)
     t->state = ST_STOPPED;
     gt_error e;
     /* The side tables first: their connection to an SQLite file would keep
-     * the store's close from checkpointing the log into the file. */
+     * the store's close from checkpointing the log into the file.  Rows
+     * still waiting for a lock wait GT_LOCKWAIT_CLOSE_MS in all, and every
+     * table that lost rows is named. */
+    gt_lockwait_arm(&t->lockwait, GT_LOCKWAIT_CLOSE_MS);
+    int failed_at_close = 0;
     if (t->perproc && gt_perproc_finish(t->perproc, &e) != GT_OK && t->status == GT_OK) {
         t->status = GT_ERR_IO;
         t->err = e;
+        failed_at_close = 1;
     }
-    if (t->store && gt_store_close(&t->store, &e) != GT_OK && t->status == GT_OK) {
-        t->status = GT_ERR_IO;
-        t->err = e;
+    if (t->store && gt_store_close(&t->store, &e) != GT_OK) {
+        if (t->status == GT_OK) {
+            t->status = GT_ERR_IO;
+            t->err = e;
+        } else if (failed_at_close) {
+            gt_err_join(&t->err, &e);
+        }
     }
     return t->status == GT_ERR_NOPROC ? GT_OK : t->status;
 }
@@ -837,6 +860,12 @@ void gt_tracker_free(gt_tracker **tp)
         pthread_cond_broadcast(&t->cv);
         pthread_mutex_unlock(&t->mu);
         pthread_join(t->thread, NULL);
+    }
+    /* Never started: the files hold no sample (see the header). */
+    if (t->state == ST_NEW) {
+        if (t->perproc)
+            gt_perproc_discard(t->perproc);
+        gt_store_discard(&t->store);
     }
     gt_error e;
     gt_perproc_close(&t->perproc, &e);

@@ -16,6 +16,8 @@
 
 #include <sqlite3.h>
 
+#include "store/lockwait.h"
+#include "store/row.h"
 #include "store/store.h"
 
 static const char *ref_dir(void)
@@ -356,6 +358,50 @@ static void test_sqlite_outside_writer(void **state)
     unlink(path);
 }
 
+/* A lock held for long: the queue holds GT_LOCKWAIT_QUEUE_BYTES of rows
+ * (GT_STORE_MAX_COLUMNS cells each); the samples after are dropped and
+ * counted at close, and every queued one is written once the lock is free,
+ * in order. */
+static void test_sqlite_queue_cap(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gt-test-store-XXXXXX.sqlite";
+    int fd = mkstemps(path, 7);
+    assert_true(fd >= 0);
+    close(fd);
+    gt_static_data sd = static_of(&cases[0]);
+    gt_store *st = NULL;
+    gt_error err;
+    assert_int_equal(gt_store_open(path, 1, &sd, 0, &st, &err), GT_OK);
+    gt_lockwait w;
+    gt_lockwait_arm(&w, 0); /* no waiting: this test holds the lock */
+    gt_store_set_lockwait(st, &w);
+    sqlite3 *other;
+    assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    const size_t fit = GT_LOCKWAIT_QUEUE_BYTES / (GT_STORE_MAX_COLUMNS * sizeof(gt_cell));
+    const size_t n = fit + 100;
+    gt_sample smp = sample_of(&cases[0], 0);
+    for (size_t i = 1; i <= n; i++) {
+        smp.timestamp = (double)i;
+        assert_int_equal(gt_store_append(st, &smp, &err), GT_OK);
+    }
+    assert_int_equal(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    gt_lockwait_arm(&w, GT_LOCKWAIT_CLOSE_MS);
+    assert_int_equal(gt_store_close(&st, &err), GT_ERR_IO);
+    char want[96];
+    snprintf(want, sizeof want, "cannot write %zu samples to table 'data'", n - fit);
+    assert_non_null(strstr(err.msg, want));
+    char *v = query_text(other, "SELECT count(*) || ' ' || min(timestamp) || ' ' || max(timestamp) || ' ' || "
+                                "sum(timestamp) FROM data");
+    char expect[96];
+    snprintf(expect, sizeof expect, "%zu 1.0 %zu.0 %zu.0", fit, fit, fit * (fit + 1) / 2);
+    assert_string_equal(v, expect);
+    free(v);
+    sqlite3_close(other);
+    unlink(path);
+}
+
 /* Another program truncates the CSV file mid-run: the next row is refused
  * with a message, rather than written after a hole of NUL bytes. */
 static void test_csv_truncated_by_another_program(void **state)
@@ -469,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_csv_empty_cells),
         cmocka_unit_test(test_sqlite_layout),
         cmocka_unit_test(test_sqlite_outside_writer),
+        cmocka_unit_test(test_sqlite_queue_cap),
         cmocka_unit_test(test_csv_truncated_by_another_program),
         cmocka_unit_test(test_existing_file),
         cmocka_unit_test(test_extra_static),

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/compare.h"
 #include "util/error.h"
+#include "util/infile.h"
 #include "util/grow.h"
 
 static const char *const statistics[] = {"min", "max", "mean", "std"};
@@ -40,9 +42,15 @@ typedef struct session {
 /* Reads the whole file into a NUL-terminated buffer. */
 static gt_status read_text(const char *path, char **out, gt_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gt_err(err, GT_ERR_IO, "cannot read results file '%s': %s", path, strerror(errno));
+    int fd;
+    gt_status st = gt_infile_open(path, "results file", &fd, err);
+    if (st != GT_OK)
+        return st;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return gt_err(err, GT_ERR_NOMEM, "out of memory reading results file '%s'", path);
+    }
     size_t len = 0, cap = 4096;
     char *buf = malloc(cap);
     while (buf) {

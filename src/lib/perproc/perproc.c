@@ -150,6 +150,22 @@ static gt_status open_tables(gt_perproc *p, gt_error *err)
     if (st == GT_OK && p->cfg.per_gpu)
         st = gt_side_open(p->cfg.tracking_file, "gpus", gpu_names, gpu_types, GPU_COLS, p->cfg.overwrite,
                           &p->gpus, err);
+    gt_side *sides[] = {p->procs, p->gpus};
+    for (int i = 0; i < 2; i++)
+        if (sides[i]) {
+            gt_side_set_log(sides[i], p->cfg.log, p->cfg.log_ctx);
+            gt_side_set_lockwait(sides[i], p->cfg.lockwait);
+        }
+    return st;
+}
+
+gt_status gt_perproc_check(const gt_perproc_config *cfg, gt_error *err)
+{
+    gt_status st = GT_OK;
+    if (cfg->tracking_file && cfg->per_process)
+        st = gt_side_check(cfg->tracking_file, "processes", cfg->overwrite, err);
+    if (st == GT_OK && cfg->tracking_file && cfg->per_gpu)
+        st = gt_side_check(cfg->tracking_file, "gpus", cfg->overwrite, err);
     return st;
 }
 
@@ -174,6 +190,10 @@ gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc 
     p->first_ticks = ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) * p->hz;
     gt_status st = cfg->tracking_file ? open_tables(p, err) : GT_OK;
     if (st != GT_OK) {
+        /* Left there, a file without a sample would make the next run
+         * fail with "exists". */
+        gt_side_discard(&p->procs);
+        gt_side_discard(&p->gpus);
         gt_error ignored;
         gt_perproc_close(&p, &ignored);
         return st;
@@ -405,7 +425,15 @@ gt_status gt_perproc_finish(gt_perproc *p, gt_error *err)
     gt_error e2;
     gt_status st = gt_side_close(&p->procs, err);
     gt_status st2 = gt_side_close(&p->gpus, st == GT_OK ? err : &e2);
+    if (st != GT_OK && st2 != GT_OK && err)
+        gt_err_join(err, &e2);
     return st == GT_OK ? st2 : st;
+}
+
+void gt_perproc_discard(gt_perproc *p)
+{
+    gt_side_discard(&p->procs);
+    gt_side_discard(&p->gpus);
 }
 
 gt_status gt_perproc_close(gt_perproc **pp, gt_error *err)

@@ -17,6 +17,9 @@ typedef struct gt_perproc_config {
     const char *tracking_file;  /* NULL: the report's top processes only */
     int overwrite;
     gt_ram_unit ram_unit, gpu_ram_unit;
+    gt_log_fn log; /* says that a side file deleted while tracking was re-created; NULL: not said */
+    void *log_ctx;
+    struct gt_lockwait *lockwait; /* the wait for an SQLite file's lock shared with the main table; NULL: none */
 } gt_perproc_config;
 
 /* The side tables, NULL-terminated: "processes" (--per-process) and "gpus"
@@ -31,16 +34,24 @@ const char *gt_perproc_option(const char *table);
  * tracking files without reading their rows. */
 const char *gt_perproc_table_of(const char *path);
 
+/* Whether gt_perproc_open could create the side tables (gt_side_check),
+ * changing nothing: checked with the tracking file before any file is
+ * replaced. */
+gt_status gt_perproc_check(const gt_perproc_config *cfg, gt_error *err);
 /* Creates the side tables (the tracking file must exist already).  gpu is
- * borrowed and may be NULL.  On failure *out is NULL. */
+ * borrowed and may be NULL.  On failure *out is NULL and no side file it
+ * created is left. */
 gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc **out, gt_error *err);
 /* Records the sample just taken by s (and by gpu, in the same call). */
 gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double timestamp, gt_error *err);
 /* Fills u->top_processes (any thread). */
 void gt_perproc_top(gt_perproc *p, gt_usage *u);
 /* Closes the side tables (no more rows are written; the top processes are
- * still followed and kept). */
+ * still followed and kept).  Every table that failed is named in err. */
 gt_status gt_perproc_finish(gt_perproc *p, gt_error *err);
+/* Closes the side tables and removes their CSV files, for a run that never
+ * started. */
+void gt_perproc_discard(gt_perproc *p);
 /* Closes the side tables and frees; NULL-safe. */
 gt_status gt_perproc_close(gt_perproc **p, gt_error *err);
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* gt_plot_write: a tracking file (and optionally its sub-tracking file) read
  * through store/table.h into the charts of plot.h, written to a temporary
- * file beside the output and renamed into place when complete. */
+ * file beside the output and renamed into place when complete
+ * (util/outfile.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "plot/plot.h"
 #include "store/table.h"
 #include "util/error.h"
+#include "util/outfile.h"
 
 /* Base-unit multiplier of a RAM unit name of the file's static data. */
 static gt_status ram_scale(const gt_table *st, const char *column, double *scale, gt_error *err)
@@ -120,43 +122,19 @@ static gt_status format_of(const char *path, gt_plot_format *fmt, gt_error *err)
     return GT_OK;
 }
 
-/* Renders into a temporary file in out_path's folder, then renames it, so
- * a failed run never leaves a half-written plot under the real name. */
+/* Renders through util/outfile.h, so a failed run never leaves a
+ * half-written plot under the real name, nor an older plot cut short. */
 static gt_status write_atomically(const gt_plot_data *d, gt_plot_format fmt, const char *out_path, gt_error *err)
 {
-    size_t n = strlen(out_path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return gt_err(err, GT_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", out_path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        gt_status st = gt_err(err, GT_ERR_IO, "cannot write plot file '%s': %s", out_path, strerror(errno));
-        free(tmp);
+    gt_outfile o;
+    gt_status st = gt_outfile_open(out_path, "plot file", &o, err);
+    if (st != GT_OK)
+        return st;
+    if ((st = gt_plot_render(d, fmt, o.f, err)) != GT_OK) {
+        gt_outfile_discard(&o);
         return st;
     }
-    FILE *f = fdopen(fd, "w");
-    gt_status st = GT_OK;
-    if (!f) {
-        close(fd);
-        st = gt_err(err, GT_ERR_IO, "cannot write plot file '%s': %s", out_path, strerror(errno));
-    } else {
-        st = gt_plot_render(d, fmt, f, err);
-        if (fclose(f) != 0 && st == GT_OK)
-            st = gt_err(err, GT_ERR_IO, "cannot write plot file '%s': %s", out_path, strerror(errno));
-    }
-    /* mkstemp makes the file 0600; a plot is a document like any other. */
-    if (st == GT_OK) {
-        mode_t um = umask(0);
-        umask(um);
-        chmod(tmp, 0666 & ~um);
-    }
-    if (st == GT_OK && rename(tmp, out_path) != 0)
-        st = gt_err(err, GT_ERR_IO, "cannot write plot file '%s': %s", out_path, strerror(errno));
-    if (st != GT_OK)
-        unlink(tmp);
-    free(tmp);
-    return st;
+    return gt_outfile_commit(&o, err);
 }
 
 gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file, const char *out_path,

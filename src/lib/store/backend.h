@@ -18,6 +18,8 @@ typedef struct gt_store_backend {
      * column after the others (extra[0..nextra - 1) are already there). */
     gt_status (*add_static)(void *impl, const gt_cell *static_cells, const gt_store_extra *extra, size_t nextra,
                             gt_error *err);
+    /* The shared wait for a lock (NULL: the file has no lock to wait for). */
+    void (*set_lockwait)(void *impl, struct gt_lockwait *w);
 } gt_store_backend;
 
 /* Takes ownership of fd (an empty file created for path), closing it on

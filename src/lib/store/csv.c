@@ -118,39 +118,9 @@ static size_t format_header(const char *const *names, int n, char *buf, size_t s
     return len;
 }
 
-/* Writes all of buf, retrying after signals and short writes.  A row that
- * fails half-way (disk full, file-size limit) is cut off again, so the file
- * ends with the last complete row and stays readable.
- *
- * The file is opened O_APPEND, and a file whose size is not what we wrote
- * (another program truncated it, or wrote to it) gets no more rows: written
- * at our own offset they would follow a hole of NUL bytes, and appended
- * they would be rows without the header above them.  The check is one
- * lseek per row, with no I/O. */
 static gt_status write_all(csv_store *s, const char *buf, size_t len, gt_error *err)
 {
-    size_t total = len;
-    off_t end = lseek(s->fd, 0, SEEK_END);
-    if (end >= 0 && end != s->size)
-        return gt_err(err, GT_ERR_IO, "tracking file '%s' was %s by another program while tracking (%lld bytes "
-                      "where %lld were written): no more samples are written to it", s->path,
-                      end < s->size ? "truncated" : "written to", (long long)end, (long long)s->size);
-    while (len) {
-        ssize_t w = write(s->fd, buf, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            if (ftruncate(s->fd, s->size) == 0)
-                lseek(s->fd, s->size, SEEK_SET);
-            return gt_err(err, GT_ERR_IO, "cannot write tracking file '%s': %s", s->path,
-                          strerror(e));
-        }
-        buf += w;
-        len -= (size_t)w;
-    }
-    s->size += (off_t)total;
-    return GT_OK;
+    return gt_store_append_rows(s->fd, s->path, &s->size, buf, len, err);
 }
 
 static gt_status csv_append(void *impl, const gt_cell *cells, gt_error *err)
@@ -214,7 +184,7 @@ static gt_status csv_add_static(void *impl, const gt_cell *static_cells, const g
     return write_head(s, static_cells, extra, nextra, err);
 }
 
-const gt_store_backend gt_store_csv_backend = {csv_append, csv_close, csv_add_static};
+const gt_store_backend gt_store_csv_backend = {csv_append, csv_close, csv_add_static, NULL};
 
 gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
                             const gt_store_extra *extra, size_t nextra, const char *const *names, int ncols,

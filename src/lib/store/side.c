@@ -1,29 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 #include "store/side.h"
 #include "store/csvfield.h"
+#include "store/lockwait.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/pyfloat.h"
 #include "util/grow.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The sampling thread waits at most this long for the SQLite file's write
- * lock (another program's, e.g. a reader recovering the log); then the
- * rows wait in memory for the next sample, as the main table's do.  At
- * close they may wait SIDE_BUSY_CLOSE_MS. */
-#define SIDE_BUSY_MS 250
-#define SIDE_BUSY_CLOSE_MS 10000
+/* The sampling thread waits for the SQLite file's write lock (another
+ * program's, e.g. a reader recovering the log) as store/lockwait.h says,
+ * in one wait shared with the main table's connection when the tracker
+ * attaches it; then the rows wait in memory for the next sample, as the
+ * main table's do, up to GT_LOCKWAIT_QUEUE_BYTES. */
 
 struct gt_side {
     int ncols;
     char *path;
     char table[32];    /* its name, for messages */
+    gt_log_fn log;     /* says that a deleted CSV file was re-created */
+    void *log_ctx;
     /* CSV: the sibling file, and the current sample's lines. */
     int fd;
     off_t size;        /* bytes of complete samples */
@@ -43,6 +46,11 @@ struct gt_side {
     size_t n_rows, cap_rows;
     char *text;
     size_t text_len, text_cap;
+    size_t sample_rows, sample_text; /* where the current sample's rows begin */
+    size_t queued_samples;           /* samples whose rows wait in the queue */
+    size_t dropped_samples, dropped_rows; /* with the queue full */
+    char failed_msg[256];            /* SQLite's message, read before the ROLLBACK that clears it */
+    gt_lockwait *lockwait;           /* shared with the main table; NULL: a busy timeout of our own */
 };
 
 static int reserve(gt_side *s, size_t more)
@@ -58,13 +66,17 @@ static int reserve(gt_side *s, size_t more)
     return 0;
 }
 
-/* "dir/track.csv" -> "dir/track.NAME.csv". */
-static char *sibling(const char *path, const char *name)
+const char *const gt_side_tables[] = {"processes", "gpus", NULL};
+
+char *gt_side_csv_path(const char *tracking_file, const char *name)
 {
-    size_t n = strlen(path) - 4; /* ".csv", checked by gt_store_open */
+    size_t n = strlen(tracking_file);
+    if (n < 4 || strcmp(tracking_file + n - 4, ".csv") != 0)
+        return NULL;
+    n -= 4;
     char *p = malloc(n + strlen(name) + 6);
     if (p)
-        sprintf(p, "%.*s.%s.csv", (int)n, path, name);
+        sprintf(p, "%.*s.%s.csv", (int)n, tracking_file, name);
     return p;
 }
 
@@ -83,7 +95,7 @@ size_t gt_side_stem_len(const char *path, const char *name)
 static gt_status db_fail(gt_side *s, const char *what, gt_error *err)
 {
     return gt_err(err, GT_ERR_IO, "cannot %s table '%s' of tracking file '%s': %s", what, s->table, s->path,
-                  s->db ? sqlite3_errmsg(s->db) : "out of memory");
+                  s->failed_msg[0] ? s->failed_msg : s->db ? sqlite3_errmsg(s->db) : "out of memory");
 }
 
 static gt_status open_sqlite(gt_side *s, const char *name, const char *const *names,
@@ -91,7 +103,7 @@ static gt_status open_sqlite(gt_side *s, const char *name, const char *const *na
 {
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
         return db_fail(s, "open", err);
-    sqlite3_busy_timeout(s->db, SIDE_BUSY_MS);
+    sqlite3_busy_timeout(s->db, GT_LOCKWAIT_SAMPLE_MS);
     /* Column names are ours (fixed words and GPU indexes): no quoting. */
     size_t size = 64 + strlen(name);
     for (int i = 0; i < ncols; i++)
@@ -141,7 +153,7 @@ gt_status gt_side_open(const char *tracking_file, const char *name, const char *
     size_t n = strlen(tracking_file);
     int csv = n > 4 && !strcmp(tracking_file + n - 4, ".csv");
     gt_side *s = calloc(1, sizeof *s);
-    if (!s || !(s->path = csv ? sibling(tracking_file, name) : strdup(tracking_file))) {
+    if (!s || !(s->path = csv ? gt_side_csv_path(tracking_file, name) : strdup(tracking_file))) {
         free(s);
         return gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", tracking_file);
     }
@@ -156,7 +168,12 @@ gt_status gt_side_open(const char *tracking_file, const char *name, const char *
     } else if (csv) {
         st = gt_store_create_file(s->path, overwrite, "tracking file", "pass --overwrite to replace it",
                                   &s->fd, err);
-        if (st == GT_OK && (st = add_header(s, names, err)) != GT_OK)
+        int fl = st == GT_OK ? fcntl(s->fd, F_GETFL) : 0;
+        if (st == GT_OK && (fl < 0 || fcntl(s->fd, F_SETFL, fl | O_APPEND) != 0))
+            st = gt_err(err, GT_ERR_IO, "tracking file '%s': %s", s->path, strerror(errno));
+        if (st == GT_OK)
+            st = add_header(s, names, err);
+        if (st != GT_OK && s->fd >= 0)
             unlink(s->path);
     } else {
         st = open_sqlite(s, name, names, types, ncols, err);
@@ -170,7 +187,49 @@ gt_status gt_side_open(const char *tracking_file, const char *name, const char *
     return GT_OK;
 }
 
+gt_status gt_side_check(const char *tracking_file, const char *name, int overwrite, gt_error *err)
+{
+    size_t n = strlen(tracking_file);
+    if (n <= 4 || strcmp(tracking_file + n - 4, ".csv") != 0)
+        return GT_OK;
+    char *p = gt_side_csv_path(tracking_file, name);
+    if (!p)
+        return gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", tracking_file);
+    gt_status st = gt_store_check_file(p, overwrite, "tracking file", "pass --overwrite to replace it", err);
+    free(p);
+    return st;
+}
+
+void gt_side_discard(gt_side **sp)
+{
+    if (!sp || !*sp)
+        return;
+    char *path = (*sp)->fd >= 0 ? strdup((*sp)->path) : NULL;
+    gt_error ignored;
+    gt_side_close(sp, &ignored);
+    if (path)
+        unlink(path);
+    free(path);
+}
+
 const char *gt_side_path(const gt_side *s) { return s->path; }
+
+void gt_side_set_lockwait(gt_side *s, gt_lockwait *w)
+{
+    if (!s->db)
+        return;
+    s->lockwait = w;
+    if (w)
+        gt_lockwait_attach(w, s->db);
+    else
+        sqlite3_busy_timeout(s->db, GT_LOCKWAIT_SAMPLE_MS);
+}
+
+void gt_side_set_log(gt_side *s, gt_log_fn log, void *ctx)
+{
+    s->log = log;
+    s->log_ctx = ctx;
+}
 
 static gt_status add_csv(gt_side *s, const gt_cell *c, gt_error *err)
 {
@@ -278,35 +337,32 @@ static int flush_rows(gt_side *s)
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
+        snprintf(s->failed_msg, sizeof s->failed_msg, "%s", sqlite3_errmsg(s->db));
         if (!sqlite3_get_autocommit(s->db))
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return rc;
     }
-    s->n_rows = s->text_len = 0;
+    s->n_rows = s->text_len = s->queued_samples = 0;
+    /* A long wait's queue is not kept once written. */
+    if (s->cap_rows * (size_t)s->ncols * sizeof *s->rows + s->text_cap > (1u << 20)) {
+        free(s->rows);
+        free(s->text);
+        s->rows = NULL;
+        s->text = NULL;
+        s->cap_rows = s->text_cap = 0;
+    }
     return SQLITE_OK;
 }
 
-/* All of buf, after signals and short writes; a sample cut off half-way
- * (disk full) is truncated away so the file ends with a complete row. */
+/* The sample's rows, with the main CSV file's protections
+ * (gt_store_append_rows): a sample cut off half-way (disk full) is
+ * truncated away, and a file another program truncated or wrote to gets
+ * no more rows. */
 static gt_status write_csv(gt_side *s, gt_error *err)
 {
-    size_t done = 0;
-    while (done < s->len) {
-        ssize_t w = write(s->fd, s->buf + done, s->len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            int e = errno;
-            if (ftruncate(s->fd, s->size) == 0)
-                lseek(s->fd, s->size, SEEK_SET);
-            s->len = 0;
-            return gt_err(err, GT_ERR_IO, "cannot write tracking file '%s': %s", s->path, strerror(e));
-        }
-        done += (size_t)w;
-    }
-    s->size += (off_t)s->len;
+    gt_status st = gt_store_append_rows(s->fd, s->path, &s->size, s->buf, s->len, err);
     s->len = 0;
-    return GT_OK;
+    return st;
 }
 
 gt_status gt_side_end_sample(gt_side *s, gt_error *err)
@@ -315,10 +371,25 @@ gt_status gt_side_end_sample(gt_side *s, gt_error *err)
         return s->len ? write_csv(s, err) : GT_OK;
     if (s->n_rows == 0)
         return GT_OK;
+    size_t new_rows = s->n_rows - s->sample_rows;
+    s->failed_msg[0] = '\0';
     int rc = flush_rows(s);
-    /* Locked: the rows wait for the next sample (or the close). */
     if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
         return db_fail(s, "write", err);
+    if (rc != SQLITE_OK && new_rows) {
+        /* Locked: the rows wait for the next sample (or the close), unless
+         * the queue is full; then this sample's are dropped and counted. */
+        if (s->n_rows * (size_t)s->ncols * sizeof *s->rows + s->text_len > GT_LOCKWAIT_QUEUE_BYTES) {
+            s->dropped_samples++;
+            s->dropped_rows += new_rows;
+            s->n_rows = s->sample_rows;
+            s->text_len = s->sample_text;
+        } else {
+            s->queued_samples++;
+        }
+    }
+    s->sample_rows = s->n_rows;
+    s->sample_text = s->text_len;
     return GT_OK;
 }
 
@@ -329,9 +400,31 @@ gt_status gt_side_close(gt_side **sp, gt_error *err)
     gt_side *s = *sp;
     gt_status st = GT_OK;
     if (s->db && s->n_rows) {
-        sqlite3_busy_timeout(s->db, SIDE_BUSY_CLOSE_MS);
-        if (flush_rows(s) != SQLITE_OK)
-            st = db_fail(s, "write", err);
+        /* A shared wait is armed by its owner for all its connections. */
+        if (!s->lockwait)
+            sqlite3_busy_timeout(s->db, GT_LOCKWAIT_CLOSE_MS);
+        s->failed_msg[0] = '\0';
+        size_t rows = s->n_rows, samples = s->queued_samples;
+        if (flush_rows(s) != SQLITE_OK) {
+            char what[96];
+            snprintf(what, sizeof what, "write %zu rows (%zu samples) to", rows + s->dropped_rows,
+                     samples + s->dropped_samples);
+            st = db_fail(s, what, err);
+            s->dropped_samples = 0;
+        }
+    }
+    if (s->dropped_samples && st == GT_OK)
+        st = gt_err(err, GT_ERR_IO, "cannot write %zu rows (%zu samples) to table '%s' of tracking file '%s': it "
+                    "was locked by another program while more than %u MiB of rows waited in memory",
+                    s->dropped_rows, s->dropped_samples, s->table, s->path, GT_LOCKWAIT_QUEUE_BYTES >> 20);
+    /* Deleted while tracking: every row is still in the open file. */
+    if (gt_store_unlinked(s->fd)) {
+        gt_error e;
+        if (gt_store_rescue(s->fd, s->path, NULL, s->log, s->log_ctx, &e) != GT_OK && st == GT_OK) {
+            st = GT_ERR_IO;
+            if (err)
+                *err = e;
+        }
     }
     if (s->fd >= 0 && close(s->fd) != 0 && st == GT_OK)
         st = gt_err(err, GT_ERR_IO, "cannot close tracking file '%s': %s", s->path, strerror(errno));

@@ -7,10 +7,14 @@
  *
  * Another program may write to the file while we track (a user's sqlite3
  * shell, a script adding a table).  A row that finds the file locked waits
- * BUSY_WAIT_MS for the lock, then is queued in memory and written before the
- * next row, oldest first; at close the queue waits BUSY_WAIT_CLOSE_MS.  So a
- * lock held for a while delays rows but never drops one. */
+ * for the lock (store/lockwait.h: GT_LOCKWAIT_SAMPLE_MS, shared with the
+ * side tables' connections when the tracker attaches its wait), then is
+ * queued in memory and written before the next row, oldest first; at close
+ * the queue waits GT_LOCKWAIT_CLOSE_MS.  So a lock held for a while delays
+ * rows; only a queue past GT_LOCKWAIT_QUEUE_BYTES drops samples, counted
+ * and reported at close. */
 #include "store/backend.h"
+#include "store/lockwait.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -21,10 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Short, because the sampling thread waits: a sample is late by this much
- * at most before its row is queued instead. */
-#define BUSY_WAIT_MS 250
-#define BUSY_WAIT_CLOSE_MS 10000
+/* A queued row's size: the queue's rows are GT_STORE_MAX_COLUMNS cells. */
+#define ROW_BYTES (GT_STORE_MAX_COLUMNS * sizeof(gt_cell))
 
 typedef struct sqlite_store {
     sqlite3 *db;
@@ -35,6 +37,8 @@ typedef struct sqlite_store {
     char failed_msg[256]; /* SQLite's message for a failure undone by ROLLBACK */
     gt_cell *pending; /* rows waiting for the lock, GT_STORE_MAX_COLUMNS cells each (ncols written) */
     size_t n_pending, cap_pending;
+    size_t dropped;       /* samples dropped with the queue full */
+    gt_lockwait *lockwait; /* shared with the side tables; NULL: a busy timeout of our own */
 } sqlite_store;
 
 static gt_status db_err(const sqlite_store *s, const char *what, gt_error *err)
@@ -164,6 +168,12 @@ static int flush_pending(sqlite_store *s)
         return rc;
     }
     s->n_pending = 0;
+    /* A long wait's queue is not kept once written. */
+    if (s->cap_pending * ROW_BYTES > (1u << 20)) {
+        free(s->pending);
+        s->pending = NULL;
+        s->cap_pending = 0;
+    }
     return SQLITE_OK;
 }
 
@@ -174,15 +184,24 @@ static gt_status sqlite_append(void *impl, const gt_cell *cells, gt_error *err)
     int rc;
     if (s->n_pending == 0) {
         rc = run_row(s->insert, cells, s->ncols, &s->sys_errno);
-        if (is_busy(rc) && queue_row(s, cells) != 0)
-            return gt_err(err, GT_ERR_NOMEM, "tracking file '%s' is locked and there is no memory to "
-                          "hold the sample until it is free", s->path);
+    } else if ((s->n_pending + 1) * ROW_BYTES > GT_LOCKWAIT_QUEUE_BYTES) {
+        /* Full: the queue alone, in order, and this row after it. */
+        if ((rc = flush_pending(s)) == SQLITE_OK)
+            rc = run_row(s->insert, cells, s->ncols, &s->sys_errno);
+        else if (is_busy(rc)) {
+            s->dropped++;
+            return GT_OK;
+        }
     } else {
         if (queue_row(s, cells) != 0)
             return gt_err(err, GT_ERR_NOMEM, "tracking file '%s' is locked and there is no memory to "
                           "hold the sample until it is free", s->path);
-        rc = flush_pending(s);
+        if ((rc = flush_pending(s)) != SQLITE_OK)
+            cells = NULL; /* queued already */
     }
+    if (is_busy(rc) && cells && queue_row(s, cells) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "tracking file '%s' is locked and there is no memory to "
+                      "hold the sample until it is free", s->path);
     if (rc != SQLITE_OK && !is_busy(rc))
         return db_err(s, "write", err);
     return GT_OK;
@@ -193,15 +212,22 @@ static gt_status sqlite_close(void *impl, gt_error *err)
     sqlite_store *s = impl;
     gt_status st = GT_OK;
     if (s->n_pending) {
-        sqlite3_busy_timeout(s->db, BUSY_WAIT_CLOSE_MS);
+        /* A shared wait is armed by its owner for all its connections. */
+        if (!s->lockwait)
+            sqlite3_busy_timeout(s->db, GT_LOCKWAIT_CLOSE_MS);
         s->failed_msg[0] = '\0';
-        size_t n = s->n_pending;
+        size_t n = s->n_pending + s->dropped;
         if (flush_pending(s) != SQLITE_OK) {
-            char what[64];
-            snprintf(what, sizeof what, "write %zu sample%s to", n, n == 1 ? "" : "s");
+            char what[96];
+            snprintf(what, sizeof what, "write %zu sample%s to table 'data' of", n, n == 1 ? "" : "s");
             st = db_err(s, what, err);
+            s->dropped = 0;
         }
     }
+    if (s->dropped && st == GT_OK)
+        st = gt_err(err, GT_ERR_IO, "cannot write %zu sample%s to table 'data' of tracking file '%s': it was "
+                    "locked by another program while more than %u MiB of rows waited in memory",
+                    s->dropped, s->dropped == 1 ? "" : "s", s->path, GT_LOCKWAIT_QUEUE_BYTES >> 20);
     free(s->pending);
     sqlite3_finalize(s->insert);
     if (s->db) {
@@ -244,7 +270,18 @@ static gt_status sqlite_add_static(void *impl, const gt_cell *static_cells, cons
     return rc;
 }
 
-const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close, sqlite_add_static};
+static void sqlite_set_lockwait(void *impl, gt_lockwait *w)
+{
+    sqlite_store *s = impl;
+    s->lockwait = w;
+    if (w)
+        gt_lockwait_attach(w, s->db);
+    else
+        sqlite3_busy_timeout(s->db, GT_LOCKWAIT_SAMPLE_MS);
+}
+
+const gt_store_backend gt_store_sqlite_backend = {sqlite_append, sqlite_close, sqlite_add_static,
+                                                  sqlite_set_lockwait};
 
 gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
                                const gt_store_extra *extra, size_t nextra, const char *const *data_names,
@@ -283,7 +320,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
         st = db_err(s, "open", err);
         goto fail;
     }
-    sqlite3_busy_timeout(s->db, BUSY_WAIT_MS);
+    sqlite3_busy_timeout(s->db, GT_LOCKWAIT_SAMPLE_MS);
     if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; BEGIN",
                      NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;

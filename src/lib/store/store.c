@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,33 @@ static void unlink_sidecars(const char *path)
     }
 }
 
+gt_status gt_store_check_file(const char *path, int overwrite, const char *what, const char *hint, gt_error *err)
+{
+    struct stat sb, ds;
+    if (lstat(path, &sb) != 0)
+        return GT_OK; /* nothing to replace; creation says why it fails */
+    if (!overwrite)
+        return gt_err(err, GT_ERR_EXISTS, "%s '%s' already exists; %s", what, path, hint);
+    if (S_ISDIR(sb.st_mode))
+        return gt_err(err, GT_ERR_IO, "cannot replace %s '%s': %s", what, path, strerror(EISDIR));
+    char *d = strdup(path);
+    if (!d)
+        return gt_err(err, GT_ERR_NOMEM, "%s '%s': out of memory", what, path);
+    const char *dir = dirname(d);
+    int e = 0;
+    if (access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    /* In a sticky folder (/tmp) only the file's owner, the folder's or root
+     * may unlink it. */
+    else if (stat(dir, &ds) == 0 && (ds.st_mode & S_ISVTX) && geteuid() != 0 && sb.st_uid != geteuid() &&
+             ds.st_uid != geteuid())
+        e = EPERM;
+    free(d);
+    if (e)
+        return gt_err(err, GT_ERR_IO, "cannot replace %s '%s': %s", what, path, strerror(e));
+    return GT_OK;
+}
+
 /* O_EXCL makes creation fail on anything already there, a symbolic link
  * included (even a dangling one), so nothing is followed; with overwrite the
  * old entry is unlinked first, which replaces a link rather than writing
@@ -97,6 +125,9 @@ static void unlink_sidecars(const char *path)
 gt_status gt_store_create_file(const char *path, int overwrite, const char *what,
                                const char *hint, int *fd_out, gt_error *err)
 {
+    gt_status st = gt_store_check_file(path, overwrite, what, hint, err);
+    if (st != GT_OK)
+        return st;
     if (overwrite && unlink(path) != 0 && errno != ENOENT)
         return gt_err(err, GT_ERR_IO, "cannot replace %s '%s': %s", what, path,
                       strerror(errno));
@@ -235,6 +266,12 @@ done:
     return st;
 }
 
+void gt_store_set_lockwait(gt_store *s, struct gt_lockwait *w)
+{
+    if (s->backend->set_lockwait)
+        s->backend->set_lockwait(s->impl, w);
+}
+
 gt_status gt_store_add_static(gt_store *s, const char *key, const char *value, gt_error *err)
 {
     if (s->appended)
@@ -282,32 +319,70 @@ gt_status gt_store_append(gt_store *s, const gt_sample *smp, gt_error *err)
     return s->backend->append(s->impl, s->cells, err);
 }
 
-/* The tracking file was deleted while tracking (its inode has no name
- * left): re-creates it from the still-open inode, whose contents are
- * complete now that the backend has closed. */
-static gt_status rescue(gt_store *s, gt_error *err)
+/* Writes all of buf, retrying after signals and short writes.  A row that
+ * fails half-way (disk full, file-size limit) is cut off again, so the file
+ * ends with the last complete row and stays readable.
+ *
+ * The file is opened O_APPEND, and a file whose size is not what we wrote
+ * (another program truncated it, or wrote to it) gets no more rows: written
+ * at our own offset they would follow a hole of NUL bytes, and appended
+ * they would be rows without the header above them.  The check is one
+ * lseek per row, with no I/O. */
+gt_status gt_store_append_rows(int fd, const char *path, off_t *size, const char *buf, size_t len, gt_error *err)
+{
+    size_t total = len;
+    off_t end = lseek(fd, 0, SEEK_END);
+    if (end >= 0 && end != *size)
+        return gt_err(err, GT_ERR_IO, "tracking file '%s' was %s by another program while tracking (%lld bytes "
+                      "where %lld were written): no more samples are written to it", path,
+                      end < *size ? "truncated" : "written to", (long long)end, (long long)*size);
+    while (len) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            if (ftruncate(fd, *size) == 0)
+                lseek(fd, *size, SEEK_SET);
+            return gt_err(err, GT_ERR_IO, "cannot write tracking file '%s': %s", path, strerror(e));
+        }
+        buf += w;
+        len -= (size_t)w;
+    }
+    *size += (off_t)total;
+    return GT_OK;
+}
+
+int gt_store_unlinked(int fd)
+{
+    struct stat sb;
+    return fd >= 0 && fstat(fd, &sb) == 0 && sb.st_nlink == 0;
+}
+
+gt_status gt_store_rescue(int from, const char *path, const gt_file_owner *owner, gt_log_fn log, void *log_ctx,
+                          gt_error *err)
 {
     int fd = -1;
     gt_error why;
-    gt_status st = gt_store_create_file(s->path, 0, "tracking file", "", &fd, &why);
+    gt_status st = gt_store_create_file(path, 0, "tracking file", "", &fd, &why);
     if (st != GT_OK)
         return gt_err(err, GT_ERR_IO,
                       "tracking file '%s' was deleted while tracking and cannot be re-created "
-                      "(%s): its samples are lost", s->path,
+                      "(%s): its samples are lost", path,
                       st == GT_ERR_EXISTS ? "another file has taken its name" : why.msg);
-    if (s->chowned && fchown(fd, s->owner, s->group) != 0)
-        st = gt_err(err, GT_ERR_IO, "cannot give re-created tracking file '%s' to user %lu: %s", s->path,
-                    (unsigned long)s->owner, strerror(errno));
+    if (owner && fchown(fd, owner->uid, owner->gid) != 0)
+        st = gt_err(err, GT_ERR_IO, "cannot give re-created tracking file '%s' to user %lu: %s", path,
+                    (unsigned long)owner->uid, strerror(errno));
     char buf[65536];
     off_t off = 0;
     while (st == GT_OK) {
-        ssize_t n = pread(s->watch_fd, buf, sizeof buf, off);
+        ssize_t n = pread(from, buf, sizeof buf, off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
             if (n < 0)
                 st = gt_err(err, GT_ERR_IO, "cannot re-read deleted tracking file '%s': %s",
-                            s->path, strerror(errno));
+                            path, strerror(errno));
             break;
         }
         for (ssize_t w = 0; w < n && st == GT_OK;) {
@@ -316,7 +391,7 @@ static gt_status rescue(gt_store *s, gt_error *err)
                 continue;
             if (k < 0)
                 st = gt_err(err, GT_ERR_IO, "cannot re-create deleted tracking file '%s': %s",
-                            s->path, strerror(errno));
+                            path, strerror(errno));
             else
                 w += k;
         }
@@ -325,16 +400,31 @@ static gt_status rescue(gt_store *s, gt_error *err)
         off += n;
     }
     if (close(fd) != 0 && st == GT_OK)
-        st = gt_err(err, GT_ERR_IO, "cannot re-create deleted tracking file '%s': %s", s->path,
+        st = gt_err(err, GT_ERR_IO, "cannot re-create deleted tracking file '%s': %s", path,
                     strerror(errno));
-    if (st == GT_OK && s->log) {
+    if (st == GT_OK && log) {
         char msg[600];
         snprintf(msg, sizeof msg,
                  "tracking file '%s' was deleted while tracking; re-created with every sample",
-                 s->path);
-        s->log(s->log_ctx, msg);
+                 path);
+        log(log_ctx, msg);
     }
     return st;
+}
+
+void gt_store_discard(gt_store **sp)
+{
+    if (!sp || !*sp)
+        return;
+    char *path = strdup((*sp)->path);
+    gt_error ignored;
+    gt_store_close(sp, &ignored);
+    if (path) {
+        unlink(path);
+        if (!has_suffix(path, ".csv"))
+            unlink_sidecars(path);
+    }
+    free(path);
 }
 
 gt_status gt_store_close(gt_store **sp, gt_error *err)
@@ -342,11 +432,14 @@ gt_status gt_store_close(gt_store **sp, gt_error *err)
     if (!sp || !*sp)
         return GT_OK;
     gt_store *s = *sp;
+    /* Rescued after the backend has closed, when the inode's contents are
+     * complete. */
     gt_status st = s->backend->close(s->impl, err);
-    struct stat sb;
-    if (s->watch_fd >= 0 && fstat(s->watch_fd, &sb) == 0 && sb.st_nlink == 0) {
+    if (gt_store_unlinked(s->watch_fd)) {
         gt_error e;
-        gt_status rs = rescue(s, &e);
+        gt_status rs = gt_store_rescue(s->watch_fd, s->path,
+                                        s->chowned ? &(gt_file_owner){s->owner, s->group} : NULL, s->log,
+                                        s->log_ctx, &e);
         if (rs != GT_OK && st == GT_OK) {
             st = rs;
             if (err)

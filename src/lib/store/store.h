@@ -4,10 +4,13 @@
  * SQLite: tables static_data and data).  The format follows the extension. */
 #ifndef GT_STORE_STORE_H
 #define GT_STORE_STORE_H
+#include <sys/types.h>
+
 #include "gpu_tracker.h"
 #include "sampler/sample.h"
 
 typedef struct gt_store gt_store;
+struct gt_lockwait;
 
 /* A static-data column of gpu-tracker's own, written after the Python
  * package's nine (whose readers take the static row by name, so they still
@@ -52,16 +55,51 @@ void gt_store_set_log(gt_store *s, gt_log_fn log, void *ctx);
  * GT_ERR_INVALID for an SQLite file, whose -wal and -shm files SQLite makes
  * by name itself; GT_ERR_IO when fchown fails. */
 gt_status gt_store_chown(gt_store *s, uid_t uid, gid_t gid, gt_error *err);
+/* An SQLite file's connection waits for the write lock by w
+ * (store/lockwait.h), shared with the side tables' connections, instead of
+ * its own timeouts; w outlives s.  Nothing for a CSV file. */
+void gt_store_set_lockwait(gt_store *s, struct gt_lockwait *w);
+/* Closes and removes the file (and SQLite's files beside it), for a file
+ * just created and never used; NULL-safe, sets *s to NULL. */
+void gt_store_discard(gt_store **s);
 /* Flushes and closes; NULL-safe; sets *s to NULL.  A file deleted while
  * tracking is re-created with every sample (an error if its name has been
  * taken meanwhile). */
 gt_status gt_store_close(gt_store **s, gt_error *err);
 
+/* Whether gt_store_create_file could create path, or with overwrite
+ * replace what is there, without changing anything: GT_ERR_EXISTS (unless
+ * overwrite), or GT_ERR_IO when what is there cannot be replaced (a
+ * folder, a folder the caller may not write, another user's file in a
+ * sticky folder).  Run on every file of a run before any is replaced, so a
+ * refused run deletes nothing. */
+gt_status gt_store_check_file(const char *path, int overwrite, const char *what, const char *hint, gt_error *err);
 /* Creates path empty for writing (what names the file in messages, hint
  * says how to replace it).  An existing file is GT_ERR_EXISTS unless
- * overwrite; a symbolic link is never followed. */
+ * overwrite (gt_store_check_file); a symbolic link is never followed. */
 gt_status gt_store_create_file(const char *path, int overwrite, const char *what,
                                const char *hint, int *fd_out, gt_error *err);
+
+/* Appends len bytes of complete rows to the CSV file fd (opened
+ * O_APPEND), whose rows so far end at *size; advances *size.  A file whose
+ * size is not *size (another program truncated or wrote to it) gets no
+ * more rows: GT_ERR_IO, saying so.  A write that fails half-way is cut off
+ * again, so the file ends with its last complete row. */
+gt_status gt_store_append_rows(int fd, const char *path, off_t *size, const char *buf, size_t len,
+                               gt_error *err);
+/* Whether fd's file has been deleted (no name left). */
+int gt_store_unlinked(int fd);
+typedef struct gt_file_owner {
+    uid_t uid;
+    gid_t gid;
+} gt_file_owner;
+/* A file deleted while tracking: re-created under path from the complete
+ * contents still held by from, given to owner through its descriptor
+ * (unless NULL: see gt_store_chown), and log (unless NULL) says so.  If
+ * another file has taken the name, that file is left alone and GT_ERR_IO
+ * says the samples are lost. */
+gt_status gt_store_rescue(int from, const char *path, const gt_file_owner *owner, gt_log_fn log, void *log_ctx,
+                          gt_error *err);
 
 /* Timepoint column names in file order (21 measurements, "timestamp", then
  * the energy columns, which a file has only with_energy; its power columns

@@ -3,6 +3,7 @@
  * in place in the buffer, so memory is the columns plus one chunk. */
 #include "store/table_impl.h"
 #include "util/error.h"
+#include "util/infile.h"
 #include "util/grow.h"
 
 #include <errno.h>
@@ -189,19 +190,10 @@ gt_status gt_table_read_csv(gt_table *t, gt_table_part part, const char *const *
     int got;
 
     t->where = "line";
-    r.fd = open(t->path, O_RDONLY | O_CLOEXEC);
-    if (r.fd < 0)
-        return gt_err(err, GT_ERR_IO, "cannot open '%s': %s", t->path, strerror(errno));
-    /* A device or a pipe may never end: only a file is read. */
-    struct stat sb;
-    if (fstat(r.fd, &sb) != 0) {
-        st = gt_err(err, GT_ERR_IO, "cannot read '%s': %s", t->path, strerror(errno));
-        goto done;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        st = gt_err(err, GT_ERR_IO, "cannot read '%s': not a regular file", t->path);
-        goto done;
-    }
+    /* A device or a pipe may never end, a FIFO would block the open: only
+     * a file is read. */
+    if ((st = gt_infile_open(t->path, NULL, &r.fd, err)) != GT_OK)
+        return st;
     if (!(r.buf = malloc(CHUNK))) {
         st = gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", t->path);
         goto done;

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 gt_status gt_err(gt_error *err, gt_status st, const char *fmt, ...)
 {
@@ -13,4 +14,16 @@ gt_status gt_err(gt_error *err, gt_status st, const char *fmt, ...)
         va_end(ap);
     }
     return st;
+}
+
+void gt_err_join(gt_error *err, const gt_error *more)
+{
+    size_t n = strnlen(err->msg, sizeof err->msg - 1);
+    size_t room = sizeof err->msg - 1 - n;
+    if (room < 3)
+        return;
+    memcpy(err->msg + n, "; ", 2);
+    size_t m = strnlen(more->msg, room - 2);
+    memcpy(err->msg + n + 2, more->msg, m);
+    err->msg[n + 2 + m] = '\0';
 }

@@ -10,4 +10,8 @@
 gt_status gt_err(gt_error *err, gt_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Adds more's message to err's ("first; second"), cut to fit: a failure
+ * that follows another is still named. */
+void gt_err_join(gt_error *err, const gt_error *more);
+
 #endif
