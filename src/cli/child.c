@@ -25,6 +25,23 @@ void gt_cli_child_init(gt_cli_child *c)
     sigemptyset(&c->oldmask);
 }
 
+/* The signals gpu-tracker takes instead of dying of them: every signal
+ * whose default action ends a process and that a user or a scheduler sends
+ * (SIGINT and SIGTERM, Slurm's --signal and scancel --signal, timers,
+ * power and CPU-limit warnings, real-time signals).  Faults (SIGSEGV,
+ * SIGABRT, ...) keep their default: they are gpu-tracker's own bugs.
+ * SIGPIPE is ignored and SIGXFSZ too (their writes fail instead). */
+static const int taken[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1,   SIGUSR2,
+                            SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR, SIGIO, SIGSTKFLT};
+
+static int taken_signal(int sig)
+{
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
+        if (taken[i] == sig)
+            return 1;
+    return sig >= SIGRTMIN && sig <= SIGRTMAX;
+}
+
 void gt_cli_child_take_signals(gt_cli_child *c)
 {
     sigset_t mask;
@@ -32,11 +49,10 @@ void gt_cli_child_take_signals(gt_cli_child *c)
     sigaddset(&mask, SIGCHLD);
     /* A signal that was ignored when we started (nohup's SIGHUP, SIGINT in
      * a background job) stays ignored, for us and for the command. */
-    const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
+    for (int sig = 1; sig <= SIGRTMAX; sig++) {
         struct sigaction sa;
-        if (sigaction(forwarded[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-            sigaddset(&mask, forwarded[i]);
+        if (taken_signal(sig) && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+            sigaddset(&mask, sig);
     }
     sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
     c->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
@@ -156,6 +172,64 @@ static int reap_others(pid_t keep)
     return alive;
 }
 
+/* Whether pid is the command or one of its descendants (by its parents
+ * now: an orphan adopted by us no longer is). */
+static int in_command_tree(pid_t pid, pid_t command)
+{
+    for (int depth = 0; pid > 1 && depth < 4096; depth++) {
+        if (pid == command)
+            return 1;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (n <= 0)
+            return 0;
+        buf[n] = '\0';
+        const char *paren = strrchr(buf, ')');
+        int ppid;
+        if (!paren || sscanf(paren, ") %*c %d", &ppid) != 1)
+            return 0;
+        pid = ppid;
+    }
+    return 0;
+}
+
+/* Whether a process named comm sent the signal: Slurm's step daemon sends
+ * --signal and scancel --signal to every process of the step. */
+static int sender_is(pid_t pid, const char *comm)
+{
+    char path[64], buf[32];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return strcmp(buf, comm) == 0;
+}
+
+/* Whether a signal gpu-tracker received reached the command by the same
+ * delivery, so that forwarding it would deliver it twice: one from the
+ * kernel (a terminal's Ctrl-C reaches the whole foreground process group;
+ * gpu-tracker's own broken pipe or CPU limit are not the command's), one
+ * the command or a descendant sent (they signal the group, or us on
+ * purpose), one from Slurm's step daemon (it signals every process of the
+ * step).  Any other sender signalled gpu-tracker alone (kill PID, timeout,
+ * a supervisor that knows one PID). */
+static int reached_command(pid_t command, const struct signalfd_siginfo *ssi)
+{
+    if (ssi->ssi_code != SI_USER && ssi->ssi_code != SI_QUEUE && ssi->ssi_code != SI_TKILL)
+        return 1;
+    pid_t from = (pid_t)ssi->ssi_pid;
+    return from == getpid() || in_command_tree(from, command) || sender_is(from, "slurmstepd");
+}
+
 /* With wait_descendants, every descendant left is our child once the
  * command has exited: the subreaper inherits the orphans. */
 void gt_cli_child_wait(const gt_cli_child *c, int wait_descendants)
@@ -193,9 +267,7 @@ void gt_cli_child_wait(const gt_cli_child *c, int wait_descendants)
             continue;
         if (child_done)
             return; /* stop waiting for descendants; they run on */
-        /* A terminal's Ctrl-C already reached the child's process group;
-         * forward only signals sent to the tracker itself (kill, timeout). */
-        if (ssi.ssi_code == SI_USER || ssi.ssi_code == SI_QUEUE || ssi.ssi_code == SI_TKILL)
+        if (!reached_command(child, &ssi))
             kill(child, (int)ssi.ssi_signo);
     }
 }
