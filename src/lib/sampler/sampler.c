@@ -1423,6 +1423,17 @@ static void drop_duplicates(gt_sampler *s)
     s->cur.n = w;
 }
 
+/* The threads of e that the main table and the per-process rows count.  A
+ * zombie's stat still says 1 thread until it is reaped, but none runs:
+ * counted, it would add to the threads of whoever replaced it within the
+ * same walk (a sample is not an instant).  gpu-tracker's own sampling
+ * thread is left out when it tracks itself. */
+static int counted_threads(const gt_sampler *s, const proc_entry *e)
+{
+    int threads = is_dead(e->state) ? 0 : e->threads;
+    return threads - (e->is_main && s->self_tracking && threads ? 1 : 0);
+}
+
 /* Memory, threads and peaks of main, the descendants and both. */
 static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
 {
@@ -1431,14 +1442,11 @@ static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
     s->desc_alive = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
         proc_entry *e = &s->cur.v[i];
-        /* A zombie's stat still says 1 thread until it is reaped, but none
-         * runs.  Counted, it would add to the threads of whoever replaced it
-         * within the same walk (a sample is not an instant). */
-        int threads = is_dead(e->state) ? 0 : e->threads;
+        int threads = counted_threads(s, e);
         if (e->is_main) {
             out->main.private_rss = e->private_rss;
             out->main.shared_rss = e->shared_rss;
-            out->main_n_threads = threads - (s->self_tracking && threads ? 1 : 0);
+            out->main_n_threads = threads;
             out->main_hwm = e->hwm;
             out->main_hwm_exact = e->hwm_ok;
             out->main_mem_denied = e->mem_denied;
@@ -1682,7 +1690,7 @@ size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t ca
         int zombie = e->state == 'Z' || e->state == 'X';
         out[i] = (gt_sampler_proc){
             .pid = e->pid, .ppid = e->ppid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
-            .threads = e->threads - (self ? 1 : 0),
+            .threads = counted_threads(s, e),
             .cpu_seconds = e->cpu - (self ? ts_seconds(&s->self_thread_cpu) : 0),
             .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
             .private_rss = e->private_rss, .shared_rss = e->shared_rss,
