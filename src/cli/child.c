@@ -126,6 +126,11 @@ int gt_cli_child_release(gt_cli_child *c)
         return errno;
     if (read(c->exec_r, &e, sizeof e) > 0)
         return e ? e : errno;
+    /* Both pipes have done their work: under a low open-files limit every
+     * descriptor is one more /proc file the sampler can read. */
+    close(c->gate);
+    close(c->exec_r);
+    c->gate = c->exec_r = -1;
     return 0;
 }
 
