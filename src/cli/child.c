@@ -22,7 +22,9 @@ void gt_cli_child_init(gt_cli_child *c)
     memset(c, 0, sizeof *c);
     c->pid = -1;
     c->gate = c->exec_r = c->sfd = -1;
+    c->witness_q = c->witness_a = -1;
     sigemptyset(&c->oldmask);
+    sigemptyset(&c->taken);
 }
 
 /* The signals gpu-tracker takes instead of dying of them: every signal
@@ -56,6 +58,7 @@ void gt_cli_child_take_signals(gt_cli_child *c)
     }
     sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
     c->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    c->taken = mask;
     /* The command gets the disposition we were started with. */
     struct sigaction xfsz_ign = {.sa_handler = SIG_IGN};
     sigaction(SIGXFSZ, &xfsz_ign, &c->xfsz_old);
@@ -70,10 +73,103 @@ void gt_cli_child_raise_nofile(gt_cli_child *c)
     }
 }
 
+/* A query to the witness: a signal and its sender. */
+typedef struct witness_query {
+    int signo, pid;
+} witness_query;
+
+/* The witness's life: it answers each query (1 byte: whether it received
+ * that signal from that sender and had not yet been asked about it) until
+ * gpu-tracker closes the queries' pipe or exits. */
+static void witness_main(int q, int a, const sigset_t *mask)
+{
+    /* Only its pipes stay open: it must keep no pipe of gpu-tracker's
+     * output or file of its from closing. */
+    for (int fd = 0; fd < 1024; fd++)
+        if (fd != q && fd != a)
+            close(fd);
+    prctl(PR_SET_NAME, "gpu-tracker-wit", 0, 0, 0);
+    int sfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    enum { KEPT = 64 };
+    witness_query seen[KEPT];
+    size_t n = 0;
+    for (;;) {
+        witness_query want;
+        ssize_t r = read(q, &want, sizeof want);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r != (ssize_t)sizeof want)
+            _exit(0);
+        struct signalfd_siginfo ssi;
+        while (sfd >= 0 && read(sfd, &ssi, sizeof ssi) == (ssize_t)sizeof ssi) {
+            if (n == KEPT) { /* the oldest are answers no one asked for */
+                memmove(seen, seen + 1, (KEPT - 1) * sizeof *seen);
+                n--;
+            }
+            seen[n++] = (witness_query){(int)ssi.ssi_signo, (int)ssi.ssi_pid};
+        }
+        char yes = 0;
+        for (size_t i = 0; i < n && !yes; i++)
+            if (seen[i].signo == want.signo && seen[i].pid == want.pid) {
+                memmove(seen + i, seen + i + 1, (n - i - 1) * sizeof *seen);
+                n--;
+                yes = 1;
+            }
+        if (write(a, &yes, 1) != 1)
+            _exit(0);
+    }
+}
+
+/* Starts the witness (see child.h): forked twice, so that it is not our
+ * child.  Called before we become a subreaper, so it is not adopted back.
+ * Without it, c->witness_q stays -1. */
+static void start_witness(gt_cli_child *c)
+{
+    int q[2], a[2];
+    if (pipe2(q, O_CLOEXEC) != 0)
+        return;
+    if (pipe2(a, O_CLOEXEC) != 0) {
+        close(q[0]);
+        close(q[1]);
+        return;
+    }
+    pid_t mid = fork();
+    if (mid == 0) {
+        if (fork() == 0)
+            witness_main(q[0], a[1], &c->taken);
+        _exit(0);
+    }
+    close(q[0]);
+    close(a[1]);
+    if (mid < 0 || waitpid(mid, NULL, 0) != mid) {
+        close(q[1]);
+        close(a[0]);
+        return;
+    }
+    c->witness_q = q[1];
+    c->witness_a = a[0];
+}
+
+/* Whether the witness received signal signo from pid.  No witness, or one
+ * gone (killed on its own): no. */
+static int witness_saw(const gt_cli_child *c, int signo, pid_t pid)
+{
+    witness_query want = {signo, (int)pid};
+    char yes = 0;
+    if (c->witness_q < 0 || write(c->witness_q, &want, sizeof want) != (ssize_t)sizeof want)
+        return 0;
+    ssize_t r;
+    do
+        r = read(c->witness_a, &yes, 1);
+    while (r < 0 && errno == EINTR);
+    return r == 1 && yes;
+}
+
 /* exec_r is a close-on-exec pipe: EOF means exec succeeded, an int means
  * errno. */
 int gt_cli_child_spawn(gt_cli_child *c, char **cmd)
 {
+    start_witness(c);
     /* Orphaned grandchildren are re-parented to us, not to init, so they
      * stay in the tracked tree. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -225,14 +321,21 @@ static int sender_is(pid_t pid, const char *comm)
  * gpu-tracker's own broken pipe or CPU limit are not the command's), one
  * the command or a descendant sent (they signal the group, or us on
  * purpose), one from Slurm's step daemon (it signals every process of the
- * step).  Any other sender signalled gpu-tracker alone (kill PID, timeout,
- * a supervisor that knows one PID). */
-static int reached_command(pid_t command, const struct signalfd_siginfo *ssi)
+ * step), one sent to our process group while the command is still in it
+ * (the witness received it too).  Any other sender signalled gpu-tracker
+ * alone (kill PID, timeout, a supervisor that knows one PID). */
+static int reached_command(const gt_cli_child *c, const struct signalfd_siginfo *ssi)
 {
-    if (ssi->ssi_code != SI_USER && ssi->ssi_code != SI_QUEUE && ssi->ssi_code != SI_TKILL)
-        return 1;
     pid_t from = (pid_t)ssi->ssi_pid;
-    return from == getpid() || in_command_tree(from, command) || sender_is(from, "slurmstepd");
+    int user = ssi->ssi_code == SI_USER || ssi->ssi_code == SI_QUEUE;
+    /* Asked first, whoever sent it: an answer left unasked would make a
+     * later signal from the same sender look sent to the group. */
+    int group = user && witness_saw(c, (int)ssi->ssi_signo, from);
+    if (!user && ssi->ssi_code != SI_TKILL)
+        return 1;
+    if (from == getpid() || in_command_tree(from, c->pid) || sender_is(from, "slurmstepd"))
+        return 1;
+    return group && getpgid(c->pid) == getpgrp();
 }
 
 /* With wait_descendants, every descendant left is our child once the
@@ -272,7 +375,7 @@ void gt_cli_child_wait(const gt_cli_child *c, int wait_descendants)
             continue;
         if (child_done)
             return; /* stop waiting for descendants; they run on */
-        if (!reached_command(child, &ssi))
+        if (!reached_command(c, &ssi))
             kill(child, (int)ssi.ssi_signo);
     }
 }
@@ -294,7 +397,11 @@ void gt_cli_child_close(gt_cli_child *c)
         waitpid(c->pid, NULL, 0);
     if (c->sfd >= 0)
         close(c->sfd);
-    c->gate = c->exec_r = c->sfd = -1;
+    if (c->witness_q >= 0)
+        close(c->witness_q); /* the witness exits */
+    if (c->witness_a >= 0)
+        close(c->witness_a);
+    c->gate = c->exec_r = c->sfd = c->witness_q = c->witness_a = -1;
     c->pid = -1;
 }
 

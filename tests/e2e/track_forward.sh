@@ -28,9 +28,19 @@ settled() {
     wait_count RTMAX $barrier "barrier after SIG$1"
 }
 
+# Whatever fails, the tracker and the workload do not outlive the test.
+pid='' cmd='' wl='' stepd=''
+stop_all() {
+    for p in $pid $cmd $wl $stepd; do kill -KILL $p 2>/dev/null || true; done
+    cleanup
+}
+trap stop_all EXIT
+
 # Slurm's step daemon signals every process of the step, the command too:
-# a copy of kill(1) named slurmstepd stands in for it.
-cp "$(type -P kill)" slurmstepd
+# a script named slurmstepd stands in for it, alive (as the daemon is)
+# until told to end.
+printf '#!/bin/bash\nkill "$@"\ntrap '"'"'kill $!; exit 0'"'"' TERM\nsleep 600 &\nwait\n' >slurmstepd
+chmod +x slurmstepd
 
 "$GT_BIN" --st=0.02 --tf=t.csv --ru=megabytes -- "$W/sigcount" counts >out.txt 2>err.txt &
 pid=$!
@@ -51,10 +61,23 @@ done
 # Sent to every process of the step: the command has it already.  RTMIN
 # queues (two deliveries are never merged), so a second copy would count.
 for sig in RTMIN USR1; do
-    ./slurmstepd -$sig $pid $cmd
+    ./slurmstepd -$sig $pid $cmd &
+    stepd=$!
     wait_count $sig 2 "slurmstepd -$sig"
     settled $sig
-    [ "$(count $sig)" = 2 ] || fail "slurmstepd -$sig: the command received it $(count $sig - 1) times"
+    kill $stepd
+    wait $stepd || true
+    [ "$(count $sig)" = 2 ] || fail "slurmstepd -$sig: the command received it $(($(count $sig) - 1)) times"
+done
+# Sent to the process group (a shell's kill %1, kill -- -PGID): the
+# command, in gpu-tracker's group, has it already.
+for sig in RTMIN USR1; do
+    before=$(count $sig)
+    kill -$sig -- -$pid
+    wait_count $sig $((before + 1)) "kill -$sig of the process group"
+    settled $sig
+    [ "$(count $sig)" = $((before + 1)) ] ||
+        fail "kill -$sig of the process group: the command received it $(($(count $sig) - before)) times"
 done
 kill -0 $pid || fail "gpu-tracker ended"
 kill -TERM $pid
