@@ -150,19 +150,26 @@ static void start_witness(gt_cli_child *c)
     c->witness_a = a[0];
 }
 
-/* Whether the witness received signal signo from pid.  No witness, or one
- * gone (killed on its own): no. */
-static int witness_saw(const gt_cli_child *c, int signo, pid_t pid)
+/* Whether the witness received signal signo from pid.  No witness, one
+ * gone (killed on its own) or one that does not answer within a second
+ * (stopped on its own): no, and it is not asked again. */
+static int witness_saw(gt_cli_child *c, int signo, pid_t pid)
 {
     witness_query want = {signo, (int)pid};
     char yes = 0;
     if (c->witness_q < 0 || write(c->witness_q, &want, sizeof want) != (ssize_t)sizeof want)
         return 0;
-    ssize_t r;
+    struct pollfd p = {c->witness_a, POLLIN, 0};
+    int r;
     do
-        r = read(c->witness_a, &yes, 1);
+        r = poll(&p, 1, 1000);
     while (r < 0 && errno == EINTR);
-    return r == 1 && yes;
+    if (r == 1 && read(c->witness_a, &yes, 1) == 1)
+        return yes;
+    close(c->witness_q);
+    close(c->witness_a);
+    c->witness_q = c->witness_a = -1;
+    return 0;
 }
 
 /* exec_r is a close-on-exec pipe: EOF means exec succeeded, an int means
@@ -324,7 +331,7 @@ static int sender_is(pid_t pid, const char *comm)
  * step), one sent to our process group while the command is still in it
  * (the witness received it too).  Any other sender signalled gpu-tracker
  * alone (kill PID, timeout, a supervisor that knows one PID). */
-static int reached_command(const gt_cli_child *c, const struct signalfd_siginfo *ssi)
+static int reached_command(gt_cli_child *c, const struct signalfd_siginfo *ssi)
 {
     pid_t from = (pid_t)ssi->ssi_pid;
     int user = ssi->ssi_code == SI_USER || ssi->ssi_code == SI_QUEUE;
@@ -340,7 +347,7 @@ static int reached_command(const gt_cli_child *c, const struct signalfd_siginfo 
 
 /* With wait_descendants, every descendant left is our child once the
  * command has exited: the subreaper inherits the orphans. */
-void gt_cli_child_wait(const gt_cli_child *c, int wait_descendants)
+void gt_cli_child_wait(gt_cli_child *c, int wait_descendants)
 {
     pid_t child = c->pid;
     int sfd = c->sfd;

@@ -53,7 +53,7 @@ int gt_cli_child_release(gt_cli_child *c);
  * reaping orphaned descendants; with wait_descendants, then until no
  * descendant is left or a signal says stop.  The child is left a zombie,
  * so that the last sample still sees its final CPU times. */
-void gt_cli_child_wait(const gt_cli_child *c, int wait_descendants);
+void gt_cli_child_wait(gt_cli_child *c, int wait_descendants);
 
 /* Reaps the child into *status and *ru.  Returns 0, or -1 if it was not
  * reaped (*status and *ru untouched). */
