@@ -91,6 +91,14 @@ tail -n 1 t.csv | awk -F, -v n="$(sed -n 3p t.csv | awk -F, '{ print NF }')" 'NF
 left=$(ls -A | grep '\.tmp' || true)
 [ -z "$left" ] || fail "left behind: $left"
 
+# Its warnings written into a pipe whose reader is gone (stderr | true):
+# SIGPIPE does not end it either.
+rm -f p.csv
+"$GT_BIN" --st=0.02 --tf=p.csv -- sh -c 'sleep 0.3; exit 4' 2>&1 >pout.txt | true
+rc=${PIPESTATUS[0]}
+[ $rc = 4 ] || fail "stderr into a closed pipe: exit status $rc, not the command's 4"
+grep -q "^Compute time:" pout.txt || fail "stderr into a closed pipe: no report"
+
 # With --attach there is no command to forward to: a signal ends tracking
 # cleanly, the attached process runs on.
 "$W/sigcount" counts2 &
