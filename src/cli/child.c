@@ -85,9 +85,18 @@ static void witness_main(int q, int a, const sigset_t *mask)
 {
     /* Only its pipes stay open: it must keep no pipe of gpu-tracker's
      * output or file of its from closing. */
-    for (int fd = 0; fd < 1024; fd++)
-        if (fd != q && fd != a)
-            close(fd);
+    int lo = q < a ? q : a, hi = q < a ? a : q;
+    unsigned ranges[3][2] = {{0, (unsigned)lo - 1}, {(unsigned)lo + 1, (unsigned)hi - 1}, {(unsigned)hi + 1, ~0u}};
+    for (int i = 0; i < 3; i++) {
+        if (ranges[i][0] > ranges[i][1] || (lo == 0 && i == 0))
+            continue;
+#ifdef SYS_close_range
+        if (syscall(SYS_close_range, ranges[i][0], ranges[i][1], 0) == 0)
+            continue;
+#endif
+        for (unsigned fd = ranges[i][0]; fd <= ranges[i][1] && fd < 65536; fd++)
+            close((int)fd);
+    }
     prctl(PR_SET_NAME, "gpu-tracker-wit", 0, 0, 0);
     int sfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
     enum { KEPT = 64 };
@@ -330,7 +339,7 @@ static int sender_is(pid_t pid, const char *comm)
  * purpose), one from Slurm's step daemon (it signals every process of the
  * step), one sent to our process group while the command is still in it
  * (the witness received it too).  Any other sender signalled gpu-tracker
- * alone (kill PID, timeout, a supervisor that knows one PID). */
+ * alone (kill PID, a supervisor that knows one PID). */
 static int reached_command(gt_cli_child *c, const struct signalfd_siginfo *ssi)
 {
     pid_t from = (pid_t)ssi->ssi_pid;
