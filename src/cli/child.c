@@ -22,7 +22,26 @@ void gt_cli_child_init(gt_cli_child *c)
     memset(c, 0, sizeof *c);
     c->pid = -1;
     c->gate = c->exec_r = c->sfd = -1;
+    c->witness_q = c->witness_a = -1;
     sigemptyset(&c->oldmask);
+    sigemptyset(&c->taken);
+}
+
+/* The signals gpu-tracker takes instead of dying of them: every signal
+ * whose default action ends a process and that a user or a scheduler sends
+ * (SIGINT and SIGTERM, Slurm's --signal and scancel --signal, timers,
+ * power and CPU-limit warnings, real-time signals).  Faults (SIGSEGV,
+ * SIGABRT, ...) keep their default: they are gpu-tracker's own bugs.
+ * SIGPIPE is ignored and SIGXFSZ too (their writes fail instead). */
+static const int taken[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1,   SIGUSR2,
+                            SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR, SIGIO, SIGSTKFLT};
+
+static int taken_signal(int sig)
+{
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
+        if (taken[i] == sig)
+            return 1;
+    return sig >= SIGRTMIN && sig <= SIGRTMAX;
 }
 
 void gt_cli_child_take_signals(gt_cli_child *c)
@@ -32,14 +51,14 @@ void gt_cli_child_take_signals(gt_cli_child *c)
     sigaddset(&mask, SIGCHLD);
     /* A signal that was ignored when we started (nohup's SIGHUP, SIGINT in
      * a background job) stays ignored, for us and for the command. */
-    const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
+    for (int sig = 1; sig <= SIGRTMAX; sig++) {
         struct sigaction sa;
-        if (sigaction(forwarded[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-            sigaddset(&mask, forwarded[i]);
+        if (taken_signal(sig) && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+            sigaddset(&mask, sig);
     }
     sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
     c->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    c->taken = mask;
     /* The command gets the disposition we were started with. */
     struct sigaction xfsz_ign = {.sa_handler = SIG_IGN};
     sigaction(SIGXFSZ, &xfsz_ign, &c->xfsz_old);
@@ -54,10 +73,119 @@ void gt_cli_child_raise_nofile(gt_cli_child *c)
     }
 }
 
+/* A query to the witness: a signal and its sender. */
+typedef struct witness_query {
+    int signo, pid;
+} witness_query;
+
+/* The witness's life: it answers each query (1 byte: whether it received
+ * that signal from that sender and had not yet been asked about it) until
+ * gpu-tracker closes the queries' pipe or exits. */
+static void witness_main(int q, int a, const sigset_t *mask)
+{
+    /* Only its pipes stay open: it must keep no pipe of gpu-tracker's
+     * output or file of its from closing. */
+    int lo = q < a ? q : a, hi = q < a ? a : q;
+    unsigned ranges[3][2] = {{0, (unsigned)lo - 1}, {(unsigned)lo + 1, (unsigned)hi - 1}, {(unsigned)hi + 1, ~0u}};
+    for (int i = 0; i < 3; i++) {
+        if (ranges[i][0] > ranges[i][1] || (lo == 0 && i == 0))
+            continue;
+#ifdef SYS_close_range
+        if (syscall(SYS_close_range, ranges[i][0], ranges[i][1], 0) == 0)
+            continue;
+#endif
+        for (unsigned fd = ranges[i][0]; fd <= ranges[i][1] && fd < 65536; fd++)
+            close((int)fd);
+    }
+    prctl(PR_SET_NAME, "gpu-tracker-wit", 0, 0, 0);
+    int sfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    enum { KEPT = 64 };
+    witness_query seen[KEPT];
+    size_t n = 0;
+    for (;;) {
+        witness_query want;
+        ssize_t r = read(q, &want, sizeof want);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r != (ssize_t)sizeof want)
+            _exit(0);
+        struct signalfd_siginfo ssi;
+        while (sfd >= 0 && read(sfd, &ssi, sizeof ssi) == (ssize_t)sizeof ssi) {
+            if (n == KEPT) { /* the oldest are answers no one asked for */
+                memmove(seen, seen + 1, (KEPT - 1) * sizeof *seen);
+                n--;
+            }
+            seen[n++] = (witness_query){(int)ssi.ssi_signo, (int)ssi.ssi_pid};
+        }
+        char yes = 0;
+        for (size_t i = 0; i < n && !yes; i++)
+            if (seen[i].signo == want.signo && seen[i].pid == want.pid) {
+                memmove(seen + i, seen + i + 1, (n - i - 1) * sizeof *seen);
+                n--;
+                yes = 1;
+            }
+        if (write(a, &yes, 1) != 1)
+            _exit(0);
+    }
+}
+
+/* Starts the witness (see child.h): forked twice, so that it is not our
+ * child.  Called before we become a subreaper, so it is not adopted back.
+ * Without it, c->witness_q stays -1. */
+static void start_witness(gt_cli_child *c)
+{
+    int q[2], a[2];
+    if (pipe2(q, O_CLOEXEC) != 0)
+        return;
+    if (pipe2(a, O_CLOEXEC) != 0) {
+        close(q[0]);
+        close(q[1]);
+        return;
+    }
+    pid_t mid = fork();
+    if (mid == 0) {
+        if (fork() == 0)
+            witness_main(q[0], a[1], &c->taken);
+        _exit(0);
+    }
+    close(q[0]);
+    close(a[1]);
+    if (mid < 0 || waitpid(mid, NULL, 0) != mid) {
+        close(q[1]);
+        close(a[0]);
+        return;
+    }
+    c->witness_q = q[1];
+    c->witness_a = a[0];
+}
+
+/* Whether the witness received signal signo from pid.  No witness, one
+ * gone (killed on its own) or one that does not answer within a second
+ * (stopped on its own): no, and it is not asked again. */
+static int witness_saw(gt_cli_child *c, int signo, pid_t pid)
+{
+    witness_query want = {signo, (int)pid};
+    char yes = 0;
+    if (c->witness_q < 0 || write(c->witness_q, &want, sizeof want) != (ssize_t)sizeof want)
+        return 0;
+    struct pollfd p = {c->witness_a, POLLIN, 0};
+    int r;
+    do
+        r = poll(&p, 1, 1000);
+    while (r < 0 && errno == EINTR);
+    if (r == 1 && read(c->witness_a, &yes, 1) == 1)
+        return yes;
+    close(c->witness_q);
+    close(c->witness_a);
+    c->witness_q = c->witness_a = -1;
+    return 0;
+}
+
 /* exec_r is a close-on-exec pipe: EOF means exec succeeded, an int means
  * errno. */
 int gt_cli_child_spawn(gt_cli_child *c, char **cmd)
 {
+    start_witness(c);
     /* Orphaned grandchildren are re-parented to us, not to init, so they
      * stay in the tracked tree. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -110,6 +238,11 @@ int gt_cli_child_release(gt_cli_child *c)
         return errno;
     if (read(c->exec_r, &e, sizeof e) > 0)
         return e ? e : errno;
+    /* Both pipes have done their work: under a low open-files limit every
+     * descriptor is one more /proc file the sampler can read. */
+    close(c->gate);
+    close(c->exec_r);
+    c->gate = c->exec_r = -1;
     return 0;
 }
 
@@ -156,9 +289,74 @@ static int reap_others(pid_t keep)
     return alive;
 }
 
+/* Whether pid is the command or one of its descendants (by its parents
+ * now: an orphan adopted by us no longer is). */
+static int in_command_tree(pid_t pid, pid_t command)
+{
+    for (int depth = 0; pid > 1 && depth < 4096; depth++) {
+        if (pid == command)
+            return 1;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (n <= 0)
+            return 0;
+        buf[n] = '\0';
+        const char *paren = strrchr(buf, ')');
+        int ppid;
+        if (!paren || sscanf(paren, ") %*c %d", &ppid) != 1)
+            return 0;
+        pid = ppid;
+    }
+    return 0;
+}
+
+/* Whether a process named comm sent the signal: Slurm's step daemon sends
+ * --signal and scancel --signal to every process of the step. */
+static int sender_is(pid_t pid, const char *comm)
+{
+    char path[64], buf[32];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return strcmp(buf, comm) == 0;
+}
+
+/* Whether a signal gpu-tracker received reached the command by the same
+ * delivery, so that forwarding it would deliver it twice: one from the
+ * kernel (a terminal's Ctrl-C reaches the whole foreground process group;
+ * gpu-tracker's own broken pipe or CPU limit are not the command's), one
+ * the command or a descendant sent (they signal the group, or us on
+ * purpose), one from Slurm's step daemon (it signals every process of the
+ * step), one sent to our process group while the command is still in it
+ * (the witness received it too).  Any other sender signalled gpu-tracker
+ * alone (kill PID, a supervisor that knows one PID). */
+static int reached_command(gt_cli_child *c, const struct signalfd_siginfo *ssi)
+{
+    pid_t from = (pid_t)ssi->ssi_pid;
+    int user = ssi->ssi_code == SI_USER || ssi->ssi_code == SI_QUEUE;
+    /* Asked first, whoever sent it: an answer left unasked would make a
+     * later signal from the same sender look sent to the group. */
+    int group = user && witness_saw(c, (int)ssi->ssi_signo, from);
+    if (!user && ssi->ssi_code != SI_TKILL)
+        return 1;
+    if (from == getpid() || in_command_tree(from, c->pid) || sender_is(from, "slurmstepd"))
+        return 1;
+    return group && getpgid(c->pid) == getpgrp();
+}
+
 /* With wait_descendants, every descendant left is our child once the
  * command has exited: the subreaper inherits the orphans. */
-void gt_cli_child_wait(const gt_cli_child *c, int wait_descendants)
+void gt_cli_child_wait(gt_cli_child *c, int wait_descendants)
 {
     pid_t child = c->pid;
     int sfd = c->sfd;
@@ -193,9 +391,7 @@ void gt_cli_child_wait(const gt_cli_child *c, int wait_descendants)
             continue;
         if (child_done)
             return; /* stop waiting for descendants; they run on */
-        /* A terminal's Ctrl-C already reached the child's process group;
-         * forward only signals sent to the tracker itself (kill, timeout). */
-        if (ssi.ssi_code == SI_USER || ssi.ssi_code == SI_QUEUE || ssi.ssi_code == SI_TKILL)
+        if (!reached_command(c, &ssi))
             kill(child, (int)ssi.ssi_signo);
     }
 }
@@ -217,7 +413,11 @@ void gt_cli_child_close(gt_cli_child *c)
         waitpid(c->pid, NULL, 0);
     if (c->sfd >= 0)
         close(c->sfd);
-    c->gate = c->exec_r = c->sfd = -1;
+    if (c->witness_q >= 0)
+        close(c->witness_q); /* the witness exits */
+    if (c->witness_a >= 0)
+        close(c->witness_a);
+    c->gate = c->exec_r = c->sfd = c->witness_q = c->witness_a = -1;
     c->pid = -1;
 }
 

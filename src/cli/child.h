@@ -16,6 +16,10 @@ typedef struct gt_cli_child {
     struct sigaction xfsz_old;
     struct rlimit nofile; /* the open-files limit gpu-tracker was started with */
     int nofile_raised;
+    sigset_t taken;       /* the signals read through sfd */
+    /* The witness (see gt_cli_child_spawn): queries to it, its answers;
+     * -1: none. */
+    int witness_q, witness_a;
 } gt_cli_child;
 
 /* Sets every handle to none. */
@@ -31,8 +35,14 @@ void gt_cli_child_take_signals(gt_cli_child *c);
  * descriptor per process); the command gets the old limit back. */
 void gt_cli_child_raise_nofile(gt_cli_child *c);
 
-/* Makes gpu-tracker a subreaper and forks cmd, held at the gate.  Returns
- * 0, or -1 with errno set. */
+/* Starts the witness, makes gpu-tracker a subreaper and forks cmd, held at
+ * the gate.  The witness is a process of gpu-tracker's process group (not
+ * its child: it is no descendant) that takes the same signals and tells
+ * gpu-tracker whether one it received also reached the group: the kernel
+ * delivers a signal sent to a process group to its newest members first,
+ * so the witness has it before gpu-tracker does.  Without one (fork
+ * refused), signals from other processes are forwarded.  Returns 0, or -1
+ * with errno set. */
 int gt_cli_child_spawn(gt_cli_child *c, char **cmd);
 
 /* Opens the gate.  Returns 0 once the command runs, or the errno of the
@@ -43,7 +53,7 @@ int gt_cli_child_release(gt_cli_child *c);
  * reaping orphaned descendants; with wait_descendants, then until no
  * descendant is left or a signal says stop.  The child is left a zombie,
  * so that the last sample still sees its final CPU times. */
-void gt_cli_child_wait(const gt_cli_child *c, int wait_descendants);
+void gt_cli_child_wait(gt_cli_child *c, int wait_descendants);
 
 /* Reaps the child into *status and *ru.  Returns 0, or -1 if it was not
  * reaped (*status and *ru untouched). */

@@ -255,11 +255,15 @@ int gt_cli_track(int argc, char **argv)
     run r;
     run_init(&r);
     int rc = gt_cli_track_parse(argc, argv, &r.s);
-    if (rc == 0 && (rc = prepare(&r)) == 0) {
+    if (rc == 0) {
         /* A reader that goes away must not kill us before the command's
-         * status is known; our writes see EPIPE instead. */
+         * status is known; our writes see EPIPE instead.  The signals are
+         * taken before any file is created: from here on none ends us
+         * with a temporary file left behind. */
         signal(SIGPIPE, SIG_IGN);
         gt_cli_child_take_signals(&r.child);
+    }
+    if (rc == 0 && (rc = prepare(&r)) == 0) {
         if ((rc = open_metrics(&r)) == 0 && (rc = start_target(&r)) == 0 && (rc = start_tracking(&r)) == 0)
             rc = finish(&r);
     }

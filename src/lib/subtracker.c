@@ -28,6 +28,7 @@
 #include "util/grow.h"
 #include "util/node.h"
 #include "util/pyfloat.h"
+#include "store/sqltext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,15 +211,17 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
             return fail(s, st);
         snprintf(s->buf, s->cap, "%s%s%s", a, b ? ":" : "", b ? b : "");
         sqlite3_bind_int64(s->insert, 1, pid);
-        sqlite3_bind_text(s->insert, 2, s->buf, -1, SQLITE_STATIC);
+        int rc = gt_sqltext_bind(s->insert, 2, s->buf);
         sqlite3_bind_int(s->insert, 3, position);
         sqlite3_bind_double(s->insert, 4, ts);
-        if (s->host)
-            sqlite3_bind_text(s->insert, 5, s->host, -1, SQLITE_STATIC);
+        if (s->host && rc == SQLITE_OK)
+            rc = gt_sqltext_bind(s->insert, 5, s->host);
+        if (rc != SQLITE_OK)
+            return fail(s, gt_err(&s->err, GT_ERR_NOMEM, "cannot write sub-tracking file '%s': out of memory",
+                                  s->path));
         /* A write that finds another process's commit newer than the
          * snapshot it started from fails with SQLITE_BUSY at once, without
          * the busy handler: retry, within the same 10 s. */
-        int rc;
         for (int tries = 0;; tries++) {
             rc = sqlite3_step(s->insert);
             sqlite3_reset(s->insert);

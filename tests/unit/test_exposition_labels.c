@@ -52,8 +52,22 @@ static void test_in_slurm(void **state)
             fail_msg("no job label: %s", line);
 }
 
+/* A node name that is not UTF-8 (both formats must be): each bad byte as
+ * the text \xNN (util/text.h), its backslash escaped as a label's is. */
+static void test_node_not_utf8(void **state)
+{
+    (void)state;
+    setenv("SLURM_JOB_ID", "4242", 1);
+    setenv("SLURM_STEP_ID", "0", 1);
+    setenv("SLURMD_NODENAME", "n\xff\xfe\\1\n", 1);
+    format();
+    assert_non_null(strstr(buf, "node=\"n\\\\xff\\\\xfe\\\\1\\n\""));
+    unsetenv("SLURMD_NODENAME");
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_outside_slurm), cmocka_unit_test(test_in_slurm)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_outside_slurm), cmocka_unit_test(test_in_slurm),
+                                       cmocka_unit_test(test_node_not_utf8)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

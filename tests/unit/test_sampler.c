@@ -239,6 +239,21 @@ static void test_tree(void **state)
     assert_true(c.descendants.private_rss == 2000 * KB && c.descendants.shared_rss == 100 * KB);
     assert_true(c.combined.shared_rss == 100 * KB);
     assert_int_equal(c.descendants_n_threads, 1);
+    /* The per-process rows count threads by the same rule: the zombie's
+     * row says 0, and the rows add up to the main table's figures. */
+    gt_sampler_proc pr[8];
+    size_t np = gt_sampler_processes(s, pr, 8);
+    assert_int_equal(np, 3);
+    int row_threads = 0, zombies = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (pr[i].pid == 103) {
+            zombies++;
+            assert_int_equal(pr[i].threads, 0);
+        }
+        row_threads += pr[i].threads;
+    }
+    assert_int_equal(zombies, 1);
+    assert_int_equal(row_threads, c.combined_n_threads);
 
     gt_sampler_free(&s);
     assert_null(s);

@@ -15,6 +15,7 @@
 
 #include "report/json_indent.h"
 #include "report/json_string.h"
+#include "util/text.h"
 #include "util/pyfloat.h"
 #include "util/units.h"
 
@@ -136,7 +137,7 @@ static void expect_json_string(const char *s, const char *want)
 }
 
 /* Expected texts are Python's json.dumps(s) for valid UTF-8; bytes that are
- * not are read as Latin-1 (json.dumps(b.decode("latin-1"))). */
+ * not are the text \xNN (json.dumps(b.decode("utf-8", "backslashreplace"))). */
 static void test_json_string(void **state)
 {
     (void)state;
@@ -146,13 +147,63 @@ static void test_json_string(void **state)
     expect_json_string("caf\xc3\xa9 \xe2\x82\xac", "\"caf\\u00e9 \\u20ac\"");
     expect_json_string("\xf0\x9f\x98\x80", "\"\\ud83d\\ude00\"");
     /* Overlong forms, an encoded surrogate, a byte past U+10FFFF's lead, a
-     * cut sequence: each byte on its own. */
-    expect_json_string("\xc0\xaf", "\"\\u00c0\\u00af\"");
-    expect_json_string("\xe0\x80\xaf", "\"\\u00e0\\u0080\\u00af\"");
-    expect_json_string("\xf0\x80\x80\xaf", "\"\\u00f0\\u0080\\u0080\\u00af\"");
-    expect_json_string("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"");
-    expect_json_string("\xf5\x80\x80", "\"\\u00f5\\u0080\\u0080\"");
-    expect_json_string("a\xe2\x82", "\"a\\u00e2\\u0082\"");
+     * cut sequence: each byte on its own; U+00FF itself stays apart. */
+    expect_json_string("\xc0\xaf", "\"\\\\xc0\\\\xaf\"");
+    expect_json_string("\xe0\x80\xaf", "\"\\\\xe0\\\\x80\\\\xaf\"");
+    expect_json_string("\xf0\x80\x80\xaf", "\"\\\\xf0\\\\x80\\\\x80\\\\xaf\"");
+    expect_json_string("\xed\xa0\x80", "\"\\\\xed\\\\xa0\\\\x80\"");
+    expect_json_string("\xf5\x80\x80", "\"\\\\xf5\\\\x80\\\\x80\"");
+    expect_json_string("a\xe2\x82", "\"a\\\\xe2\\\\x82\"");
+    expect_json_string("\xff\xfe" "bad \xc3\xbf", "\"\\\\xff\\\\xfebad \\u00ff\"");
+}
+
+static void expect_text(const char *s, unsigned flags, const char *want)
+{
+    char buf[256];
+    assert_int_equal(gt_text_clean(s, flags), strcmp(s, want) == 0);
+    assert_int_equal(gt_text_escape(buf, s, flags), strlen(want));
+    assert_string_equal(buf, want);
+    char *d = gt_text_escape_dup(s, flags);
+    assert_non_null(d);
+    assert_string_equal(d, want);
+    free(d);
+    char *put = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&put, &len);
+    assert_non_null(f);
+    gt_text_put(f, s, flags, 0);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(put, want);
+    free(put);
+}
+
+/* Python's b.decode("utf-8", "backslashreplace"), and with the controls
+ * flag control characters as \xNN too. */
+static void test_text(void **state)
+{
+    (void)state;
+    expect_text("", 0, "");
+    expect_text("python3 train.py", 0, "python3 train.py");
+    expect_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    expect_text("\xff\xfe" "bad", 0, "\\xff\\xfebad");
+    expect_text("\xfe\xff" "bad", 0, "\\xfe\\xffbad"); /* still told apart */
+    expect_text("\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80 a\xe2\x82", 0,
+                "\\xc0\\xaf \\xed\\xa0\\x80 \\xf4\\x90\\x80\\x80 a\\xe2\\x82");
+    /* Control characters stay in files (CSV quotes them), not on screens. */
+    expect_text("a\nb\x1b[31m\x7f\xc2\x85\t", 0, "a\nb\x1b[31m\x7f\xc2\x85\t");
+    expect_text("a\nb\x1b[31m\x7f\xc2\x85\t", GT_TEXT_CONTROLS, "a\\x0ab\\x1b[31m\\x7f\\x85\\x09");
+    expect_text("\xc2\xa0\xe2\x82\xac", GT_TEXT_CONTROLS, "\xc2\xa0\xe2\x82\xac");
+    expect_text("\xef\xbf\xbd\xef\xbf\xbe\xef\xbf\xbf", GT_TEXT_CONTROLS, "\xef\xbf\xbd\\ufffe\\uffff");
+    expect_text("a\\x41\\", GT_TEXT_CONTROLS, "a\\x41\\"); /* a backslash stays one */
+    /* Padding counts characters. */
+    char *put = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&put, &len);
+    assert_non_null(f);
+    gt_text_put(f, "\xc3\xa9\xff", GT_TEXT_CONTROLS, 8);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(put, "\xc3\xa9\\xff   ");
+    free(put);
 }
 
 static void test_units(void **state)
@@ -215,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_json_indent),
         cmocka_unit_test(test_json_string),
+        cmocka_unit_test(test_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

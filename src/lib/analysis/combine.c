@@ -11,6 +11,7 @@
 #include "store/table.h"
 #include "util/error.h"
 #include "util/pyfloat.h"
+#include "store/sqltext.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -150,14 +151,15 @@ static gt_status write_sqlite(const char *out, const input *in, size_t n, int ho
         for (size_t r = 0; r < gt_table_nrows(t); r++) {
             bind_number(q, 1, gt_table_number(t, in[k].col[PID], r),
                         gt_table_is_integer(t, in[k].col[PID]));
-            sqlite3_bind_text(q, 2, gt_table_text(t, in[k].col[NAME], r), -1, SQLITE_STATIC);
+            int rc = gt_sqltext_bind(q, 2, gt_table_text(t, in[k].col[NAME], r));
             bind_number(q, 3, gt_table_number(t, in[k].col[POS], r),
                         gt_table_is_integer(t, in[k].col[POS]));
             bind_number(q, 4, gt_table_number(t, in[k].col[TS], r),
                         gt_table_is_integer(t, in[k].col[TS]));
-            if (hosts)
-                sqlite3_bind_text(q, 5, host_of(&in[k], r), -1, SQLITE_STATIC);
-            int rc = sqlite3_step(q);
+            if (hosts && rc == SQLITE_OK)
+                rc = gt_sqltext_bind(q, 5, host_of(&in[k], r));
+            if (rc == SQLITE_OK)
+                rc = sqlite3_step(q);
             sqlite3_reset(q);
             if (rc != SQLITE_DONE)
                 goto db_fail;

@@ -12,6 +12,7 @@
 
 #include "metrics/exposition.h"
 #include "util/pyfloat.h"
+#include "util/text.h"
 
 typedef struct out {
     char *buf;
@@ -44,16 +45,22 @@ static void family(out *o, const char *name, const char *type, const char *unit,
         put(o, "# UNIT %.*s %s\n", (int)n, name, unit);
 }
 
-/* A label value with \\, " and newlines escaped, as both formats want. */
+/* A label value with \\, " and newlines escaped, as both formats want;
+ * both want UTF-8 too: bytes that are not are the text \xNN
+ * (util/text.h), whose backslash is escaped in turn. */
 static void label_value(out *o, const char *v)
 {
-    for (; *v; v++) {
-        if (*v == '\\' || *v == '"')
-            put(o, "\\%c", *v);
-        else if (*v == '\n')
-            put(o, "\\n");
-        else
-            put(o, "%c", *v);
+    char c[GT_TEXT_CHAR_MAX];
+    for (size_t len; *v; v += len) {
+        len = gt_text_next(v, 0, c);
+        for (const char *b = c; *b; b++) {
+            if (*b == '\\' || *b == '"')
+                put(o, "\\%c", *b);
+            else if (*b == '\n')
+                put(o, "\\n");
+            else
+                put(o, "%c", *b);
+        }
     }
 }
 

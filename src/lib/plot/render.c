@@ -11,6 +11,7 @@
 #include "plot/downsample.h"
 #include "plot/plot.h"
 #include "util/error.h"
+#include "util/text.h"
 
 /* Layout, in SVG pixels. */
 #define WIDTH 1100
@@ -41,19 +42,22 @@ typedef struct ctx {
     int n_lanes;          /* distinct names, at most MAX_LANES drawn */
 } ctx;
 
+/* Text from files (code-block names, titles) as XML 1.0 character data:
+ * valid UTF-8 and no control character, by the rule of util/text.h (XML
+ * forbids them even as references), then the markup characters as
+ * entities. */
 static void xml_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
+    char c[GT_TEXT_CHAR_MAX];
+    for (size_t len; *s; s += len) {
+        len = gt_text_next(s, GT_TEXT_CONTROLS, c);
+        switch (c[1] ? 0 : c[0]) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
-        default:
-            /* Control characters are not allowed in XML 1.0. */
-            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
-                fputc(*s, f);
+        default: fputs(c, f);
         }
     }
 }

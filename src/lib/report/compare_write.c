@@ -10,15 +10,7 @@
 #include "report/json_indent.h"
 #include "report/json_string.h"
 #include "util/pyfloat.h"
-
-/* Characters, not bytes: pandas pads columns by len() of the text. */
-static size_t text_width(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
+#include "util/text.h"
 
 /* A key as a heading: Python's key.replace("_", " ").title(), except the
  * names of code blocks, which are printed as they are. */
@@ -26,7 +18,7 @@ static void put_label(FILE *out, const gt_comparison *c, const char *key)
 {
     for (size_t b = 0; b < c->n_blocks; b++)
         if (!strcmp(c->blocks[b], key)) {
-            fputs(key, out);
+            gt_text_put(out, key, GT_TEXT_CONTROLS, 0);
             return;
         }
     int prev_cased = 0;
@@ -66,9 +58,12 @@ static void write_table(FILE *out, const gt_comparison *c, const gt_cmp_series *
             size_t j = s->order[k];
             char cell[GT_PYFLOAT_BUFSZ + 8];
             format_value(s, &s->vals[j], cell, sizeof cell);
-            size_t wn = text_width(c->sessions[j]), wv = text_width(cell), w = wn > wv ? wn : wv;
-            const char *text = row == 0 ? c->sessions[j] : cell;
-            fprintf(out, " %*s%s", (int)(w - (row == 0 ? wn : wv)), "", text);
+            /* Characters, not bytes: pandas pads columns by len() of the
+             * text; session names are shown escaped. */
+            size_t wn = gt_text_width(c->sessions[j], GT_TEXT_CONTROLS), wv = gt_text_width(cell, 0);
+            size_t w = wn > wv ? wn : wv;
+            fprintf(out, " %*s", (int)(w - (row == 0 ? wn : wv)), "");
+            gt_text_put(out, row == 0 ? c->sessions[j] : cell, GT_TEXT_CONTROLS, 0);
         }
         fputc('\n', out);
     }
@@ -93,14 +88,18 @@ static void write_text(FILE *out, const gt_comparison *c)
         put_label(out, c, c->meas[m]);
         fputs(":\n", out);
         for (size_t b = 0; b < c->n_blocks; b++) {
-            fprintf(out, "\t\t%s:\n", c->blocks[b]);
+            fputs("\t\t", out);
+            gt_text_put(out, c->blocks[b], GT_TEXT_CONTROLS, 0);
+            fputs(":\n", out);
             write_table(out, c, &c->usage[m * c->n_blocks + b], 3);
         }
     }
     put_label(out, c, "code_block_compute_time");
     fputs(":\n", out);
     for (size_t b = 0; b < c->n_blocks; b++) {
-        fprintf(out, "\t%s:\n", c->blocks[b]);
+        fputc('\t', out);
+        gt_text_put(out, c->blocks[b], GT_TEXT_CONTROLS, 0);
+        fputs(":\n", out);
         write_table(out, c, &c->time[b], 2);
     }
 }

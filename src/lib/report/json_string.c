@@ -2,26 +2,7 @@
 /* See json_string.h. */
 #include "report/json_string.h"
 
-/* The code point of the UTF-8 sequence at p, its length in *len; 0 in *len
- * when p starts no valid sequence (overlong forms and surrogates included,
- * as Python's decoder refuses them). */
-static unsigned long utf8_decode(const unsigned char *p, int *len)
-{
-    unsigned c = p[0];
-    int n = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    unsigned long cp = n == 4 ? c & 0x07 : n == 3 ? c & 0x0f : c & 0x1f;
-    for (int k = 1; k < n; k++) {
-        if ((p[k] & 0xc0) != 0x80) {
-            *len = 0;
-            return 0;
-        }
-        cp = cp << 6 | (p[k] & 0x3f);
-    }
-    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        n = 0;
-    *len = n;
-    return cp;
-}
+#include "util/text.h"
 
 void gt_json_put_string(FILE *out, const char *s)
 {
@@ -31,11 +12,13 @@ void gt_json_put_string(FILE *out, const char *s)
         unsigned long c = *p;
         int len = 1;
         if (c >= 0x80) {
-            unsigned long cp = utf8_decode(p, &len);
-            if (len)
-                c = cp;
-            else
-                len = 1;
+            unsigned long cp = gt_utf8_decode(p, &len);
+            if (!len) { /* not UTF-8: the text \xNN (util/text.h) */
+                fprintf(out, "\\\\x%02lx", c);
+                p++;
+                continue;
+            }
+            c = cp;
         }
         p += len;
         switch (c) {

@@ -9,8 +9,8 @@
 /* Writes s to out as a quoted JSON string: '"' and '\\' escaped, \n \r \t
  * \b \f as such, other control characters and everything outside printable
  * ASCII as \uXXXX (a surrogate pair above U+FFFF).  s is read as UTF-8;
- * a byte that starts no valid, shortest-form sequence is taken as Latin-1,
- * so any bytes make valid JSON.  Errors are left in out's error flag. */
+ * a byte that starts no valid, shortest-form sequence is the text \xNN
+ * (util/text.h, in JSON "\\xNN"), so any bytes make valid JSON.  Errors are left in out's error flag. */
 void gt_json_put_string(FILE *out, const char *s);
 
 #endif

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* gt_merge_write: the job report as text for people or JSON for scripts
  * (cJSON does the escaping of file names; unavailable figures are null):
- * the job, its nodes, and the files of each node. */
+ * the job, its nodes, and the files of each node.  Names from the files
+ * (hosts, tasks) and the file names are shown by the rule of util/text.h:
+ * valid UTF-8 in JSON, and no control character in the text. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/merge.h"
+#include "util/text.h"
 
 static const char *const series_keys[GT_MERGE_NSERIES] = {"ram", "gpu_ram", "cpu_percent", "gpu_percent"};
 
@@ -27,9 +30,21 @@ static void cell(FILE *out, double v)
         fprintf(out, " %12.3f", v);
 }
 
+/* Right-aligned in width characters, as printf's "%*s" does for ASCII. */
+static void put_right(FILE *out, const char *s, int width)
+{
+    for (int pad = width - (int)gt_text_width(s, GT_TEXT_CONTROLS); pad > 0; pad--)
+        fputc(' ', out);
+    gt_text_put(out, s, GT_TEXT_CONTROLS, 0);
+}
+
 static void file_row(FILE *out, const gt_merge_part *p)
 {
-    fprintf(out, "        %-22s %6s %12zu", p->name, p->task ? p->task : "-", p->samples);
+    fputs("        ", out);
+    gt_text_put(out, p->name, GT_TEXT_CONTROLS, 22);
+    fputc(' ', out);
+    put_right(out, p->task ? p->task : "-", 6);
+    fprintf(out, " %12zu", p->samples);
     cell(out, p->stop - p->start);
     cell(out, p->max[GT_MERGE_RAM]);
     cell(out, p->max[GT_MERGE_GPU_RAM]);
@@ -52,9 +67,11 @@ static gt_status write_text(const gt_merge *m, FILE *out)
     put(out, "Peak GPU (sum across files):", m->peak[GT_MERGE_GPU], "percent");
     put(out, "CPU time:", m->cpu_seconds, "seconds");
     put(out, "Energy:", m->energy_joules, "joules");
-    if (!isnan(m->parts[m->largest].max[GT_MERGE_RAM]))
-        fprintf(out, "      %-34s %s (%.3f %s)\n", "Largest by RAM:", m->parts[m->largest].name,
-                m->parts[m->largest].max[GT_MERGE_RAM], ru);
+    if (!isnan(m->parts[m->largest].max[GT_MERGE_RAM])) {
+        fprintf(out, "      %-34s ", "Largest by RAM:");
+        gt_text_put(out, m->parts[m->largest].name, GT_TEXT_CONTROLS, 0);
+        fprintf(out, " (%.3f %s)\n", m->parts[m->largest].max[GT_MERGE_RAM], ru);
+    }
     if (m->without_node)
         fprintf(out, "      %zu of the files record no host (not made under Slurm or with GT_SUBTRACK_HOST): "
                      "each counts as a node of its own\n",
@@ -64,7 +81,9 @@ static gt_status write_text(const gt_merge *m, FILE *out)
             "peak RAM", "peak GPU RAM", "peak CPU %", "peak GPU %", "CPU s", "energy J");
     for (size_t k = 0; k < m->nnodes; k++) {
         const gt_merge_node *nd = &m->nodes[k];
-        fprintf(out, "      %-24s %12zu %12zu", nd->name, nd->nparts, nd->samples);
+        fputs("      ", out);
+        gt_text_put(out, nd->name, GT_TEXT_CONTROLS, 24);
+        fprintf(out, " %12zu %12zu", nd->nparts, nd->samples);
         cell(out, nd->stop - nd->start);
         for (int s = 0; s < GT_MERGE_NSERIES; s++)
             cell(out, nd->peak[s]);
@@ -76,15 +95,36 @@ static gt_status write_text(const gt_merge *m, FILE *out)
     fprintf(out, "        %-22s %6s %12s %12s %12s %12s %12s %12s %12s %12s\n", "name", "task", "samples", "time s",
             "peak RAM", "peak GPU RAM", "mean CPU %", "peak CPU %", "CPU s", "energy J");
     for (size_t k = 0; k < m->nnodes; k++) {
-        if (!m->nodes[k].own_file)
-            fprintf(out, "      %s\n", m->nodes[k].name);
-        else if (k == 0 || !m->nodes[k - 1].own_file)
+        if (!m->nodes[k].own_file) {
+            fputs("      ", out);
+            gt_text_put(out, m->nodes[k].name, GT_TEXT_CONTROLS, 0);
+            fputc('\n', out);
+        } else if (k == 0 || !m->nodes[k - 1].own_file)
             fprintf(out, "      (no host recorded)\n");
         for (size_t i = 0; i < m->nparts; i++)
             if (m->parts[i].node == k)
                 file_row(out, &m->parts[i]);
     }
     return ferror(out) ? GT_ERR_IO : GT_OK;
+}
+
+/* Adds a string as valid UTF-8 (cJSON copies bytes as they are); NULL when
+ * out of memory. */
+static cJSON *str(cJSON *o, const char *key, const char *s)
+{
+    char *e = gt_text_escape_dup(s, 0);
+    cJSON *item = e ? cJSON_AddStringToObject(o, key, e) : NULL;
+    free(e);
+    return item;
+}
+
+/* A string item as str() adds it; NULL when out of memory. */
+static cJSON *str_item(const char *s)
+{
+    char *e = gt_text_escape_dup(s, 0);
+    cJSON *item = e ? cJSON_CreateString(e) : NULL;
+    free(e);
+    return item;
 }
 
 /* Adds a number, or null when unavailable; NULL when out of memory. */
@@ -105,8 +145,8 @@ static cJSON *nodes_json(const gt_merge *m, cJSON *root)
             cJSON_Delete(o);
             return NULL;
         }
-        if (!(nd->own_file ? cJSON_AddNullToObject(o, "host") : cJSON_AddStringToObject(o, "host", nd->name)) ||
-            !cJSON_AddStringToObject(o, "name", nd->name) || !(files = cJSON_AddArrayToObject(o, "files")) ||
+        if (!(nd->own_file ? cJSON_AddNullToObject(o, "host") : str(o, "host", nd->name)) ||
+            !str(o, "name", nd->name) || !(files = cJSON_AddArrayToObject(o, "files")) ||
             !num(o, "samples", (double)nd->samples) || !num(o, "start", nd->start) || !num(o, "stop", nd->stop) ||
             !num(o, "compute_time_seconds", nd->stop - nd->start) || !num(o, "cpu_seconds", nd->cpu_seconds) ||
             !num(o, "energy_joules", nd->energy_joules) || !(peak = cJSON_AddObjectToObject(o, "peak")) ||
@@ -118,7 +158,7 @@ static cJSON *nodes_json(const gt_merge *m, cJSON *root)
         for (size_t i = 0; i < m->nparts; i++) {
             cJSON *name;
             if (m->parts[i].node == k &&
-                (!(name = cJSON_CreateString(m->parts[i].name)) || !cJSON_AddItemToArray(files, name))) {
+                (!(name = str_item(m->parts[i].name)) || !cJSON_AddItemToArray(files, name))) {
                 cJSON_Delete(name);
                 return NULL;
             }
@@ -145,7 +185,7 @@ static cJSON *to_json(const gt_merge *m)
             goto nomem;
     const gt_merge_part *big = &m->parts[m->largest];
     if (!(isnan(big->max[GT_MERGE_RAM]) ? cJSON_AddNullToObject(job, "largest_by_ram")
-                                        : cJSON_AddStringToObject(job, "largest_by_ram", big->name)))
+                                        : str(job, "largest_by_ram", big->name)))
         goto nomem;
     if (!num(job, "nodes", (double)m->nnodes) || !num(job, "files_without_node", (double)m->without_node) ||
         !nodes_json(m, root))
@@ -155,14 +195,14 @@ static cJSON *to_json(const gt_merge *m)
         cJSON *f = cJSON_CreateObject(), *fmax;
         if (!f || !cJSON_AddItemToArray(files, f))
             goto nomem_f;
-        if (!cJSON_AddStringToObject(f, "name", p->name) || !cJSON_AddStringToObject(f, "path", p->path) ||
+        if (!str(f, "name", p->name) || !str(f, "path", p->path) ||
             !num(f, "samples", (double)p->samples) || !num(f, "start", p->start) || !num(f, "stop", p->stop) ||
             !num(f, "compute_time_seconds", p->stop - p->start) || !(fmax = cJSON_AddObjectToObject(f, "peak")) ||
             !num(f, "mean_cpu_percent", p->mean_cpu_percent) || !num(f, "cpu_seconds", p->cpu_seconds) ||
             !num(f, "energy_joules", p->energy_joules) ||
             !(m->nodes[p->node].own_file ? cJSON_AddNullToObject(f, "node")
-                                         : cJSON_AddStringToObject(f, "node", m->nodes[p->node].name)) ||
-            !(p->task ? cJSON_AddStringToObject(f, "task", p->task) : cJSON_AddNullToObject(f, "task")))
+                                         : str(f, "node", m->nodes[p->node].name)) ||
+            !(p->task ? str(f, "task", p->task) : cJSON_AddNullToObject(f, "task")))
             goto nomem;
         for (int s = 0; s < GT_MERGE_NSERIES; s++)
             if (!num(fmax, series_keys[s], p->max[s]))

@@ -12,6 +12,7 @@
 #include "report/json_indent.h"
 #include "report/json_string.h"
 #include "util/pyfloat.h"
+#include "util/text.h"
 
 #define CELL 48
 
@@ -38,10 +39,11 @@ static void put_pad(FILE *out, size_t n)
 
 static void table_print(FILE *out, const char *indent, const table *t)
 {
+    /* The index holds code-block names: shown escaped (util/text.h). */
     size_t wi = 0;
     for (size_t r = 0; r < t->nrows; r++)
-        if (strlen(t->index[r]) > wi)
-            wi = strlen(t->index[r]);
+        if (gt_text_width(t->index[r], GT_TEXT_CONTROLS) > wi)
+            wi = gt_text_width(t->index[r], GT_TEXT_CONTROLS);
     size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof *w);
     if (!w)
         return;
@@ -60,8 +62,7 @@ static void table_print(FILE *out, const char *indent, const table *t)
     fputc('\n', out);
     for (size_t r = 0; r < t->nrows; r++) {
         fputs(indent, out);
-        fputs(t->index[r], out);
-        put_pad(out, wi - strlen(t->index[r]));
+        gt_text_put(out, t->index[r], GT_TEXT_CONTROLS, (int)wi);
         for (size_t c = 0; c < t->ncols; c++) {
             const char *s = t->cells[r * t->ncols + c];
             put_pad(out, 1 + w[c] - strlen(s));
@@ -123,9 +124,21 @@ static int static_table(FILE *out, const gt_results *r)
      * with a leading space, floats through float_format. */
     for (size_t c = 0; c < n; c++) {
         const gt_static_value *v = &r->statics[c];
-        snprintf(headers[c], CELL, "%s", v->name);
+        /* Names and texts from the file (a host name): shown escaped. */
+        char *name = gt_text_escape_dup(v->name, GT_TEXT_CONTROLS);
+        char *text = v->kind == GT_STATIC_TEXT ? gt_text_escape_dup(v->text, GT_TEXT_CONTROLS) : NULL;
+        if (!name || (v->kind == GT_STATIC_TEXT && !text)) {
+            free(name);
+            free(text);
+            goto done;
+        }
+        snprintf(headers[c], CELL, "%s", name);
+        if (text)
+            snprintf(cells[c], CELL, " %s", text);
+        free(name);
+        free(text);
         switch (v->kind) {
-        case GT_STATIC_TEXT: snprintf(cells[c], CELL, " %s", v->text); break;
+        case GT_STATIC_TEXT: break;
         case GT_STATIC_INT: snprintf(cells[c], CELL, " %lld", v->i); break;
         case GT_STATIC_FLOAT: text_float(v->f, cells[c]); break;
         case GT_STATIC_NULL: snprintf(cells[c], CELL, "nan"); break;
@@ -187,7 +200,9 @@ static int write_text(FILE *out, const gt_results *r)
     for (size_t i = 0; i < r->nblocks; i++) {
         const gt_block_result *b = &r->blocks[i];
         /* Keys padded to the longest, "\tNum Non Empty Calls". */
-        fprintf(out, "\tName:                %s\n", b->name);
+        fputs("\tName:                ", out);
+        gt_text_put(out, b->name, GT_TEXT_CONTROLS, 0);
+        fputc('\n', out);
         fprintf(out, "\tNum Timepoints:      %zu\n", b->num_timepoints);
         fprintf(out, "\tNum Calls:           %zu\n", b->num_calls);
         fprintf(out, "\tNum Non Empty Calls: %zu\n", b->num_non_empty_calls);

@@ -11,6 +11,7 @@
 #include "gpu_tracker.h"
 #include "abi.h"
 #include "report/json_string.h"
+#include "util/text.h"
 #include "util/pyfloat.h"
 
 typedef enum { K_SECTION, K_STR, K_FLOAT, K_INT, K_END } kind;
@@ -73,7 +74,10 @@ static void write_text(FILE *out, const item *it, size_t n)
         fprintf(out, "%s:", it[i].label);
         switch (it[i].k) {
         case K_SECTION: depth++; break;
-        case K_STR: fprintf(out, " %s", it[i].s ? it[i].s : "unavailable"); break;
+        case K_STR:
+            fputc(' ', out);
+            gt_text_put(out, it[i].s ? it[i].s : "unavailable", GT_TEXT_CONTROLS, 0);
+            break;
         case K_INT: fprintf(out, " %ld", it[i].i); break;
         case K_FLOAT:
             if (it[i].f < 0 && it[i].s) { /* s marks a value that may be unavailable */

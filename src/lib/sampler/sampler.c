@@ -200,7 +200,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 static ssize_t read_kept(gt_sampler *s, int *fd, const char *name, const char **d)
 {
     if (*fd < 0)
-        *fd = openat(gt_procfs_root(s->fs), name, O_RDONLY | O_CLOEXEC);
+        *fd = gt_procfs_note_open(s->fs, openat(gt_procfs_root(s->fs), name, O_RDONLY | O_CLOEXEC));
     return *fd < 0 ? -1 : gt_procfs_pread(s->fs, *fd, d);
 }
 
@@ -213,18 +213,24 @@ static pid_t read_last_pid(gt_sampler *s)
     return n > 0 && gt_parse_loadavg_last_pid(d, (size_t)n, &pid) == 0 ? pid : 0;
 }
 
+/* Returns 0, or why not as an errno value (EMFILE: too few descriptors;
+ * EPROTO: text not understood). */
 static int read_system(gt_sampler *s, uint64_t *used, int *ncores)
 {
     const char *d;
     ssize_t n = read_kept(s, &s->meminfo_fd, "meminfo", &d);
+    if (n < 0)
+        return errno ? errno : EIO;
     gt_meminfo mi;
-    if (n < 0 || gt_parse_meminfo(d, (size_t)n, &mi) != 0)
-        return -1;
+    if (gt_parse_meminfo(d, (size_t)n, &mi) != 0)
+        return EPROTO;
     *used = gt_meminfo_used(&mi);
     s->ram_capacity = mi.total;
     n = read_kept(s, &s->stat_fd, "stat", &d);
-    if (n < 0 || gt_parse_proc_stat(d, (size_t)n, s->cores_cur, MAX_CORES, ncores) != 0)
-        return -1;
+    if (n < 0)
+        return errno ? errno : EIO;
+    if (gt_parse_proc_stat(d, (size_t)n, s->cores_cur, MAX_CORES, ncores) != 0)
+        return EPROTO;
     if (*ncores > MAX_CORES)
         *ncores = MAX_CORES;
     return 0;
@@ -281,8 +287,9 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     if (st == GT_OK && !(s->paths = gt_paths_new()))
         st = gt_err(err, GT_ERR_NOMEM, "out of memory");
     uint64_t used;
-    if (st == GT_OK && read_system(s, &used, &s->ncores) != 0)
-        st = gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo and /proc/stat");
+    int e = st == GT_OK ? read_system(s, &used, &s->ncores) : 0;
+    if (e)
+        st = gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo and /proc/stat: %s", strerror(e));
     if (st != GT_OK) {
         gt_sampler_free(&s);
         return st;
@@ -535,7 +542,8 @@ static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
         snprintf(rel, sizeof rel, "%d/task", (int)pid);
         tfd = e->task_fd = open_kept_at(s, gt_procfs_root(s->fs), rel, O_DIRECTORY);
         if (tfd < 0)
-            tfd = openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            tfd = gt_procfs_note_open(s->fs,
+                                      openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
         if (tfd < 0)
             return 1;
     }
@@ -575,7 +583,7 @@ static int on_scanned(void *ctx, const char *name)
 /* Without CONFIG_PROC_CHILDREN: one pass over /proc, parent links by stat. */
 static int queue_children_by_scan(gt_sampler *s, pid_t parent, size_t *qn)
 {
-    int dfd = openat(gt_procfs_root(s->fs), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = gt_procfs_note_open(s->fs, openat(gt_procfs_root(s->fs), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (dfd < 0)
         return 1;
     scan_walk sw = {s, dfd, parent, qn};
@@ -1423,6 +1431,17 @@ static void drop_duplicates(gt_sampler *s)
     s->cur.n = w;
 }
 
+/* The threads of e that the main table and the per-process rows count.  A
+ * zombie's stat still says 1 thread until it is reaped, but none runs:
+ * counted, it would add to the threads of whoever replaced it within the
+ * same walk (a sample is not an instant).  gpu-tracker's own sampling
+ * thread is left out when it tracks itself. */
+static int counted_threads(const gt_sampler *s, const proc_entry *e)
+{
+    int threads = is_dead(e->state) ? 0 : e->threads;
+    return threads - (e->is_main && s->self_tracking && threads ? 1 : 0);
+}
+
 /* Memory, threads and peaks of main, the descendants and both. */
 static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
 {
@@ -1431,14 +1450,11 @@ static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
     s->desc_alive = 0;
     for (size_t i = 0; i < s->cur.n; i++) {
         proc_entry *e = &s->cur.v[i];
-        /* A zombie's stat still says 1 thread until it is reaped, but none
-         * runs.  Counted, it would add to the threads of whoever replaced it
-         * within the same walk (a sample is not an instant). */
-        int threads = is_dead(e->state) ? 0 : e->threads;
+        int threads = counted_threads(s, e);
         if (e->is_main) {
             out->main.private_rss = e->private_rss;
             out->main.shared_rss = e->shared_rss;
-            out->main_n_threads = threads - (s->self_tracking && threads ? 1 : 0);
+            out->main_n_threads = threads;
             out->main_hwm = e->hwm;
             out->main_hwm_exact = e->hwm_ok;
             out->main_mem_denied = e->mem_denied;
@@ -1601,8 +1617,9 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     int ncores = s->ncores;
     int fresh = !s->have_prev || s->closing || s->now - s->system_t >= s->system_period;
     if (fresh) {
-        if (read_system(s, &s->system_used, &ncores) != 0)
-            return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat");
+        int e = read_system(s, &s->system_used, &ncores);
+        if (e)
+            return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat: %s", strerror(e));
         s->system_t = s->now;
     }
     out->system_ram = s->system_used;
@@ -1628,10 +1645,11 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         else
             n_desc++;
     }
-    if (!main_e && !s->have_prev && gt_procfs_take_fd_short(s->fs))
-        return gt_err(err, GT_ERR_SYS, "cannot read process %d: too few file descriptors (open files limit, "
-                      "ulimit -n)", (int)s->main_pid);
-    if (!main_e && !s->have_prev)
+    /* A process that could not be read for want of descriptors is not
+     * gone: the sample goes on with what was read and says it is short (the
+     * tracker warns once), and later samples read it when they can. */
+    int fd_short = gt_procfs_take_fd_short(s->fs);
+    if (!main_e && !s->have_prev && !fd_short)
         return gt_err(err, GT_ERR_NOPROC, "process %d does not exist", (int)s->main_pid);
     s->main_alive = main_e != NULL;
     /* Per-path data is only needed when shared memory of several processes
@@ -1642,7 +1660,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
     sum_memory(s, out, n_desc);
-    out->fd_short = gt_procfs_take_fd_short(s->fs);
+    out->fd_short = gt_procfs_take_fd_short(s->fs) || fd_short;
 
     /* CPU over the interval since the last sample. */
     double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
@@ -1684,7 +1702,7 @@ size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t ca
         int zombie = e->state == 'Z' || e->state == 'X';
         out[i] = (gt_sampler_proc){
             .pid = e->pid, .ppid = e->ppid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
-            .threads = e->threads - (self ? 1 : 0),
+            .threads = counted_threads(s, e),
             .cpu_seconds = e->cpu - (self ? ts_seconds(&s->self_thread_cpu) : 0),
             .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
             .private_rss = e->private_rss, .shared_rss = e->shared_rss,

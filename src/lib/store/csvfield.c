@@ -3,6 +3,24 @@
 
 #include <string.h>
 
+#include "util/text.h"
+
+/* Doubles the quotes of the len bytes at p in place (room after them
+ * assumed); returns the new length. */
+static size_t double_quotes(char *p, size_t len)
+{
+    size_t quotes = 0;
+    for (size_t i = 0; i < len; i++)
+        quotes += p[i] == '"';
+    for (size_t i = len, j = len + quotes; i > 0;) {
+        char c = p[--i];
+        p[--j] = c;
+        if (c == '"')
+            p[--j] = c;
+    }
+    return len + quotes;
+}
+
 size_t gt_csv_field(char *dst, const char *a, const char *b)
 {
     static const char special[] = ",\"\r\n";
@@ -16,11 +34,10 @@ size_t gt_csv_field(char *dst, const char *a, const char *b)
             continue;
         if (part)
             dst[n++] = ':';
-        for (; *q; q++) {
-            if (quote && *q == '"')
-                dst[n++] = '"';
-            dst[n++] = *q;
-        }
+        /* Valid UTF-8 whatever the bytes, by the rule of util/text.h; its
+         * escapes hold no quote. */
+        size_t m = gt_text_escape(dst + n, q, 0);
+        n += quote ? double_quotes(dst + n, m) : m;
     }
     if (quote)
         dst[n++] = '"';

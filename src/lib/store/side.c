@@ -6,6 +6,7 @@
 #include "util/error.h"
 #include "util/pyfloat.h"
 #include "util/grow.h"
+#include "store/sqltext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -284,7 +285,7 @@ static int bind_row(sqlite3_stmt *st, const gt_cell *c, int n, const char *text)
         switch (c[i].kind) {
         case GT_CELL_FLOAT: rc = sqlite3_bind_double(st, i + 1, c[i].f); break;
         case GT_CELL_INT: rc = sqlite3_bind_int64(st, i + 1, c[i].i); break;
-        case GT_CELL_TEXT: rc = sqlite3_bind_text(st, i + 1, text + c[i].i, -1, SQLITE_STATIC); break;
+        case GT_CELL_TEXT: rc = gt_sqltext_bind(st, i + 1, text + c[i].i); break;
         case GT_CELL_NULL: rc = sqlite3_bind_null(st, i + 1); break;
         }
     }

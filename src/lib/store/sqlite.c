@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "store/sqltext.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -106,7 +107,7 @@ static int bind_cells(sqlite3_stmt *st, const gt_cell *c, int n)
             rc = sqlite3_bind_int64(st, i + 1, c[i].i);
             break;
         case GT_CELL_TEXT:
-            rc = sqlite3_bind_text(st, i + 1, c[i].s, -1, SQLITE_STATIC);
+            rc = gt_sqltext_bind(st, i + 1, c[i].s);
             break;
         case GT_CELL_NULL:
             rc = sqlite3_bind_null(st, i + 1);
