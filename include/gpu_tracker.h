@@ -610,9 +610,10 @@ typedef struct gt_metrics gt_metrics;
 
 /* Listens on address "HOST:PORT", ":PORT" or "PORT" (host: loopback unless
  * given; "[::1]:PORT" for IPv6; port 0: any free port) and serves GET
- * /metrics on a thread of its own, up to 64 connections at once, each with
- * 2 s for its whole exchange, so a stalled client delays no one.  A port in
- * use is GT_ERR_SYS with a message naming the address. */
+ * /metrics (and /) on a thread of its own, up to 64 connections at once,
+ * each with 2 s for its whole exchange; with all 64 taken, a new connection
+ * evicts a stalled one, so no number of stalled clients delays a scrape.  A
+ * port in use is GT_ERR_SYS with a message naming the address. */
 GT_API gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error *err);
 /* The address actually bound, "HOST:PORT" (IPv6 hosts in brackets). */
 GT_API const char *gt_metrics_address(const gt_metrics *m);
