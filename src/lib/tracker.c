@@ -34,7 +34,6 @@ enum state { ST_NEW, ST_RUNNING, ST_STOPPING, ST_STOPPED };
 /* gt_tracker_error's text for a NULL tracker. */
 #define NO_TRACKER "no tracker: the gt_tracker pointer is NULL"
 
-
 /* Running maxima and sums in base units. */
 typedef struct aggregate {
     gt_rss max_main, max_desc, max_comb; /* each field maximised on its own */
