@@ -317,8 +317,9 @@ static void client_write(client *c)
  * then the oldest still reading its request, then the oldest not reading its
  * response.  Only clients accepted before this round (seq < before) qualify:
  * each had a poll round to send its request, and a burst of connections
- * cannot evict its own members.  A scrape's exchange takes one round, so
- * with stalled clients in every slot a scrape still gets its answer. */
+ * cannot evict its own members.  A scrape is evicted only when 64 newer
+ * connections come before its request, so with stalled clients in every
+ * slot a scrape still gets its answer, at worst on its next try. */
 static client *evict(gt_metrics *m, unsigned long long before)
 {
     static const enum client_state order[] = {C_DRAINING, C_READING, C_WRITING};
