@@ -9,7 +9,17 @@
  *    functions without a handle, written into a caller-supplied gt_error.
  *  - The library never prints to stdout, never exits, and never installs
  *    signal handlers.  Warnings go through the log callback in gt_options.
- *  - *_free(T **) functions accept NULL and set the pointer to NULL.
+ *  - NULL: a NULL handle, or NULL for a pointer argument a function needs,
+ *    is GT_ERR_INVALID, with the message in the gt_error (where the
+ *    function takes one) or the handle's gt_tracker_error(); an output
+ *    pointer (T **out) given is set to NULL first.  A pointer documented as
+ *    optional (err, a NULL path meaning the default) keeps its meaning.  A
+ *    gt_format that is neither of the two is GT_ERR_INVALID, nothing
+ *    written.  Functions without a status do nothing for NULL: *_free(T **)
+ *    accept NULL and a pointer to NULL (and set the pointer to NULL),
+ *    gt_tracker_set_main_maxrss, gt_subtrack_scope_end; gt_tracker_error
+ *    and gt_subtracker_error of NULL return a message that says so,
+ *    gt_metrics_address "", gt_tracker_descendants_alive 0.
  *  - The structs a program allocates (gt_options, gt_usage, gt_timepoint)
  *    carry a version, so that a program keeps working with later libraries
  *    of the same major version: see "Struct versions" below.
@@ -413,7 +423,11 @@ GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out,
                                 gt_error *err);
 /* Takes the first sample and starts the background sampling thread. */
 GT_API gt_status gt_tracker_start(gt_tracker *t);
-/* Takes the last sample, stops the thread, finalizes the tracking file. */
+/* Takes the last sample, stops the thread, finalizes the tracking file.
+ * Safe from several threads at once: one stop does the work and returns
+ * the run's result; any other, concurrent or later, returns GT_ERR_STATE
+ * ("tracking has already stopped") once that stop is complete, and leaves
+ * a failure of the run as the message of gt_tracker_error(). */
 GT_API gt_status gt_tracker_stop(gt_tracker *t);
 /* Usage so far (works while running too), in out->version's layout (set it
  * with GT_USAGE_INIT).  Fails before start, and for an unknown version. */
@@ -629,9 +643,10 @@ typedef struct gt_metrics gt_metrics;
 
 /* Listens on address "HOST:PORT", ":PORT" or "PORT" (host: loopback unless
  * given; "[::1]:PORT" for IPv6; port 0: any free port) and serves GET
- * /metrics on a thread of its own, up to 64 connections at once, each with
- * 2 s for its whole exchange, so a stalled client delays no one.  A port in
- * use is GT_ERR_SYS with a message naming the address. */
+ * /metrics (and /) on a thread of its own, up to 64 connections at once,
+ * each with 2 s for its whole exchange; with all 64 taken, a new connection
+ * evicts a stalled one, so no number of stalled clients delays a scrape.  A
+ * port in use is GT_ERR_SYS with a message naming the address. */
 GT_API gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error *err);
 /* The address actually bound, "HOST:PORT" (IPv6 hosts in brackets). */
 GT_API const char *gt_metrics_address(const gt_metrics *m);

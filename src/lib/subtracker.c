@@ -79,6 +79,8 @@ gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *err)
 {
     char host[256];
     int multi, n;
+    if (!buf || size == 0)
+        return gt_err(err, GT_ERR_INVALID, "sub-tracking file: no buffer for the default name");
     gt_status st = gt_node_name(host, sizeof host, &multi, err);
     if (st != GT_OK)
         return st;
@@ -419,5 +421,7 @@ gt_subtrack_scope gt_subtrack_scope_begin(gt_subtracker *s, const char *name, co
 
 void gt_subtrack_scope_end(gt_subtrack_scope *sc)
 {
+    if (!sc)
+        return;
     mark(sc->s, sc->name, sc->attr, 1);
 }

@@ -26,7 +26,12 @@
 #include "util/error.h"
 #include "util/units.h"
 
-enum state { ST_NEW, ST_RUNNING, ST_STOPPED };
+/* ST_STOPPING: one caller's gt_tracker_stop is joining the thread and
+ * closing the files; a concurrent stop waits for ST_STOPPED. */
+enum state { ST_NEW, ST_RUNNING, ST_STOPPING, ST_STOPPED };
+
+/* gt_tracker_error's text for a NULL tracker. */
+#define NO_TRACKER "no tracker: the gt_tracker pointer is NULL"
 
 /* Running maxima and sums in base units. */
 typedef struct aggregate {
@@ -62,7 +67,7 @@ struct gt_tracker {
     gt_store *store;
     gt_perproc *perproc;    /* NULL without per_process / per_gpu */
     gt_static_data sd;
-    enum state state;
+    enum state state;       /* changed under mu */
     pthread_t thread;
     int has_thread;
     pthread_mutex_t mu;
@@ -121,6 +126,8 @@ static void default_log(void *ctx, const char *msg)
 
 gt_status gt_options_init(gt_options *o, unsigned int version)
 {
+    if (!o)
+        return GT_ERR_INVALID;
     /* Only the fields of the program's version: its struct may be smaller
      * than this library's. */
     if (gt_abi_size(GT_ABI_OPTIONS, version) == 0) {
@@ -147,10 +154,12 @@ static gt_status fail(gt_tracker *t, gt_status st, gt_error *err)
 
 gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_error *err)
 {
-    *out = NULL;
     gt_error scratch;
     if (!err)
         err = &scratch;
+    if (!out)
+        return gt_err(err, GT_ERR_INVALID, "no place for the tracker: out is NULL");
+    *out = NULL;
     if (!program_opts)
         return gt_err(err, GT_ERR_INVALID, "options are required");
     gt_status st = gt_abi_check(GT_ABI_OPTIONS, program_opts->version, err);
@@ -576,6 +585,14 @@ static void *sampling_thread(void *arg)
     return NULL;
 }
 
+static enum state current_state(gt_tracker *t)
+{
+    pthread_mutex_lock(&t->mu);
+    enum state st = t->state;
+    pthread_mutex_unlock(&t->mu);
+    return st;
+}
+
 gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *value, gt_error *err)
 {
     gt_error scratch;
@@ -583,7 +600,7 @@ gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const char *valu
         err = &scratch;
     if (!t || !key)
         return gt_err(err, GT_ERR_INVALID, "static data: no tracker or no key");
-    if (t->state != ST_NEW)
+    if (current_state(t) != ST_NEW)
         return gt_err(err, GT_ERR_STATE, "static data '%s' must be added before tracking starts", key);
     if (!t->store)
         return GT_OK; /* no tracking file: nowhere to record it */
@@ -605,62 +622,85 @@ gt_status gt_tracker_chown_files(gt_tracker *t, uid_t uid, gid_t gid, gt_error *
 
 gt_status gt_tracker_start(gt_tracker *t)
 {
-    if (t->state != ST_NEW)
-        return gt_err(&t->err, GT_ERR_STATE,
-                      t->state == ST_RUNNING ? "tracking has already started"
-                                             : "a stopped tracker cannot be restarted");
+    if (!t)
+        return GT_ERR_INVALID;
+    pthread_mutex_lock(&t->mu);
+    if (t->state != ST_NEW) {
+        gt_err(&t->err, GT_ERR_STATE,
+               t->state == ST_RUNNING ? "tracking has already started" : "a stopped tracker cannot be restarted");
+        pthread_mutex_unlock(&t->mu);
+        return GT_ERR_STATE;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t->t_start);
     t->state = ST_RUNNING;
-    pthread_mutex_lock(&t->mu);
     t->go = 1;
     pthread_cond_broadcast(&t->cv);
     while (!t->first_done)
         pthread_cond_wait(&t->cv, &t->mu);
     gt_status st = t->status;
-    pthread_mutex_unlock(&t->mu);
-    if (st == GT_ERR_NOPROC) {
-        pthread_join(t->thread, NULL);
-        t->t_stop = t->t_start;
-        t->ended_before_start = 1;
-        t->state = ST_STOPPED;
-        return st;
+    if (st != GT_ERR_NOPROC || t->state != ST_RUNNING) {
+        /* Running, or a stop from another thread already under way. */
+        pthread_mutex_unlock(&t->mu);
+        return st == GT_ERR_NOPROC ? st : GT_OK;
     }
-    return GT_OK;
+    t->state = ST_STOPPING;
+    pthread_mutex_unlock(&t->mu);
+    pthread_join(t->thread, NULL);
+    pthread_mutex_lock(&t->mu);
+    t->t_stop = t->t_start;
+    t->ended_before_start = 1;
+    t->state = ST_STOPPED;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    return st;
 }
 
+/* One caller stops: the state moves to ST_STOPPING under the lock, so the
+ * thread is joined once.  Another stop, concurrent or later, waits for the
+ * first to finish and gets GT_ERR_STATE; its message never replaces a
+ * failure of the run, which is the first stop's result. */
 gt_status gt_tracker_stop(gt_tracker *t)
 {
-    if (t->state != ST_RUNNING)
-        return gt_err(&t->err, GT_ERR_STATE,
-                      t->state == ST_NEW ? "tracking has not started" : "tracking has already stopped");
+    if (!t)
+        return GT_ERR_INVALID;
     pthread_mutex_lock(&t->mu);
+    while (t->state == ST_STOPPING)
+        pthread_cond_wait(&t->cv, &t->mu);
+    if (t->state != ST_RUNNING) {
+        if (t->state == ST_NEW || t->status == GT_OK || t->status == GT_ERR_NOPROC)
+            gt_err(&t->err, GT_ERR_STATE,
+                   t->state == ST_NEW ? "tracking has not started" : "tracking has already stopped");
+        pthread_mutex_unlock(&t->mu);
+        return GT_ERR_STATE;
+    }
+    t->state = ST_STOPPING;
     t->stop_requested = 1;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     pthread_join(t->thread, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t->t_stop);
-    t->state = ST_STOPPED;
-    gt_error e;
+    struct timespec t_stop;
+    clock_gettime(CLOCK_MONOTONIC, &t_stop);
     /* The side tables first: their connection to an SQLite file would keep
      * the store's close from checkpointing the log into the file.  Rows
      * still waiting for a lock wait GT_LOCKWAIT_CLOSE_MS in all, and every
      * table that lost rows is named. */
     gt_lockwait_arm(&t->lockwait, GT_LOCKWAIT_CLOSE_MS);
-    int failed_at_close = 0;
-    if (t->perproc && gt_perproc_finish(t->perproc, &e) != GT_OK && t->status == GT_OK) {
+    gt_error e_side, e_store;
+    int side_failed = t->perproc && gt_perproc_finish(t->perproc, &e_side) != GT_OK;
+    int store_failed = t->store && gt_store_close(&t->store, &e_store) != GT_OK;
+    pthread_mutex_lock(&t->mu);
+    if ((side_failed || store_failed) && t->status == GT_OK) {
         t->status = GT_ERR_IO;
-        t->err = e;
-        failed_at_close = 1;
+        t->err = side_failed ? e_side : e_store;
+        if (side_failed && store_failed)
+            gt_err_join(&t->err, &e_store);
     }
-    if (t->store && gt_store_close(&t->store, &e) != GT_OK) {
-        if (t->status == GT_OK) {
-            t->status = GT_ERR_IO;
-            t->err = e;
-        } else if (failed_at_close) {
-            gt_err_join(&t->err, &e);
-        }
-    }
-    return t->status == GT_ERR_NOPROC ? GT_OK : t->status;
+    t->t_stop = t_stop;
+    t->state = ST_STOPPED;
+    gt_status st = t->status;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    return st == GT_ERR_NOPROC ? GT_OK : st;
 }
 
 void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherited)
@@ -668,6 +708,8 @@ void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherit
     /* An upper bound of main's own peak (see the header); it adds nothing
      * that the launcher's own high-water mark could explain. */
     (void)inherited;
+    if (!t)
+        return;
     pthread_mutex_lock(&t->mu);
     t->main_maxrss = maxrss;
     pthread_mutex_unlock(&t->mu);
@@ -675,6 +717,8 @@ void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherit
 
 size_t gt_tracker_descendants_alive(const gt_tracker *t)
 {
+    if (!t)
+        return 0;
     return gt_sampler_descendants_alive(t->sampler);
 }
 
@@ -747,6 +791,10 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     pthread_mutex_lock(&t->mu);
     aggregate a = t->agg;
     uint64_t maxrss = t->main_maxrss;
+    /* A stop under way has not set t_stop yet: the time so far. */
+    struct timespec end = t->t_stop;
+    if (t->state == ST_RUNNING || t->state == ST_STOPPING)
+        clock_gettime(CLOCK_MONOTONIC, &end);
     pthread_mutex_unlock(&t->mu);
     const gt_static_data *sd = &t->sd;
     gt_ram_unit ru = sd->ram_unit, gu = sd->gpu_ram_unit;
@@ -788,9 +836,6 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     u->gpu_power.max = a.max_power;
     u->gpu_power.mean = a.n_power ? a.sum_power / (double)a.n_power : 0.0;
 
-    struct timespec end = t->t_stop;
-    if (t->state == ST_RUNNING)
-        clock_gettime(CLOCK_MONOTONIC, &end);
     u->compute_time.unit = gt_time_unit_name(sd->time_unit);
     u->compute_time.time = gt_time_in_unit(elapsed(&t->t_start, &end), sd->time_unit);
 
@@ -806,7 +851,11 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
 
 gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out)
 {
-    if (t->state == ST_NEW)
+    if (!t)
+        return GT_ERR_INVALID;
+    if (!out)
+        return gt_err(&t->err, GT_ERR_INVALID, "no usage to fill: out is NULL");
+    if (current_state(t) == ST_NEW)
         return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
     gt_status st = gt_abi_check(GT_ABI_USAGE, out->version, &t->err);
     if (st != GT_OK)
@@ -819,8 +868,13 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out)
 
 gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out)
 {
-    *out = NULL;
-    if (t->state == ST_NEW)
+    if (out)
+        *out = NULL;
+    if (!t)
+        return GT_ERR_INVALID;
+    if (!out)
+        return gt_err(&t->err, GT_ERR_INVALID, "no place for the usage: out is NULL");
+    if (current_state(t) == ST_NEW)
         return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
     /* Allocated whole, filled to the tracker's version: fields of later
      * versions stay zero, as in the program's own struct. */
@@ -844,7 +898,7 @@ void gt_usage_free(gt_usage **u)
 
 const char *gt_tracker_error(const gt_tracker *t)
 {
-    return t->err.msg;
+    return t ? t->err.msg : NO_TRACKER;
 }
 
 void gt_tracker_free(gt_tracker **tp)
@@ -852,9 +906,10 @@ void gt_tracker_free(gt_tracker **tp)
     if (!tp || !*tp)
         return;
     gt_tracker *t = *tp;
-    if (t->state == ST_RUNNING) {
+    enum state state = current_state(t);
+    if (state == ST_RUNNING || state == ST_STOPPING) {
         gt_tracker_stop(t);
-    } else if (t->state == ST_NEW && t->has_thread) {
+    } else if (state == ST_NEW && t->has_thread) {
         pthread_mutex_lock(&t->mu);
         t->stop_requested = 1;
         pthread_cond_broadcast(&t->cv);

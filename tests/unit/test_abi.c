@@ -254,6 +254,50 @@ static void test_v1_program(void **state)
     gt_metrics_free(&m);
 }
 
+/* A version 1 struct followed by other bytes of the program (here 0xA5,
+ * which read as a double is negative): the library reads the v1 fields and
+ * none of the neighbours into the fields of later versions, which keep
+ * their defaults.  A tracker made from such options is valid (walk_budget
+ * read from 0xA5 bytes would be refused). */
+static void test_v1_neighbours_not_read(void **state)
+{
+    (void)state;
+    WITH_CANARY(options_v1) o;
+    memset(&o, CANARY, sizeof o);
+    assert_int_equal(gt_options_init((gt_options *)&o.s, 1), GT_OK);
+    o.s.disable_logs = 1;
+    gt_options full = GT_OPTIONS_INIT;
+    gt_abi_read(GT_ABI_OPTIONS, &o.s, &full);
+    assert_int_equal(full.version, GT_STRUCT_VERSION);
+    assert_int_equal(full.disable_logs, 1);
+    assert_int_equal(full.per_process, 0);
+    assert_int_equal(full.per_gpu, 0);
+    assert_true(full.walk_budget == 0.0);
+    gt_tracker *t = NULL;
+    gt_error err;
+    assert_int_equal(gt_tracker_new((const gt_options *)&o.s, &t, &err), GT_OK);
+    gt_tracker_free(&t);
+
+    WITH_CANARY(timepoint_v1) tp;
+    memset(&tp, CANARY, sizeof tp);
+    tp.s.version = 1;
+    gt_timepoint tfull;
+    memset(&tfull, 0, sizeof tfull);
+    gt_abi_read(GT_ABI_TIMEPOINT, &tp.s, &tfull);
+    assert_int_equal(tfull.main_ram_unavailable, 0);
+    assert_int_equal(tfull.descendants_ram_unavailable, 0);
+    assert_int_equal(tfull.combined_ram_unavailable, 0);
+
+    WITH_CANARY(usage_v1) u;
+    memset(&u, CANARY, sizeof u);
+    u.s.version = 1;
+    gt_usage ufull;
+    memset(&ufull, 0, sizeof ufull);
+    gt_abi_read(GT_ABI_USAGE, &u.s, &ufull);
+    assert_int_equal(ufull.top_processes.available, 0);
+    assert_null(ufull.dram_memory_share.method);
+}
+
 /* A program of a later header: refused with a message, its memory untouched. */
 static void test_newer_program_refused(void **state)
 {
@@ -316,6 +360,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_v1_program),
+        cmocka_unit_test(test_v1_neighbours_not_read),
         cmocka_unit_test(test_newer_program_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -93,6 +93,31 @@ static void test_waiting(void **state)
     gt_exit_peaks_close(&x);
 }
 
+/* How long a record waits, on both sides of the bound: one that arrived in
+ * drain D is still settled by a parent seen in drain D + 2 (it waited two
+ * drains), and is gone by drain D + 3. */
+static void test_wait_bound(void **state)
+{
+    (void)state;
+    static const pid_t walk[] = {MAIN};
+    members = walk;
+    n_members = 1;
+    gt_exit_peaks *x = gt_exit_peaks_new(MAIN, ROOT, SELF);
+    gt_exit_peaks_drain(x, is_member, NULL); /* D */
+    add(x, 601, 600, 40);                    /* 600 not seen yet */
+    gt_exit_peaks_drain(x, is_member, NULL); /* D + 1 */
+    gt_exit_peaks_drain(x, is_member, NULL); /* D + 2 */
+    add(x, 600, MAIN, 1);                    /* the parent, a member's child */
+    assert_true(gt_exit_peaks_descendants(x) == 40 * MB);
+    add(x, 701, 700, 50);                    /* arrives in D + 2 */
+    gt_exit_peaks_drain(x, is_member, NULL);
+    gt_exit_peaks_drain(x, is_member, NULL);
+    gt_exit_peaks_drain(x, is_member, NULL); /* three drains later */
+    add(x, 700, MAIN, 2);
+    assert_true(gt_exit_peaks_descendants(x) == 40 * MB);
+    gt_exit_peaks_close(&x);
+}
+
 /* Attached to an ancestor: the tracker is a child of main, and its own
  * threads' exits are not a descendant's. */
 static void test_tracker_under_main(void **state)
@@ -115,6 +140,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_attribution),
         cmocka_unit_test(test_waiting),
+        cmocka_unit_test(test_wait_bound),
         cmocka_unit_test(test_tracker_under_main),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,12 +10,15 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -23,6 +26,7 @@
 
 #include "gpu_tracker.h"
 #include "metrics/exposition.h"
+#include "metrics/metrics.h"
 
 static gt_timepoint sample_tp(void)
 {
@@ -261,6 +265,137 @@ static void test_stalled_clients(void **state)
         close(stalled[i]);
 }
 
+static double monotonic(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether fd has its peer's end of stream (or a reset) within ms. */
+static int closed_within(int fd, int ms)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, ms) <= 0)
+        return 0;
+    char c;
+    ssize_t r = recv(fd, &c, 1, MSG_DONTWAIT);
+    return r == 0 || (r < 0 && errno == ECONNRESET);
+}
+
+/* A client that never completes its request is dropped at the deadline of
+ * its exchange (2 s), not before and not much after: the wait ends on the
+ * server's close, and 60 s only bounds a server that never closes. */
+static void test_stalled_client_expires(void **state)
+{
+    (void)state;
+    gt_metrics *m = NULL;
+    assert_int_equal(gt_metrics_open("127.0.0.1:0", &m, NULL), GT_OK);
+    double t0 = monotonic();
+    int fd = dial(gt_metrics_address(m));
+    assert_int_equal(write(fd, "GET /metr", 9), 9);
+    int closed = closed_within(fd, 60000);
+    double waited = monotonic() - t0;
+    printf("stalled client closed after %.3f s\n", waited);
+    assert_true(closed);
+    assert_true(waited >= 1.99);
+    close(fd);
+    gt_metrics_free(&m);
+}
+
+/* The path "/" serves the metrics as "/metrics" does. */
+static void test_root_path(void **state)
+{
+    (void)state;
+    gt_metrics *m = NULL;
+    assert_int_equal(gt_metrics_open("127.0.0.1:0", &m, NULL), GT_OK);
+    gt_timepoint tp = sample_tp();
+    assert_int_equal(gt_metrics_update(m, &tp), GT_OK);
+    static const char get[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    char *r = exchange(dial(gt_metrics_address(m)), get, sizeof get - 1);
+    assert_non_null(strstr(r, "HTTP/1.1 200 OK\r\n"));
+    assert_non_null(strstr(r, "gpu_tracker_ram_bytes{set=\"main\"} 1048576\n"));
+    free(r);
+    static const char other[] = "GET /other HTTP/1.1\r\n\r\n";
+    r = exchange(dial(gt_metrics_address(m)), other, sizeof other - 1);
+    assert_non_null(strstr(r, "HTTP/1.1 404 Not Found\r\n"));
+    free(r);
+    gt_metrics_free(&m);
+}
+
+#define N_STALLED 200
+
+/* One scrape on a fresh connection: 1 when answered 200, 0 when the server
+ * closed the connection first (evicted for a newer one).  An exchange that
+ * is neither within 20 s is a server held up: the test fails. */
+static int scrape_once(const struct sockaddr_in *sa)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    assert_true(fd >= 0);
+    int rc = connect(fd, (const struct sockaddr *)sa, sizeof *sa);
+    assert_true(rc == 0 || errno == EINPROGRESS);
+    struct pollfd p = {fd, POLLOUT, 0};
+    assert_int_equal(poll(&p, 1, 60000), 1); /* connected (a SYN resent after 1 s at worst) */
+    int soerr = 0;
+    socklen_t sl = sizeof soerr;
+    assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl), 0);
+    assert_int_equal(soerr, 0);
+    assert_int_equal(fcntl(fd, F_SETFL, 0), 0);
+    struct timeval tv = {20, 0};
+    assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv), 0);
+    static const char get[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    assert_int_equal(write(fd, get, sizeof get - 1), (ssize_t)(sizeof get - 1));
+    char head[32] = "";
+    size_t len = 0;
+    ssize_t r;
+    while (len < sizeof head - 1 && (r = read(fd, head + len, sizeof head - 1 - len)) > 0)
+        len += (size_t)r;
+    if (len < sizeof head - 1 && r < 0 && errno != ECONNRESET)
+        fail_msg("a scrape was neither answered nor closed in 20 s: %s", strerror(errno));
+    close(fd);
+    return strstr(head, "HTTP/1.1 200 OK\r\n") != NULL;
+}
+
+/* More stalled clients than slots (200 for 64), on a server whose exchanges
+ * never expire during the test: a scrape is answered only if stalled
+ * clients are evicted for it, never by their deadlines.  Before eviction it
+ * waited for a deadline per 64 stalled clients (here: ten minutes).  A
+ * scrape may itself be evicted while stalled clients still arrive (their
+ * connections retried by the kernel on a loaded machine): then, as a
+ * scraper does, the next one is sent. */
+static void test_stalled_clients_beyond_slots(void **state)
+{
+    (void)state;
+    gt_metrics *m = NULL;
+    assert_int_equal(gt_metrics_open_timeout("127.0.0.1:0", 600000, &m, NULL), GT_OK);
+    const char *colon = strrchr(gt_metrics_address(m), ':');
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)atoi(colon + 1));
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int stalled[N_STALLED];
+    for (int i = 0; i < N_STALLED; i++) {
+        /* Non-blocking: a full listen queue must not hold the test up. */
+        stalled[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        assert_true(stalled[i] >= 0);
+        int rc = connect(stalled[i], (struct sockaddr *)&sa, sizeof sa);
+        assert_true(rc == 0 || errno == EINPROGRESS);
+        if (rc == 0 && i % 2)
+            assert_int_equal(write(stalled[i], "G", 1), 1);
+    }
+    int attempts = 1;
+    while (!scrape_once(&sa)) {
+        attempts++;
+        assert_true(attempts <= N_STALLED); /* each eviction took a newer connection */
+    }
+    printf("answered at scrape %d\n", attempts);
+    /* The stalled clients accepted first were the ones evicted. */
+    assert_true(closed_within(stalled[0], 0));
+    gt_metrics_free(&m);
+    for (int i = 0; i < N_STALLED; i++)
+        close(stalled[i]);
+}
+
 static void test_hostile_requests(void **state)
 {
     (void)state;
@@ -349,6 +484,9 @@ int main(void)
         cmocka_unit_test(test_addresses),
         cmocka_unit_test(test_scrape),
         cmocka_unit_test(test_stalled_clients),
+        cmocka_unit_test(test_stalled_client_expires),
+        cmocka_unit_test(test_root_path),
+        cmocka_unit_test(test_stalled_clients_beyond_slots),
         cmocka_unit_test(test_hostile_requests),
         cmocka_unit_test(test_out_of_descriptors),
     };

@@ -12,10 +12,12 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -242,6 +244,83 @@ static void test_vanishing_files(void **state)
     gt_sampler_free(&s);
 }
 
+/* A live process parked in a read (its CPU clock stands still), and
+ * whether the kernel shows it asleep. */
+static pid_t parked(const int hold[2])
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = hold[0];
+        close(hold[1]); /* so that the test's close ends the read */
+        char c;
+        while (read(fd, &c, 1) < 0)
+            ;
+        _exit(0);
+    }
+    return pid;
+}
+
+static void wait_asleep(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < 600000; i++) {
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        if (p && p[1] == ' ' && p[2] == 'S')
+            return;
+        pause_ms(1);
+    }
+    fail_msg("process %d never went to sleep", (int)pid);
+}
+
+/* An idle process whose children list could not be read: the list is
+ * incomplete, and the next sample must read it again although the process
+ * did not run (its figures are otherwise reused).  The tree is fake, its
+ * PIDs live processes whose clocks stand still. */
+static void test_idle_incomplete_children(void **state)
+{
+    (void)state;
+    int hold[2];
+    assert_int_equal(pipe(hold), 0);
+    pid_t p = parked(hold), k = parked(hold);
+    wait_asleep(p);
+    wait_asleep(k);
+    put_stat(p, 1, 100, 0, 400);
+    put_memory(p, 4000);
+    put_stat(k, p, 10, 0, 500);
+    put_memory(k, 1000);
+    put_children(k, "");
+    /* p's children file cannot be read at the first sample. */
+    gt_sampler_config c = {.main_pid = p, .proc_root = root};
+    gt_sampler *s = NULL;
+    gt_error e;
+    assert_int_equal(gt_sampler_new(&c, &s, &e), GT_OK);
+    gt_sampler_use_clocks(s);
+    gt_sampler_set_idle_refresh(s, 1e9); /* no refresh: only the failure makes it read again */
+    gt_sample a;
+    take(s, &a);
+    assert_int_equal(gt_sampler_descendants_alive(s), 0);
+    char list[32];
+    snprintf(list, sizeof list, "%d ", (int)k);
+    put_children(p, list);
+    take(s, &a);
+    assert_int_equal(gt_sampler_descendants_alive(s), 1);
+    assert_int_equal(a.descendants.private_rss, 1000 * KB);
+    take(s, &a); /* idle now, its complete list reused */
+    assert_int_equal(gt_sampler_descendants_alive(s), 1);
+    gt_sampler_free(&s);
+    close(hold[1]);
+    assert_int_equal(waitpid(p, NULL, 0), p);
+    assert_int_equal(waitpid(k, NULL, 0), k);
+    close(hold[0]);
+}
+
 static void test_main_missing_at_start(void **state)
 {
     (void)state;
@@ -261,6 +340,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vanishing_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_main_missing_at_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_incomplete_children, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,6 +125,7 @@ static void test_idle_rss_drop(void **state)
      * saving this is about (stat was not read). */
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
     assert_int_equal(main_rss(&a), full);
+    assert_int_equal(a.main_n_threads, 1); /* its thread too, not 0 while it sleeps */
     /* Once the refresh is due, the fall is seen. */
     gt_sampler_set_idle_refresh(s, 0.05);
     sleep_ms(100);
@@ -181,6 +182,7 @@ static void test_idle_parent_forks(void **state)
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK); /* parent idle */
     assert_int_equal(gt_sampler_descendants_alive(s), 0);
+    assert_int_equal(a.main_n_threads, 1);
 
     assert_int_equal(write(cmd[1], "f", 1), 1);
     pid_t g;

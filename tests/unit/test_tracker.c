@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +136,56 @@ static void test_lifecycle_errors(void **state)
     gt_tracker_free(&t);
     assert_null(t);
     gt_tracker_free(&t); /* NULL-safe */
+}
+
+struct stopper {
+    gt_tracker *t;
+    pthread_barrier_t *go;
+    gt_status st;
+};
+
+static void *stop_at_once(void *arg)
+{
+    struct stopper *s = arg;
+    pthread_barrier_wait(s->go);
+    s->st = gt_tracker_stop(s->t);
+    return NULL;
+}
+
+/* Two threads stopping one tracker at once: the thread is joined once, both
+ * calls return, one with the run's result and the other with GT_ERR_STATE
+ * (after the stop is complete: usage is final when either returns).
+ * Repeated, since the race is narrow; 60 s bounds a stop that never returns. */
+static void test_concurrent_stop(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 100; round++) {
+        gt_options o = quiet();
+        o.sleep_time = 0.001;
+        gt_tracker *t;
+        assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
+        assert_int_equal(gt_tracker_start(t), GT_OK);
+        pthread_barrier_t go;
+        pthread_barrier_init(&go, NULL, 2);
+        struct stopper s[2] = {{t, &go, -1}, {t, &go, -1}};
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(pthread_create(&th[i], NULL, stop_at_once, &s[i]), 0);
+        for (int i = 0; i < 2; i++) {
+            struct timespec limit;
+            clock_gettime(CLOCK_REALTIME, &limit);
+            limit.tv_sec += 60;
+            assert_int_equal(pthread_timedjoin_np(th[i], NULL, &limit), 0);
+        }
+        pthread_barrier_destroy(&go);
+        assert_true((s[0].st == GT_OK && s[1].st == GT_ERR_STATE) ||
+                    (s[0].st == GT_ERR_STATE && s[1].st == GT_OK));
+        assert_non_null(strstr(gt_tracker_error(t), "already stopped"));
+        gt_usage u = GT_USAGE_INIT;
+        assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+        assert_true(u.n_samples >= 2); /* the first and the last */
+        gt_tracker_free(&t);
+    }
 }
 
 static void sleep_ms(long ms)
@@ -418,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_self_region),     cmocka_unit_test(test_other_process),
         cmocka_unit_test(test_missing_process), cmocka_unit_test(test_timepoint_callback),
         cmocka_unit_test(test_one_sample_cpu_unavailable),
+        cmocka_unit_test(test_concurrent_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

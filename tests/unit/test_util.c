@@ -52,6 +52,12 @@ static void test_repr(void **state)
     expect_repr(1.2345678901234567e17, "1.2345678901234566e+17");
     expect_repr(30000000000.0, "30000000000.0");
     expect_repr(1763849301.123456, "1763849301.123456");
+    /* The exponent's width on both sides of 100. */
+    expect_repr(1e99, "1e+99");
+    expect_repr(1e100, "1e+100");
+    expect_repr(1e-99, "1e-99");
+    expect_repr(1e-100, "1e-100");
+    expect_repr(1.5e101, "1.5e+101");
     expect_repr(DBL_MAX, "1.7976931348623157e+308");
     expect_repr(DBL_MIN, "2.2250738585072014e-308");
     expect_repr(5e-324, "5e-324");

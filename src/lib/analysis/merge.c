@@ -427,9 +427,14 @@ static gt_status add_file(gt_merge *m, size_t i, const gt_ram_unit *units, grid 
 gt_status gt_merge_files(const char *const *paths, size_t n, double align_seconds, gt_merge **out,
                          gt_error *err)
 {
+    if (!out)
+        return gt_err(err, GT_ERR_INVALID, "merge: no place for the report");
     *out = NULL;
     if (!paths || n == 0)
         return gt_err(err, GT_ERR_INVALID, "merge: no tracking file given");
+    for (size_t i = 0; i < n; i++)
+        if (!paths[i])
+            return gt_err(err, GT_ERR_INVALID, "merge: tracking file %zu is NULL", i + 1);
     if (!(align_seconds >= GT_MERGE_MIN_ALIGN) || !isfinite(align_seconds))
         return gt_err(err, GT_ERR_INVALID, "merge: invalid grid step %g: must be a number of seconds, at least %g",
                       align_seconds, GT_MERGE_MIN_ALIGN);

@@ -3,7 +3,10 @@
  * poll loop over up to MAX_CLIENTS connections at once.  Every connection is
  * non-blocking and has one deadline for its whole exchange (request head in,
  * response out), so a client that trickles bytes or never reads costs a slot
- * for REQUEST_TIMEOUT_MS at most and never delays another scrape.  Stopping
+ * for REQUEST_TIMEOUT_MS at most.  With every slot taken, a new connection
+ * evicts the one that has gone furthest without a complete exchange (see
+ * evict), so that no number of stalled clients keeps a scrape waiting for
+ * their deadlines.  Stopping
  * wakes the loop through an eventfd and drops whatever clients are left:
  * shutdown never waits on a client. */
 #include <errno.h>
@@ -23,6 +26,7 @@
 #include "gpu_tracker.h"
 #include "abi.h"
 #include "metrics/exposition.h"
+#include "metrics/metrics.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -31,7 +35,7 @@
 /* A whole exchange must finish within this; Prometheus's own default
  * scrape timeout is 10 s, and a scrape on a live link takes milliseconds. */
 #define REQUEST_TIMEOUT_MS 2000
-/* Connections served at once; more wait in the listen backlog. */
+/* Connections served at once; a further one evicts a stalled one. */
 #define MAX_CLIENTS 64
 /* With no descriptor left (EMFILE), accept is retried this often instead of
  * spinning on a listening socket that stays readable. */
@@ -43,6 +47,7 @@ typedef struct client {
     int fd;
     enum client_state state;
     long long deadline; /* CLOCK_MONOTONIC milliseconds */
+    unsigned long long seq; /* order of acceptance, for eviction */
     size_t in_len;
     char in[REQUEST_MAX];
     char *out; /* response, reused between requests on this slot */
@@ -57,6 +62,8 @@ struct gt_metrics {
     gt_timepoint latest;
     int have_latest;
     char address[128];
+    int timeout_ms;              /* REQUEST_TIMEOUT_MS; longer in tests */
+    unsigned long long accepted; /* connections accepted so far */
     client clients[MAX_CLIENTS];
 };
 
@@ -305,27 +312,59 @@ static void client_write(client *c)
     c->state = C_DRAINING;
 }
 
-/* Takes every pending connection there is a slot for.  Returns the time
- * until which accepting pauses: 0 normally, later when descriptors ran out. */
+/* The slot to give a new connection when all are taken, or NULL.  A
+ * client draining (its response wholly handed to the kernel) loses nothing;
+ * then the oldest still reading its request, then the oldest not reading its
+ * response.  Only clients accepted before this round (seq < before) qualify:
+ * each had a poll round to send its request, and a burst of connections
+ * cannot evict its own members.  A scrape is evicted only when 64 newer
+ * connections come before its request, so with stalled clients in every
+ * slot a scrape still gets its answer, at worst on its next try. */
+static client *evict(gt_metrics *m, unsigned long long before)
+{
+    static const enum client_state order[] = {C_DRAINING, C_READING, C_WRITING};
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+        client *victim = NULL;
+        for (int i = 0; i < MAX_CLIENTS; i++) {
+            client *c = &m->clients[i];
+            if (c->state == order[k] && c->seq < before && (!victim || c->seq < victim->seq))
+                victim = c;
+        }
+        if (victim)
+            return victim;
+    }
+    return NULL;
+}
+
+/* Takes every pending connection, into a free slot or an evicted one.
+ * Returns the time until which accepting pauses: 0 normally, later when
+ * descriptors ran out. */
 static long long accept_all(gt_metrics *m, long long now)
 {
-    for (int i = 0; i < MAX_CLIENTS; i++) {
-        client *c = &m->clients[i];
-        if (c->state != C_FREE)
-            continue;
+    unsigned long long before = m->accepted;
+    for (;;) {
+        client *c = NULL;
+        for (int i = 0; i < MAX_CLIENTS && !c; i++)
+            if (m->clients[i].state == C_FREE)
+                c = &m->clients[i];
+        if (!c && !(c = evict(m, before)))
+            return 0; /* every slot was filled in this round: the rest wait */
         int fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
                 return now + ACCEPT_BACKOFF_MS;
             return 0; /* EAGAIN (none left), or a client that gave up */
         }
+        if (c->state == C_DRAINING)
+            client_read(m, c); /* unread input would reset the connection */
+        client_close(c);
         c->fd = fd;
         c->state = C_READING;
-        c->deadline = now + REQUEST_TIMEOUT_MS;
+        c->deadline = now + m->timeout_ms;
+        c->seq = m->accepted++;
         c->in_len = 0;
         c->in[0] = '\0';
     }
-    return 0;
 }
 
 static void *server_thread(void *arg)
@@ -336,18 +375,15 @@ static void *server_thread(void *arg)
     long long accept_paused_until = 0;
     for (;;) {
         long long now = now_ms();
-        int n = 0, free_slots = 0;
+        int n = 0;
         long long next = -1; /* the earliest time the loop must wake up */
         p[n++] = (struct pollfd){m->wake_fd, POLLIN, 0};
         for (int i = 0; i < MAX_CLIENTS; i++) {
             client *c = &m->clients[i];
-            if (c->state == C_FREE) {
-                free_slots++;
+            if (c->state == C_FREE)
                 continue;
-            }
             if (now >= c->deadline) {
                 client_close(c);
-                free_slots++;
                 continue;
             }
             if (next < 0 || c->deadline < next)
@@ -356,10 +392,11 @@ static void *server_thread(void *arg)
             p[n++] = (struct pollfd){c->fd, c->state == C_WRITING ? POLLOUT : POLLIN, 0};
         }
         int listen_at = -1;
-        if (free_slots && now >= accept_paused_until) {
+        /* Listened to with every slot taken too: a new connection evicts. */
+        if (now >= accept_paused_until) {
             listen_at = n;
             p[n++] = (struct pollfd){m->listen_fd, POLLIN, 0};
-        } else if (free_slots && (next < 0 || accept_paused_until < next)) {
+        } else if (next < 0 || accept_paused_until < next) {
             next = accept_paused_until;
         }
         int timeout = next < 0 ? -1 : (int)(next > now ? next - now : 0);
@@ -392,15 +429,25 @@ static void *server_thread(void *arg)
 
 gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error *err)
 {
-    *out = NULL;
+    return gt_metrics_open_timeout(address, REQUEST_TIMEOUT_MS, out, err);
+}
+
+gt_status gt_metrics_open_timeout(const char *address, int timeout_ms, gt_metrics **out, gt_error *err)
+{
     gt_error scratch;
     if (!err)
         err = &scratch;
+    if (!out)
+        return gt_err(err, GT_ERR_INVALID, "metrics: no place for the handle");
+    *out = NULL;
     if (!address)
         return gt_err(err, GT_ERR_INVALID, "a metrics address is required");
+    if (timeout_ms <= 0)
+        return gt_err(err, GT_ERR_INVALID, "metrics: the request timeout must be positive");
     gt_metrics *m = calloc(1, sizeof *m);
     if (!m)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    m->timeout_ms = timeout_ms;
     m->listen_fd = m->wake_fd = -1;
     for (int i = 0; i < MAX_CLIENTS; i++)
         m->clients[i].fd = -1;
@@ -425,14 +472,14 @@ gt_status gt_metrics_open(const char *address, gt_metrics **out, gt_error *err)
 
 const char *gt_metrics_address(const gt_metrics *m)
 {
-    return m->address;
+    return m ? m->address : "";
 }
 
 gt_status gt_metrics_update(gt_metrics *m, const gt_timepoint *tp)
 {
     /* The program's timepoint, of its version: fields it lacks are zero,
      * which their valid flags read as "not measured". */
-    if (gt_abi_check(GT_ABI_TIMEPOINT, tp->version, NULL) != GT_OK)
+    if (!m || !tp || gt_abi_check(GT_ABI_TIMEPOINT, tp->version, NULL) != GT_OK)
         return GT_ERR_INVALID;
     gt_timepoint full;
     memset(&full, 0, sizeof full);

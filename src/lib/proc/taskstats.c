@@ -178,11 +178,35 @@ static int parse_aggr(const struct nlattr *aggr, gt_exit_record *r)
     return -1;
 }
 
-int gt_taskstats_drain(gt_taskstats *t, gt_exit_fn fn, void *ctx)
+int gt_taskstats_parse(const void *buf, size_t n, uint16_t family, gt_exit_fn fn, void *ctx)
+{
+    int count = 0;
+    size_t rem = n;
+    for (const struct nlmsghdr *nh = buf; msg_ok(nh, rem); nh = msg_next(nh, &rem)) {
+        if (nh->nlmsg_type != family || nh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+            continue;
+        const struct genlmsghdr *gh = (const struct genlmsghdr *)msg_data(nh);
+        if (gh->cmd != TASKSTATS_CMD_NEW)
+            continue;
+        int alen = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+        const struct nlattr *a = (const struct nlattr *)((const char *)gh + GENL_HDRLEN);
+        for (; nla_ok(a, alen); a = nla_next(a, &alen)) {
+            gt_exit_record r;
+            if (a->nla_type == TASKSTATS_TYPE_AGGR_PID && parse_aggr(a, &r) == 0) {
+                fn(ctx, &r);
+                count++;
+            }
+        }
+    }
+    return count;
+}
+
+int gt_taskstats_drain_from(gt_recv_fn recv_fn, void *recv_ctx, uint16_t family, void *buf, size_t cap,
+                            gt_exit_fn fn, void *ctx)
 {
     int count = 0, lost = 0;
     for (;;) {
-        ssize_t n = recv(t->fd, t->buf, sizeof t->buf, MSG_DONTWAIT);
+        ssize_t n = recv_fn(recv_ctx, buf, cap);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -192,26 +216,19 @@ int gt_taskstats_drain(gt_taskstats *t, gt_exit_fn fn, void *ctx)
             }
             break; /* EAGAIN: all read */
         }
-        size_t rem = (size_t)n;
-        for (const struct nlmsghdr *nh = (const struct nlmsghdr *)t->buf; msg_ok(nh, rem);
-             nh = msg_next(nh, &rem)) {
-            if (nh->nlmsg_type != t->family)
-                continue;
-            const struct genlmsghdr *gh = (const struct genlmsghdr *)msg_data(nh);
-            if (gh->cmd != TASKSTATS_CMD_NEW)
-                continue;
-            int alen = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-            const struct nlattr *a = (const struct nlattr *)((const char *)gh + GENL_HDRLEN);
-            for (; nla_ok(a, alen); a = nla_next(a, &alen)) {
-                gt_exit_record r;
-                if (a->nla_type == TASKSTATS_TYPE_AGGR_PID && parse_aggr(a, &r) == 0) {
-                    fn(ctx, &r);
-                    count++;
-                }
-            }
-        }
+        count += gt_taskstats_parse(buf, (size_t)n, family, fn, ctx);
     }
     return lost ? -1 : count;
+}
+
+static ssize_t socket_recv(void *ctx, void *buf, size_t cap)
+{
+    return recv(*(const int *)ctx, buf, cap, MSG_DONTWAIT);
+}
+
+int gt_taskstats_drain(gt_taskstats *t, gt_exit_fn fn, void *ctx)
+{
+    return gt_taskstats_drain_from(socket_recv, &t->fd, t->family, t->buf, sizeof t->buf, fn, ctx);
 }
 
 void gt_taskstats_close(gt_taskstats **tp)

@@ -232,7 +232,7 @@ static gt_status write_json(const gt_merge *m, FILE *out)
 
 gt_status gt_merge_write(const gt_merge *m, gt_format fmt, FILE *out)
 {
-    if (!m || !out || !m->nparts)
+    if (!m || !out || !m->nparts || (fmt != GT_FORMAT_TEXT && fmt != GT_FORMAT_JSON))
         return GT_ERR_INVALID;
     return fmt == GT_FORMAT_JSON ? write_json(m, out) : write_text(m, out);
 }

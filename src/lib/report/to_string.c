@@ -23,7 +23,11 @@ static gt_status to_string(enum report kind, const void *obj, gt_format fmt, cha
 {
     char *buf = NULL;
     size_t len = 0;
+    if (!out)
+        return GT_ERR_INVALID;
     *out = NULL;
+    if (!obj)
+        return GT_ERR_INVALID;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return GT_ERR_NOMEM;

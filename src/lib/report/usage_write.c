@@ -377,6 +377,8 @@ static gt_status write_usage(const gt_usage *u, gt_format fmt, FILE *out)
  * fields it lacks are zero, which reads as "not measured". */
 gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
 {
+    if (!u || !out || (fmt != GT_FORMAT_TEXT && fmt != GT_FORMAT_JSON))
+        return GT_ERR_INVALID;
     if (gt_abi_check(GT_ABI_USAGE, u->version, NULL) != GT_OK)
         return GT_ERR_INVALID;
     gt_usage full;

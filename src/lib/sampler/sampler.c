@@ -315,6 +315,11 @@ void gt_sampler_set_idle_refresh(gt_sampler *s, double seconds)
         s->idle_refresh = seconds;
 }
 
+void gt_sampler_use_clocks(gt_sampler *s)
+{
+    s->use_clock = clocks_usable(NULL);
+}
+
 void gt_sampler_set_system_period(gt_sampler *s, double seconds)
 {
     if (seconds >= 0)

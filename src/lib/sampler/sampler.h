@@ -37,6 +37,9 @@ void gt_sampler_set_walk_budget(gt_sampler *s, double share_of_core);
  * (reclaim, swap) or rising by another's hand (process_vm_writev). */
 #define GT_SAMPLER_IDLE_REFRESH 1.0
 void gt_sampler_set_idle_refresh(gt_sampler *s, double seconds);
+/* CPU clocks are read only on the real /proc; a test over a fake tree whose
+ * PIDs are live processes turns them on, to reach the idle paths. */
+void gt_sampler_use_clocks(gt_sampler *s);
 /* The system-wide figures (RAM used, the cores' CPU) are read at most every
  * this many seconds (0.04 unless set; 0: at every sample), and always at the
  * first and the last sample; a sample in between repeats the last reading.

@@ -31,6 +31,8 @@ const char *gt_time_unit_name(gt_time_unit u)
 
 gt_status gt_ram_unit_parse(const char *s, gt_ram_unit *out)
 {
+    if (!out)
+        return GT_ERR_INVALID;
     for (int i = 0; s && i < 5; i++)
         if (strcmp(s, ram_names[i]) == 0) {
             *out = (gt_ram_unit)i;
@@ -41,6 +43,8 @@ gt_status gt_ram_unit_parse(const char *s, gt_ram_unit *out)
 
 gt_status gt_time_unit_parse(const char *s, gt_time_unit *out)
 {
+    if (!out)
+        return GT_ERR_INVALID;
     for (int i = 0; s && i < 4; i++)
         if (strcmp(s, time_names[i]) == 0) {
             *out = (gt_time_unit)i;
@@ -51,6 +55,8 @@ gt_status gt_time_unit_parse(const char *s, gt_time_unit *out)
 
 gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out)
 {
+    if (!out)
+        return GT_ERR_INVALID;
     if (s && strcmp(s, "nvidia") == 0)
         *out = GT_GPU_NVIDIA;
     else if (s && strcmp(s, "amd") == 0)
@@ -82,6 +88,8 @@ const char *gt_energy_unit_name(gt_energy_unit u)
 
 gt_status gt_energy_unit_parse(const char *s, gt_energy_unit *out)
 {
+    if (!out)
+        return GT_ERR_INVALID;
     for (int i = 0; s && i < 4; i++)
         if (strcmp(s, energy_names[i]) == 0) {
             *out = (gt_energy_unit)i;
