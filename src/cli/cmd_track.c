@@ -23,6 +23,7 @@
 #include "options.h"
 #include "outfile.h"
 #include "report/efficiency_write.h"
+#include "tracker_tally.h"
 #include "track_options.h"
 
 /* Where each sample goes while the command runs, besides the tracker. */
@@ -249,8 +250,10 @@ static int finish(run *r)
         if (rc == 0)
             rc = GT_EXIT_FAILURE;
     }
+    gt_gpu_tally gpus;
+    gt_tracker_gpu_tally(r->t, &gpus);
     gt_cli_eff_facts facts = {.attached = s->attach != 0, .descendants_left = gt_tracker_descendants_alive(r->t),
-                              .sampled_cpu_s = r->w.cpu_seconds};
+                              .sampled_cpu_s = r->w.cpu_seconds, .gpus = &gpus};
     if (write_report(r->t, s, &facts, r->out.f ? r->out.f : stdout) != 0) {
         if (rc == 0)
             rc = GT_EXIT_FAILURE;

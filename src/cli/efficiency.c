@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Efficiency figures of a tracked command: see efficiency.h. */
 #include <math.h>
+#include <stdio.h>
 #include <sys/resource.h>
 
 #include "efficiency.h"
@@ -92,6 +93,15 @@ void gt_cli_efficiency(const gt_usage *u, const gt_cli_eff_facts *f, gt_efficien
         use.gpu_mean_percent = u->gpu_utilization.gpu_percentages.mean_hardware_percent;
         use.gpu_mem_peak_bytes = scaled_bytes(u->max_gpu_ram.system, b);
         use.gpu_mem_capacity_bytes = scaled_bytes(u->max_gpu_ram.system_capacity, b);
+        for (int i = 0; f->gpus && i < f->gpus->n && i < GT_EFF_MAX_GPUS; i++) {
+            const struct gt_gpu_tally_device *d = &f->gpus->dev[i];
+            gt_eff_gpu *g = &use.devices[use.n_devices++];
+            g->index = d->index;
+            snprintf(g->uuid, sizeof g->uuid, "%s", d->uuid);
+            g->mean_percent = d->n_util ? d->sum_util / (double)d->n_util : -1;
+            g->mem_peak_bytes = d->mem_read ? (double)d->max_mem : -1;
+            g->mem_capacity_bytes = d->total ? (double)d->total : -1;
+        }
     }
     gt_request req;
     gt_request_detect(&req, u->cpu_utilization.system_core_count,

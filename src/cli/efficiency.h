@@ -8,12 +8,14 @@
 
 #include "gpu_tracker.h"
 #include "analysis/efficiency.h"
+#include "sampler/gpu_tally.h"
 
 /* What the command knows beyond the report. */
 typedef struct gt_cli_eff_facts {
     int attached;              /* --attach: no child of ours to account */
     size_t descendants_left;   /* alive when tracking stopped */
     double sampled_cpu_s;      /* the last sample's CPU seconds; < 0 none */
+    const gt_gpu_tally *gpus;  /* each selected GPU over the run; NULL: none */
 } gt_cli_eff_facts;
 
 /* The figures of e from u and f, against the request this process detects

@@ -21,6 +21,7 @@
 #include "store/row.h"
 #include "store/store.h"
 #include "tracker_owner.h"
+#include "tracker_tally.h"
 #include "util/node.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -49,6 +50,7 @@ typedef struct aggregate {
     unsigned long n_power;
     double cpu_seconds[3]; /* main, descendants, combined */
     double first_timestamp, last_timestamp;
+    gt_gpu_tally gpus;     /* each selected GPU (--efficiency) */
 } aggregate;
 
 struct gt_tracker {
@@ -314,6 +316,7 @@ static void fold(aggregate *a, const gt_sample *s)
     if (s->mem_denied_pid && !a->denied_pid)
         a->denied_pid = s->mem_denied_pid;
     a->sum_gpu += s->gpu_sum_percent;
+    gt_gpu_tally_fold(&a->gpus, s);
     a->n++;
     if (a->n == 1)
         a->first_timestamp = s->timestamp;
@@ -644,6 +647,13 @@ void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherit
     (void)inherited;
     pthread_mutex_lock(&t->mu);
     t->main_maxrss = maxrss;
+    pthread_mutex_unlock(&t->mu);
+}
+
+void gt_tracker_gpu_tally(gt_tracker *t, gt_gpu_tally *out)
+{
+    pthread_mutex_lock(&t->mu);
+    *out = t->agg.gpus;
     pthread_mutex_unlock(&t->mu);
 }
 

@@ -4,7 +4,7 @@
 # figures against it from the run's own truth (a child holding 100 MiB, one
 # busy thread of known CPU time), the --mem advised from the exact peak, and
 # each advice line present or absent as its threshold says.  GPUs through
-# the fake NVML: two idle GPUs are advised against, busy ones are not.
+# the fake NVML: an idle GPU beside a busy one is named, busy ones are not.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
 
@@ -116,27 +116,33 @@ same "$(eff .request.memory_bytes)" "$(jget r.json .max_ram.system_capacity)" "m
 same "$(eff .request.cores)" "$(jget r.json .cpu_utilization.system_core_count)" "machine cores"
 [ "$(eff .request.gpus_source)" = "machine capacity" ] || fail "GPUs: $(jq -c .efficiency.request r.json)"
 
-# 4. GPUs through the fake NVML: two idle GPUs of CUDA_VISIBLE_DEVICES are
-# advised against with their figures; the same two busy are not.
+# 4. GPUs through the fake NVML (CUDA_VISIBLE_DEVICES=0,1): each GPU's
+# own mean utilization and memory share; one idle beside a busy one is named
+# with its figures, two busy ones are not advised against.
 gpus() {
     cat >nvml.json <<JSON
 {"devices": [
- {"uuid": "GPU-11111111-aaaa", "total": 17179869184, "samples": [{"used": 1000000000, "util": $1}]},
+ {"uuid": "GPU-11111111-aaaa", "total": 17179869184, "samples": [{"used": 8000000000, "util": $1}]},
  {"uuid": "GPU-22222222-bbbb", "total": 17179869184, "samples": [{"used": 1000000000, "util": $2}]}]}
 JSON
     GT_NVML_LIBRARY=$GT_BUILD/fakes/nvml.so FAKE_NVML_SCENARIO=$TMP/nvml.json FAKE_NVML_LOG=$TMP/nvml.log \
         CUDA_VISIBLE_DEVICES=0,1 "$GT_BIN" --quiet --efficiency --st=0.1 -f json -- "$W/touch_mem" 1 0.3 >out.txt
     json_report out.txt >r.json
 }
-gpus 0 0
+gpus 90 0
 same "$(eff .request.gpus)" 2 "GPUs requested"
 [ "$(eff .request.gpus_source)" = CUDA_VISIBLE_DEVICES ] || fail "GPU source: $(jq -c .efficiency.request r.json)"
 same "$(eff .gpu.n_gpus)" 2 "GPUs tracked"
-same "$(eff .gpu.mean_utilization_percent)" 0 "idle GPUs' utilization"
-same "$(eff .gpu.memory_percent_of_capacity)" "$(awk 'BEGIN { printf "%.17g", 100 * 2e9 / (2 * 17179869184) }')" "GPU memory"
-eff .advice.gpus | grep -q "^the 2 GPUs (CUDA_VISIBLE_DEVICES) stayed idle or nearly: mean utilization 0.0 %" ||
+same "$(eff .gpu.mean_utilization_percent)" 45 "the GPUs' mean utilization"
+same "$(eff '.gpu.devices["0"].mean_utilization_percent')" 90 "GPU 0 utilization"
+same "$(eff '.gpu.devices["1"].mean_utilization_percent')" 0 "GPU 1 utilization"
+same "$(eff '.gpu.devices["1"].memory_percent_of_capacity')" "$(awk 'BEGIN { printf "%.17g", 100 * 1e9 / 17179869184 }')" \
+    "GPU 1 memory"
+same "$(eff .gpu.memory_percent_of_capacity)" "$(awk 'BEGIN { printf "%.17g", 100 * 9e9 / (2 * 17179869184) }')" \
+    "the GPUs' memory"
+[ "$(eff .advice.gpus)" = "1 of the 2 GPUs (CUDA_VISIBLE_DEVICES) stayed idle or nearly (mean utilization below 5 %): GPU 1 (GPU-22222222-bbbb) 0.0 %, memory peak 5.8 % of capacity; ask for 1 GPU next time" ] ||
     fail "GPU advice: $(jq -c .efficiency r.json)"
 gpus 90 60
-same "$(eff .gpu.mean_utilization_percent)" 75 "busy GPUs' utilization"
+same "$(eff '.gpu.devices["1"].mean_utilization_percent')" 60 "GPU 1 busy"
 [ "$(jq -r .efficiency.advice.gpus r.json)" = null ] || fail "advice on busy GPUs: $(eff .advice.gpus)"
 echo ok

@@ -351,6 +351,50 @@ static void gpu_thresholds(void **state)
     assert_string_equal(e.advice_gpus, "");
 }
 
+/* Per GPU: the idle ones named with their figures, the busy ones not; the
+ * threshold on both sides for each device. */
+static void device_thresholds(void **state)
+{
+    (void)state;
+    gt_efficiency e;
+    gt_request r = req(GIB, 1, 2, -1);
+    gt_eff_usage u = use(10, 10, 600 * MIB);
+    u.n_gpus = u.n_devices = 2;
+    u.gpu_mean_percent = 47.45;
+    u.devices[0] = (gt_eff_gpu){.index = 0, .uuid = "GPU-a", .mean_percent = 90, .mem_peak_bytes = 8 * GIB,
+                                .mem_capacity_bytes = 16 * GIB};
+    u.devices[1] = (gt_eff_gpu){.index = 3, .uuid = "GPU-b", .mean_percent = 4.9, .mem_peak_bytes = 1 * GIB,
+                                .mem_capacity_bytes = 16 * GIB};
+    gt_efficiency_compute(&r, &u, &e);
+    assert_true(e.device_mem_percent[0] == 50 && e.device_mem_percent[1] == 6.25);
+    assert_string_equal(e.device_key[1], "3");
+    assert_string_equal(e.advice_gpus, "1 of the 2 GPUs (CUDA_VISIBLE_DEVICES) stayed idle or nearly (mean "
+                                       "utilization below 5 %): GPU 3 (GPU-b) 4.9 %, memory peak 6.2 % of "
+                                       "capacity; ask for 1 GPU next time");
+    u.devices[1].mean_percent = 5;
+    gt_efficiency_compute(&r, &u, &e);
+    assert_string_equal(e.advice_gpus, "");
+    u.devices[0].mean_percent = 0;
+    u.devices[1].mean_percent = 0;
+    u.devices[1].mem_capacity_bytes = -1; /* unknown: no share given */
+    gt_efficiency_compute(&r, &u, &e);
+    assert_string_equal(e.advice_gpus, "2 of the 2 GPUs (CUDA_VISIBLE_DEVICES) stayed idle or nearly (mean "
+                                       "utilization below 5 %): GPU 0 (GPU-a) 0.0 %, memory peak 50.0 % of "
+                                       "capacity; GPU 3 (GPU-b) 0.0 %; ask for 0 GPUs next time");
+    u.devices[0].mean_percent = u.devices[1].mean_percent = -1; /* never read: no advice */
+    gt_efficiency_compute(&r, &u, &e);
+    assert_string_equal(e.advice_gpus, "");
+    /* Many GPUs with long names: the line is cut, never overrun. */
+    u.n_gpus = u.n_devices = GT_EFF_MAX_GPUS + 3;
+    for (int i = 0; i < GT_EFF_MAX_GPUS; i++) {
+        u.devices[i] = (gt_eff_gpu){.index = i, .mean_percent = 0, .mem_peak_bytes = 1, .mem_capacity_bytes = 2};
+        memset(u.devices[i].uuid, 'x', sizeof u.devices[i].uuid - 1);
+    }
+    gt_efficiency_compute(&r, &u, &e);
+    assert_int_equal(e.use.n_devices, GT_EFF_MAX_GPUS);
+    assert_true(strlen(e.advice_gpus) == sizeof e.advice_gpus - 1);
+}
+
 static void time_thresholds(void **state)
 {
     (void)state;
@@ -387,6 +431,19 @@ static void report_section(void **state)
     assert_non_null(strstr(sec, "\"cpus_per_task\": null"));
     assert_non_null(strstr(sec, "\"efficiency_percent\": 50.0"));
     assert_null(strstr(sec, "bar"));
+    assert_null(strstr(sec, "\"gpu\"")); /* no GPU tracked: no GPU section */
+    free(buf);
+    g.n_gpus = g.n_devices = 1;
+    g.gpu_mean_percent = 0;
+    g.devices[0] = (gt_eff_gpu){.index = 2, .uuid = "GPU-z", .mean_percent = 0, .mem_peak_bytes = 1,
+                                .mem_capacity_bytes = 4};
+    gt_efficiency_compute(&r, &g, &e);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_JSON, f), GT_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"devices\": {\n    \"2\": {\n     \"uuid\": \"GPU-z\",\n"));
+    assert_non_null(strstr(buf, "\"memory_percent_of_capacity\": 25.0\n"));
+    assert_non_null(strstr(buf, "\"gpus\": \"1 of the 1 GPU (CUDA_VISIBLE_DEVICES) stayed idle"));
     free(buf);
     f = open_memstream(&buf, &len);
     assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_TEXT, f), GT_OK);
@@ -417,6 +474,7 @@ int main(void)
         cmocka_unit_test(memory_thresholds),
         cmocka_unit_test(core_thresholds),
         cmocka_unit_test(gpu_thresholds),
+        cmocka_unit_test(device_thresholds),
         cmocka_unit_test(time_thresholds),
         cmocka_unit_test(report_section),
     };

@@ -92,9 +92,50 @@ static void advise_cores(gt_efficiency *e)
              idle, e->req.cores, e->req.cores_source, busy, u->wall_s, keep < 1 ? 1 : keep, keep > 1 ? "s" : "");
 }
 
+/* Each GPU idle or nearly, with its figures; the count left busy. */
+static void advise_devices(gt_efficiency *e)
+{
+    const gt_eff_usage *u = &e->use;
+    char *p = e->advice_gpus;
+    size_t left = sizeof e->advice_gpus;
+    int idle = 0;
+    for (int i = 0; i < u->n_devices; i++)
+        idle += u->devices[i].mean_percent >= 0 && u->devices[i].mean_percent < GT_EFF_GPU_IDLE_PERCENT;
+    if (!idle)
+        return;
+    int w = snprintf(p, left, "%d of the %d GPU%s (%s) stayed idle or nearly (mean utilization below %.0f %%):", idle,
+                     u->n_devices, u->n_devices == 1 ? "" : "s", e->req.gpus_source ? e->req.gpus_source : "tracked",
+                     GT_EFF_GPU_IDLE_PERCENT);
+    for (int i = 0; i < u->n_devices && w >= 0 && (size_t)w < left; i++) {
+        const gt_eff_gpu *d = &u->devices[i];
+        if (!(d->mean_percent >= 0 && d->mean_percent < GT_EFF_GPU_IDLE_PERCENT))
+            continue;
+        p += w;
+        left -= (size_t)w;
+        w = snprintf(p, left, " GPU %d (%s) %.1f %%", d->index, d->uuid, d->mean_percent);
+        if (w >= 0 && (size_t)w < left && e->device_mem_percent[i] >= 0) {
+            p += w;
+            left -= (size_t)w;
+            w = snprintf(p, left, ", memory peak %.1f %% of capacity", e->device_mem_percent[i]);
+        }
+        if (w >= 0 && (size_t)w < left) {
+            p += w;
+            left -= (size_t)w;
+            w = snprintf(p, left, ";");
+        }
+    }
+    if (w >= 0 && (size_t)w < left)
+        snprintf(p + w, left - (size_t)w, " ask for %d GPU%s next time", u->n_devices - idle,
+                 u->n_devices - idle == 1 ? "" : "s");
+}
+
 static void advise_gpus(gt_efficiency *e)
 {
     const gt_eff_usage *u = &e->use;
+    if (u->n_devices > 0) {
+        advise_devices(e);
+        return;
+    }
     if (e->gpu_percent < 0 || e->gpu_percent >= GT_EFF_GPU_IDLE_PERCENT)
         return;
     char mem[64] = "";
@@ -133,6 +174,15 @@ void gt_efficiency_compute(const gt_request *req, const gt_eff_usage *use, gt_ef
         e->gpu_percent = use->gpu_mean_percent;
     if (use->n_gpus > 0 && use->gpu_mem_peak_bytes >= 0 && use->gpu_mem_capacity_bytes > 0)
         e->gpu_mem_percent = 100 * use->gpu_mem_peak_bytes / use->gpu_mem_capacity_bytes;
+    if (e->use.n_devices > GT_EFF_MAX_GPUS)
+        e->use.n_devices = GT_EFF_MAX_GPUS;
+    for (int i = 0; i < e->use.n_devices; i++) {
+        const gt_eff_gpu *d = &e->use.devices[i];
+        e->device_mem_percent[i] = d->mem_peak_bytes >= 0 && d->mem_capacity_bytes > 0
+                                       ? 100 * d->mem_peak_bytes / d->mem_capacity_bytes
+                                       : -1;
+        snprintf(e->device_key[i], sizeof e->device_key[i], "%d", d->index);
+    }
     if (use->wall_s >= 0 && req->time_limit_s > 0)
         e->time_percent = 100 * use->wall_s / req->time_limit_s;
     advise_memory(e);

@@ -21,6 +21,16 @@
 /* Characters of a bar between its brackets, before the percent. */
 #define GT_EFF_BAR_WIDTH 40
 
+#define GT_EFF_MAX_GPUS 16
+
+/* One GPU over the run; every figure < 0 is unknown. */
+typedef struct gt_eff_gpu {
+    int index;                  /* the vendor's */
+    char uuid[96];
+    double mean_percent;        /* mean utilization over the samples that read it */
+    double mem_peak_bytes, mem_capacity_bytes;
+} gt_eff_gpu;
+
 /* What the run used; every figure < 0 is unknown. */
 typedef struct gt_eff_usage {
     double wall_s;
@@ -33,6 +43,8 @@ typedef struct gt_eff_usage {
     int n_gpus;                 /* GPUs tracked (the figures below are over them) */
     double gpu_mean_percent;    /* mean utilization of one GPU, over the GPUs */
     double gpu_mem_peak_bytes, gpu_mem_capacity_bytes;
+    int n_devices;              /* each tracked GPU's own figures, where known */
+    gt_eff_gpu devices[GT_EFF_MAX_GPUS];
 } gt_eff_usage;
 
 #define GT_EFF_TEXT 256
@@ -44,8 +56,10 @@ typedef struct gt_efficiency {
     double cpu_percent, mem_percent, gpu_percent, gpu_mem_percent, time_percent;
     double advised_mem_bytes;   /* < 0: no memory figure */
     char advised_mem[32];       /* "--mem=12G", "" without */
+    double device_mem_percent[GT_EFF_MAX_GPUS]; /* parallel to use.devices */
+    char device_key[GT_EFF_MAX_GPUS][12];       /* its index, the JSON key */
     /* Advice lines, "" where none. */
-    char advice_mem[GT_EFF_TEXT], advice_cores[GT_EFF_TEXT], advice_gpus[GT_EFF_TEXT],
+    char advice_mem[GT_EFF_TEXT], advice_cores[GT_EFF_TEXT], advice_gpus[4 * GT_EFF_TEXT],
         advice_time[GT_EFF_TEXT];
 } gt_efficiency;
 
