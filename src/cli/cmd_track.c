@@ -16,22 +16,28 @@
 #include "argv.h"
 #include "child.h"
 #include "commands.h"
+#include "efficiency.h"
 #include "gpu_tracker.h"
 #include "jobname.h"
 #include "live.h"
 #include "options.h"
 #include "outfile.h"
+#include "report/efficiency_write.h"
+#include "tracker_tally.h"
 #include "track_options.h"
 
 /* Where each sample goes while the command runs, besides the tracker. */
 typedef struct watchers {
     gt_cli_live *live;
     gt_metrics *metrics;
+    double cpu_seconds; /* the last sample's, for --efficiency on --attach; < 0 before */
 } watchers;
 
 static void on_timepoint(void *ctx, const gt_timepoint *tp)
 {
     watchers *w = ctx;
+    if (tp->cpu_valid)
+        w->cpu_seconds = tp->cpu_combined_seconds;
     if (w->live)
         gt_cli_live_update(w->live, tp);
     if (w->metrics)
@@ -41,7 +47,7 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
 /* Writes the report to out.  A reader that closed the pipe it reads our
  * stdout from (`gpu-tracker ... | head -1`) wanted no more: that is not a
  * failure, and the command's own status stands. */
-static int write_report(gt_tracker *t, const gt_cli_track_settings *s, FILE *out)
+static int write_report(gt_tracker *t, const gt_cli_track_settings *s, const gt_cli_eff_facts *facts, FILE *out)
 {
     gt_usage u = GT_USAGE_INIT;
     if (gt_tracker_usage(t, &u) != GT_OK) {
@@ -49,9 +55,13 @@ static int write_report(gt_tracker *t, const gt_cli_track_settings *s, FILE *out
         return GT_EXIT_FAILURE;
     }
     gt_format fmt = s->format && !strcmp(s->format, "json") ? GT_FORMAT_JSON : GT_FORMAT_TEXT;
+    gt_efficiency eff;
+    if (s->efficiency)
+        gt_cli_efficiency(&u, facts, &eff);
     /* The library's report ends where the Python package's str() does; a
      * report on the screen or in a file ends its last line. */
-    if (gt_usage_write(&u, fmt, out) != GT_OK || fputc('\n', out) == EOF || fflush(out) != 0 || ferror(out)) {
+    gt_status st = s->efficiency ? gt_usage_write_efficiency(&u, &eff, fmt, out) : gt_usage_write(&u, fmt, out);
+    if (st != GT_OK || fputc('\n', out) == EOF || fflush(out) != 0 || ferror(out)) {
         if (out == stdout && errno == EPIPE)
             return 0;
         fprintf(stderr, "gpu-tracker: cannot write the report to '%s': %s\n", s->output ? s->output : "stdout",
@@ -79,6 +89,7 @@ static void run_init(run *r)
     gt_cli_track_settings_init(&r->s);
     r->s.o.log = gt_cli_log_stderr;
     gt_cli_child_init(&r->child);
+    r->w.cpu_seconds = -1;
 }
 
 static void run_free(run *r)
@@ -240,7 +251,11 @@ static int finish(run *r)
         if (rc == 0)
             rc = GT_EXIT_FAILURE;
     }
-    if (write_report(r->t, s, r->out.f ? r->out.f : stdout) != 0) {
+    gt_gpu_tally gpus;
+    gt_tracker_gpu_tally(r->t, &gpus);
+    gt_cli_eff_facts facts = {.attached = s->attach != 0, .descendants_left = gt_tracker_descendants_alive(r->t),
+                              .sampled_cpu_s = r->w.cpu_seconds, .gpus = &gpus};
+    if (write_report(r->t, s, &facts, r->out.f ? r->out.f : stdout) != 0) {
         if (rc == 0)
             rc = GT_EXIT_FAILURE;
         gt_cli_outfile_discard(&r->out); /* an older report stays whole */

@@ -273,6 +273,11 @@ const gt_cli_opt gt_cli_track_opts[] = {
     {.longname = "--per-gpu", .store = GT_CLI_FLAG, FIELD(o.per_gpu), .key = "per_gpu", .json = GT_CLI_JSON_BOOL,
      .help = "Record every selected GPU at every sample (index, UUID, used memory, utilization, power): table "
              "'gpus', or the file <name>.gpus.csv. Needs --tf."},
+    {.longname = "--efficiency", .store = GT_CLI_FLAG, FIELD(efficiency),
+     .help = "End the report with an Efficiency section: the request (Slurm's allocation on this node from its "
+             "environment, else the cgroup's limits, else the machine's capacity), the CPU time over the "
+             "allocated cores' time, the memory peak over the memory requested, the GPUs' mean utilization and "
+             "memory peak over their capacity, and advice for the next request such as '--mem=12G'."},
     {.longname = "--walk-budget", .arg = "<percent>", .apply = set_walk_budget, .key = "walk_budget",
      .json = GT_CLI_JSON_NUMBER,
      .help = "Percent of one core (above 0, at most 100, e.g. 0.5) that the page-table walks (reading "

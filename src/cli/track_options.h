@@ -17,6 +17,7 @@ typedef struct gt_cli_track_settings {
     pid_t attach;
     char **cmd; /* after "--", in argv */
     int quiet, wait_descendants;
+    int efficiency; /* the report ends with the Efficiency section */
     const char *config; /* the --tconfig file while it is read, for its values' messages */
     char **kept;        /* the config file's values, owned: options keep pointers into them */
     size_t n_kept;

@@ -22,6 +22,7 @@
 #include "store/lockwait.h"
 #include "store/store.h"
 #include "tracker_owner.h"
+#include "tracker_tally.h"
 #include "util/node.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -55,6 +56,7 @@ typedef struct aggregate {
     unsigned long n_power;
     double cpu_seconds[3]; /* main, descendants, combined */
     double first_timestamp, last_timestamp;
+    gt_gpu_tally gpus;     /* each selected GPU (--efficiency) */
 } aggregate;
 
 struct gt_tracker {
@@ -96,13 +98,19 @@ static void *sampling_thread(void *arg);
 /* The static columns that say where a tracking file was made, so that
  * `gpu-tracker merge` can group a job's per-task files by node: on a
  * multi-node run (see util/node.h) the node's name, and under Slurm its
- * job, step and task (NULL where Slurm left one unset).  Elsewhere none, and
- * the file keeps the Python package's static columns exactly.  extra holds
- * 4; its strings point into node and the environment. */
+ * job, step and task, then the job's request on the node as Slurm's
+ * variables give it (raw: merge parses them as --efficiency does; NULL
+ * where Slurm left one unset).  Elsewhere none, and the file keeps the
+ * Python package's static columns exactly.  extra holds RUN_IDENTITY_MAX;
+ * its strings point into node and the environment. */
+#define RUN_IDENTITY_MAX 9
 static gt_status run_identity(char *node, size_t size, gt_store_extra *extra, size_t *n, gt_error *err)
 {
     static const char *const slurm[][2] = {
-        {"slurm_job_id", "SLURM_JOB_ID"}, {"slurm_step_id", "SLURM_STEP_ID"}, {"slurm_task_id", "SLURM_PROCID"}};
+        {"slurm_job_id", "SLURM_JOB_ID"}, {"slurm_step_id", "SLURM_STEP_ID"}, {"slurm_task_id", "SLURM_PROCID"},
+        {"slurm_mem_per_node", "SLURM_MEM_PER_NODE"}, {"slurm_mem_per_cpu", "SLURM_MEM_PER_CPU"},
+        {"slurm_cpus_on_node", "SLURM_CPUS_ON_NODE"}, {"slurm_gpus_on_node", "SLURM_GPUS_ON_NODE"},
+        {"slurm_job_gpus", "SLURM_JOB_GPUS"}};
     int multi;
     gt_status st = gt_node_name(node, size, &multi, err);
     *n = 0;
@@ -270,7 +278,7 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         return fail(t, st, err);
     if (t->tracking_file) {
         char node[256];
-        gt_store_extra extra[4];
+        gt_store_extra extra[RUN_IDENTITY_MAX];
         size_t nextra = 0;
         if ((st = run_identity(node, sizeof node, extra, &nextra, &t->err)) != GT_OK ||
             (st = gt_store_open_extra(t->tracking_file, opts->overwrite, &t->sd,
@@ -337,6 +345,7 @@ static void fold(aggregate *a, const gt_sample *s)
     if (s->mem_denied_pid && !a->denied_pid)
         a->denied_pid = s->mem_denied_pid;
     a->sum_gpu += s->gpu_sum_percent;
+    gt_gpu_tally_fold(&a->gpus, s);
     a->n++;
     if (a->n == 1)
         a->first_timestamp = s->timestamp;
@@ -712,6 +721,13 @@ void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherit
         return;
     pthread_mutex_lock(&t->mu);
     t->main_maxrss = maxrss;
+    pthread_mutex_unlock(&t->mu);
+}
+
+void gt_tracker_gpu_tally(gt_tracker *t, gt_gpu_tally *out)
+{
+    pthread_mutex_lock(&t->mu);
+    *out = t->agg.gpus;
     pthread_mutex_unlock(&t->mu);
 }
 

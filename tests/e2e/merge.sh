@@ -8,8 +8,9 @@
 task() { # RANK NODE, then gpu-tracker's arguments
     local rank=$1 node=$2
     shift 2
-    env SLURM_JOB_ID=77 SLURM_STEP_ID=3 SLURMD_NODENAME="$node" SLURM_PROCID="$rank" \
-        SLURM_STEP_NUM_TASKS=4 SLURM_STEP_NUM_NODES=2 "$GT_BIN" --quiet "$@"
+    env -u SLURM_MEM_PER_CPU -u SLURM_GPUS_ON_NODE -u SLURM_JOB_GPUS SLURM_JOB_ID=77 SLURM_STEP_ID=3 \
+        SLURMD_NODENAME="$node" SLURM_PROCID="$rank" SLURM_STEP_NUM_TASKS=4 SLURM_STEP_NUM_NODES=2 \
+        SLURM_MEM_PER_NODE=1024 SLURM_CPUS_ON_NODE=2 "$GT_BIN" --quiet "$@"
 }
 
 # Four tasks on two nodes, each with its own tracking file and report;
@@ -24,10 +25,11 @@ for f in job/t-77.3-n1-0.csv job/t-77.3-n1-1.csv job/t-77.3-n2-2.csv job/t-77.3-
     [ -s "$f" ] || fail "no file $f: $(ls job)"
 done
 grep -q 'Max RAM' job/r-0.txt || fail "report r-0.txt"
-# Each file says where it was made, after the Python package's columns.
-[ "$(head -n 1 job/t-77.3-n2-3.csv | cut -d, -f10-)" = host,slurm_job_id,slurm_step_id,slurm_task_id ] ||
+# Each file says where it was made, and the job's request on its node as
+# Slurm's variables give it, after the Python package's columns.
+[ "$(head -n 1 job/t-77.3-n2-3.csv | cut -d, -f10-)" = host,slurm_job_id,slurm_step_id,slurm_task_id,slurm_mem_per_node,slurm_mem_per_cpu,slurm_cpus_on_node,slurm_gpus_on_node,slurm_job_gpus ] ||
     fail "static header: $(head -n 1 job/t-77.3-n2-3.csv)"
-[ "$(sed -n 2p job/t-77.3-n2-3.csv | cut -d, -f10-)" = n2,77,3,3 ] || fail "static row: $(sed -n 2p job/t-77.3-n2-3.csv)"
+[ "$(sed -n 2p job/t-77.3-n2-3.csv | cut -d, -f10-)" = n2,77,3,3,1024,,2,, ] || fail "static row: $(sed -n 2p job/t-77.3-n2-3.csv)"
 
 # Two tasks per node, one file per node: refused before anything runs.
 set +e
@@ -85,6 +87,28 @@ within "$(jget merged.json '.nodes[1].peak.ram')" 73.4 89.5 "n2 RAM (MB)"
 jq -e '[.nodes[] | .peak.ram] | add | (. - (input | .job.peak.ram)) | fabs < 1e-9' merged.json merged.json >/dev/null ||
     fail "the job's RAM peak is not the sum of the nodes'"
 [ "$(jq -c '[.files[] | .task]' merged.json)" = '["0","1","2","3"]' ] || fail "tasks: $(jq -c '[.files[] | .task]' merged.json)"
+# Efficiency: each node against the request its files record (1 GiB, 2
+# cores), from the node's own figures above; its sampled figures are lower
+# bounds, so no idle-core advice, and the memory advice says so.
+for k in 0 1; do
+    e=".efficiency.nodes[$k]"
+    [ "$(jget merged.json "$e.request.memory_source")" = SLURM_MEM_PER_NODE ] || fail "node $k: $(jq -c "$e" merged.json)"
+    [ "$(jget merged.json "$e.request.memory_bytes")" = 1073741824 ] || fail "node $k request"
+    [ "$(jget merged.json "$e.request.cores")" = 2 ] || fail "node $k cores"
+    peak=$(jget merged.json ".nodes[$k].peak.ram")
+    within "$(jget merged.json "$e.memory_peak_bytes")" "$(awk -v p="$peak" 'BEGIN { printf "%.17g", p * 1e6 - 1 }')" \
+        "$(awk -v p="$peak" 'BEGIN { printf "%.17g", p * 1e6 + 1 }')" "node $k peak in bytes"
+    within "$(jget merged.json "$e.memory_percent_of_request")" "$(awk -v p="$peak" 'BEGIN { printf "%.17g", (p * 1e6 - 1) / 10737418.24 }')" \
+        "$(awk -v p="$peak" 'BEGIN { printf "%.17g", (p * 1e6 + 1) / 10737418.24 }')" "node $k percent"
+    [ "$(jget merged.json "$e.advised_request")" = --mem=128M ] || fail "node $k advised: $(jq -c "$e" merged.json)"
+    jget merged.json "$e.advice.memory" | grep -q "at least (a lower bound).*ask for --mem=128M" ||
+        fail "node $k memory advice: $(jq -c "$e.advice" merged.json)"
+    [ "$(jq -r "$e.advice.cores" merged.json)" = null ] || fail "node $k cores advice from sampled CPU"
+    within "$(jget merged.json "$e.cpu_efficiency_percent")" 0 100 "node $k CPU efficiency"
+done
+jq -e '(.efficiency.cpu_efficiency_percent - 100 * ([.efficiency.nodes[].cpu_seconds] | add) /
+        ([.efficiency.nodes[] | 2 * .wall_seconds] | add)) | fabs < 1e-9' merged.json >/dev/null ||
+    fail "job CPU efficiency: $(jq -c .efficiency merged.json)"
 # A file made outside Slurm records no node: it counts as a node of its own.
 env -u SLURM_JOB_ID -u GT_SUBTRACK_HOST "$GT_BIN" --quiet --tf=job/plain.csv -- true >/dev/null 2>&1
 [ "$(head -n 1 job/plain.csv | cut -d, -f10)" = "" ] || fail "host outside Slurm: $(head -n 1 job/plain.csv)"
@@ -93,6 +117,9 @@ env -u SLURM_JOB_ID -u GT_SUBTRACK_HOST "$GT_BIN" --quiet --tf=job/plain.csv -- 
     fail "file without a node: $(jq -c .job mixed.json)"
 "$GT_BIN" merge job >mixed.txt
 grep -q '1 of the files record no host' mixed.txt || fail "text: $(cat mixed.txt)"
+# Its node records no request: the machine's capacity, said so.
+grep -q '^   plain: .* (machine capacity), [0-9]* cores (machine capacity)$' mixed.txt || fail "plain: $(cat mixed.txt)"
+grep -q '^      Advice (memory): 1.0 GiB requested (SLURM_MEM_PER_NODE), ' mixed.txt || fail "text advice: $(cat mixed.txt)"
 rm job/plain.csv
 "$GT_BIN" merge job/t-77.3-n1-0.csv job/t-77.3-n2-2.csv >text.txt
 grep -q '^Job (2 tracking files' text.txt || fail "text: $(cat text.txt)"

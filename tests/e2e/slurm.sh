@@ -10,8 +10,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_slurm.sh"
 
 # -- a 2-node, 4-task job: task r holds (r+1)*10 MiB for 4 s and burns
-# 0.5 s of CPU; every task writes its own tracking file and report --
-timeout 120 $IN_CTL srun -N2 -n4 --ntasks-per-node=2 -t 2 "$GT_BIN" --quiet --st=0.1 --ru=megabytes \
+# 0.5 s of CPU; every task writes its own tracking file and report.  In an
+# allocation (salloc, sbatch): a bare srun gives its tasks no
+# SLURM_MEM_PER_NODE --
+timeout 120 $IN_CTL salloc -N2 -n4 --ntasks-per-node=2 --mem=400 -t 2 srun "$GT_BIN" --quiet --efficiency --st=0.1 --ru=megabytes \
     --tf="$TMP/out/track-%j-%N-%t.csv" -o "$TMP/out/report-%N-%t.json" -f json -- \
     sh -c "$W/burn 1 500 & $W/touch_mem \$(((SLURM_PROCID + 1) * 10)) 4; wait" >srun.out 2>&1 ||
     fail "srun: $(cat srun.out)"
@@ -36,8 +38,12 @@ within "$(jget merged.json .job.compute_time_seconds)" 3.9 30 "job time (s)"
 # Per node: each file records its node and task, so the two tasks of a node
 # add up into it: 10 + 20 MiB on n1, 30 + 40 MiB on n2 (each task up to 8 MB
 # more), and 2 x 0.5 s of CPU.
-[ "$(sed -n 2p "out/track-$job-n2-3.csv" | cut -d, -f10-)" = "n2,$job,0,3" ] ||
+[ "$(sed -n 2p "out/track-$job-n2-3.csv" | cut -d, -f10-13)" = "n2,$job,0,3" ] ||
     fail "static data of task 3: $(head -n 2 "out/track-$job-n2-3.csv")"
+# ... and the job's request on its node: --mem=400 (MiB), the node's 2 CPUs
+# (select/linear gives whole nodes).
+[ "$(sed -n 2p "out/track-$job-n2-3.csv" | cut -d, -f14,16)" = "400,2" ] ||
+    fail "request of task 3: $(head -n 2 "out/track-$job-n2-3.csv")"
 [ "$(jq -c '[.nodes[] | [.host, .files]]' merged.json)" = \
     "[[\"n1\",[\"track-$job-n1-0\",\"track-$job-n1-1\"]],[\"n2\",[\"track-$job-n2-2\",\"track-$job-n2-3\"]]]" ] ||
     fail "nodes: $(jq -c '[.nodes[] | [.host, .files]]' merged.json)"
@@ -47,8 +53,35 @@ for n in 0 1; do
     within "$(jget merged.json ".nodes[$n].peak.ram")" "$lo" "$(awk -v lo="$lo" 'BEGIN { print lo + 16 }')" "node $n RAM (MB)"
     within "$(jget merged.json ".nodes[$n].cpu_seconds")" 0.8 1.75 "node $n CPU seconds (2 x 0.5 s burnt)"
 done
+# Efficiency: each node's RAM peak above against its 400 MiB, its CPU
+# seconds against 2 cores for its span, and the --mem for next time (the
+# peak plus 20 %, up to a multiple of 128 MiB: 128M for either node).
+for n in 0 1; do
+    e=".efficiency.nodes[$n]"
+    [ "$(jget merged.json "$e.request.memory_source")" = SLURM_MEM_PER_NODE ] || fail "node $n: $(jq -c "$e" merged.json)"
+    [ "$(jget merged.json "$e.request.memory_bytes")" = 419430400 ] || fail "node $n request: $(jq -c "$e" merged.json)"
+    [ "$(jget merged.json "$e.request.cores")" = 2 ] || fail "node $n cores: $(jq -c "$e" merged.json)"
+    jq -e "($e.memory_peak_bytes - .nodes[$n].peak.ram * 1e6 | fabs) <= 1 and
+           ($e.memory_percent_of_request - 100 * $e.memory_peak_bytes / 419430400 | fabs) < 1e-9 and
+           ($e.cpu_efficiency_percent - 100 * .nodes[$n].cpu_seconds / (2 * $e.wall_seconds) | fabs) < 1e-9" \
+        merged.json >/dev/null || fail "node $n figures: $(jq -c "$e" merged.json) $(jq -c ".nodes[$n]" merged.json)"
+    [ "$(jget merged.json "$e.advised_request")" = --mem=128M ] || fail "node $n advised: $(jq -c "$e" merged.json)"
+    jget merged.json "$e.advice.memory" | grep -q "ask for --mem=128M next time" || fail "node $n advice"
+done
 "$GT_BIN" merge out >merged.txt
 grep -q "^Job (4 tracking files on 2 nodes" merged.txt || fail "text report: $(cat merged.txt)"
+grep -q "^   n1: 400.0 MiB (SLURM_MEM_PER_NODE), 2 cores (SLURM_CPUS_ON_NODE)$" merged.txt ||
+    fail "text efficiency: $(sed -n '/^Efficiency/,$p' merged.txt)"
+# Each task's own report (--efficiency) against its node's request, its
+# CPU time exact (getrusage of its tree, which it waits for): at least the
+# 0.5 s burnt; its RAM peak, with descendants, a lower bound said so.
+for r in 0 1 2 3; do
+    f=out/report-n$((r / 2 + 1))-$r.json
+    jq -e '.efficiency.request.memory_bytes == 419430400 and .efficiency.request.cores == 2 and
+           .efficiency.cpu.cpu_seconds >= 0.5 and (.efficiency.cpu.cpu_seconds_method | endswith("exact")) and
+           (.efficiency.memory.peak_method | endswith("lower bound"))' "$f" >/dev/null ||
+        fail "task $r efficiency: $(jq -c .efficiency "$f")"
+done
 
 # -- a job cancelled while it runs still leaves every node's file and
 # report complete (scancel's SIGTERM reaches gpu-tracker, which forwards it

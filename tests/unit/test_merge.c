@@ -437,6 +437,57 @@ static void test_no_samples(void **state)
     gt_merge_free(&m);
 }
 
+/* A file with the request columns: one with SLURM_MEM_PER_NODE and
+ * SLURM_CPUS_ON_NODE, one whose memory is malformed ("12X": unknown, so its
+ * machine's 64 GB stand in, said so) and one without the columns. */
+static void write_request_file(const char *path, const char *host, const char *mem, const char *cpus)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.*s,host,slurm_job_id,slurm_step_id,slurm_task_id,slurm_mem_per_node,slurm_mem_per_cpu,"
+               "slurm_cpus_on_node,slurm_gpus_on_node,slurm_job_gpus\n",
+            (int)strlen(static_header) - 1, static_header);
+    fprintf(f, "megabytes,gigabytes,hours,64000.0,0.0,8,8,0,0,%s,77,0,0,%s,,%s,,\n", host, mem, cpus);
+    fprintf(f, "%s\n", data_header);
+    /* 2 samples 1 s apart, 100 MB, 50 % CPU: 0.5 CPU seconds over 1 s. */
+    for (int i = 0; i < 2; i++)
+        fprintf(f, "100,0,100,1,0,0,0,0,0,0,1,0,1,0,0,50,0,0,0,50,0,%d\n", 1000 + i);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_efficiency(void **state)
+{
+    (void)state;
+    write_request_file("r1.csv", "n1", "1024", "2");
+    write_request_file("r2.csv", "n2", "12X", "4");
+    const char *const paths[] = {"r1.csv", "r2.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    assert_int_equal(m->with_request, 2);
+    gt_efficiency e;
+    gt_merge_node_efficiency(m, 0, &e);
+    assert_string_equal(e.req.mem_source, "SLURM_MEM_PER_NODE");
+    assert_near(e.req.mem_bytes, 1073741824.0, 0);
+    assert_near(e.use.mem_peak_bytes, 100e6, 0);
+    assert_int_equal(e.use.mem_is_bound, 1);
+    assert_near(e.mem_percent, 100 * 100e6 / 1073741824.0, 1e-9);
+    assert_near(e.cpu_percent, 100 * 0.5 / (2 * 1.0), 1e-9);
+    assert_string_equal(e.advised_mem, "--mem=128M");
+    assert_string_equal(e.advice_cores, ""); /* sampled CPU time: a bound */
+    gt_merge_node_efficiency(m, 1, &e);
+    assert_string_equal(e.req.mem_source, "machine capacity");
+    assert_near(e.req.mem_bytes, 64e9, 0);
+    assert_near(e.req.cores, 4, 0);
+    assert_near(gt_merge_cpu_efficiency(m), 100 * 1.0 / (2 * 1.0 + 4 * 1.0), 1e-9);
+    gt_merge_free(&m);
+    /* Files without the columns record no request. */
+    const double ram[] = {1, 1};
+    write_file("plain.csv", "gigabytes", 1000.0, 1.0, ram, 2, 100, 0, 0);
+    const char *const plain[] = {"plain.csv"};
+    m = merge(plain, 1, 1.0);
+    assert_int_equal(m->with_request, 0);
+    gt_merge_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,7 +498,7 @@ int main(void)
         cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
         cmocka_unit_test(test_nodes),              cmocka_unit_test(test_hostless_named_as_host),
         cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_grid_bounds),
-        cmocka_unit_test(test_side_file),
+        cmocka_unit_test(test_side_file),           cmocka_unit_test(test_efficiency),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

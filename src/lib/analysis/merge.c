@@ -10,6 +10,7 @@
 #include "analysis/merge.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,13 +108,56 @@ static gt_status side_file_error(const char *path, gt_error *err)
                   "a tracking file; give that file instead", path, table, gt_perproc_option(table));
 }
 
-/* The file's units, and its host and Slurm task where its static data
- * records them (NULL otherwise; "" counts as not recorded). */
-static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gpu_ram, char **host, char **task,
-                             gt_error *err)
+/* The request a file records (the Slurm variables of its run, as the
+ * tracker stored them), parsed as --efficiency parses the environment;
+ * where it records none, its machine's capacity.  *recorded: a Slurm
+ * figure was found. */
+static void read_request(const gt_table *t, gt_ram_unit ram, gt_request *req, int *recorded)
 {
-    static const char *const cols[] = {"ram_unit", "gpu_ram_unit", "?host", "?slurm_task_id", NULL};
-    static const char *const text[] = {"ram_unit", "gpu_ram_unit", "host", "slurm_task_id", NULL};
+    static const char *const vars[][2] = {
+        {"slurm_mem_per_node", "SLURM_MEM_PER_NODE"}, {"slurm_mem_per_cpu", "SLURM_MEM_PER_CPU"},
+        {"slurm_cpus_on_node", "SLURM_CPUS_ON_NODE"}, {"slurm_gpus_on_node", "SLURM_GPUS_ON_NODE"},
+        {"slurm_job_gpus", "SLURM_JOB_GPUS"}};
+    enum { NVARS = sizeof vars / sizeof *vars };
+    char env_text[NVARS][96];
+    const char *env[NVARS + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < NVARS; i++) {
+        int c = gt_table_find(t, vars[i][0]);
+        const char *v = c >= 0 ? gt_table_text(t, c, 0) : NULL;
+        if (v && *v && snprintf(env_text[n], sizeof env_text[n], "%s=%s", vars[i][1], v) < (int)sizeof env_text[n])
+            env[n] = env_text[n], n++;
+    }
+    env[n] = NULL;
+    gt_request_init(req);
+    gt_request_from_env(env, req);
+    *recorded = req->mem_bytes >= 0 || req->cores >= 0 || req->gpus >= 0;
+    int cap = gt_table_find(t, "ram_system_capacity"), cores = gt_table_find(t, "system_core_count");
+    double mem = cap >= 0 ? gt_table_number(t, cap, 0) / gt_ram_in_unit(1.0, ram)
+                          : NAN;
+    if (req->mem_bytes < 0 && mem > 0) {
+        req->mem_bytes = round(mem);
+        req->mem_source = "machine capacity";
+    }
+    double c = cores >= 0 ? gt_table_number(t, cores, 0) : NAN;
+    if (req->cores < 0 && c > 0) {
+        req->cores = c;
+        req->cores_source = "machine capacity";
+    }
+}
+
+/* The file's units, its host and Slurm task where its static data records
+ * them (NULL otherwise; "" counts as not recorded), and its request. */
+static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gpu_ram, char **host, char **task,
+                             gt_request *req, int *recorded, gt_error *err)
+{
+    static const char *const cols[] = {"ram_unit", "gpu_ram_unit", "?host", "?slurm_task_id",
+                                       "?ram_system_capacity", "?system_core_count", "?slurm_mem_per_node",
+                                       "?slurm_mem_per_cpu", "?slurm_cpus_on_node", "?slurm_gpus_on_node",
+                                       "?slurm_job_gpus", NULL};
+    static const char *const text[] = {"ram_unit", "gpu_ram_unit", "host", "slurm_task_id", "slurm_mem_per_node",
+                                       "slurm_mem_per_cpu", "slurm_cpus_on_node", "slurm_gpus_on_node",
+                                       "slurm_job_gpus", NULL};
     gt_table *t = NULL;
     *host = *task = NULL;
     gt_status st = gt_table_read_columns(path, GT_TABLE_STATIC, cols, text, &t, err);
@@ -132,6 +176,7 @@ static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gp
         const char *hv = h >= 0 ? gt_table_text(t, h, 0) : NULL, *kv = k >= 0 ? gt_table_text(t, k, 0) : NULL;
         if ((hv && *hv && !(*host = strdup(hv))) || (kv && *kv && !(*task = strdup(kv))))
             st = gt_err(err, GT_ERR_NOMEM, "out of memory reading '%s'", path);
+        read_request(t, *ram, req, recorded);
     }
     gt_table_free(&t);
     return st;
@@ -383,8 +428,11 @@ static gt_status assign_nodes(gt_merge *m, const char *const *paths, size_t n, g
         gt_status st;
         if (!(p->name = stem(paths[i])) || !(p->path = strdup(paths[i])))
             return gt_err(err, GT_ERR_NOMEM, "out of memory");
-        if ((st = read_static(paths[i], &units[2 * i], &units[2 * i + 1], &host, &p->task, err)) != GT_OK)
+        int recorded = 0;
+        if ((st = read_static(paths[i], &units[2 * i], &units[2 * i + 1], &host, &p->task, &p->request, &recorded,
+                              err)) != GT_OK)
             return st;
+        m->with_request += recorded;
         size_t k = 0;
         while (host && k < m->nnodes && (m->nodes[k].own_file || strcmp(m->nodes[k].name, host) != 0))
             k++;

@@ -9,6 +9,8 @@
 #include <stddef.h>
 
 #include "gpu_tracker.h"
+#include "analysis/efficiency.h"
+#include "analysis/request.h"
 
 /* The smallest grid step, in seconds: a millisecond, finer than any
  * tracker samples. */
@@ -29,6 +31,7 @@ typedef struct gt_merge_part {
     double energy_joules;          /* all energy columns, last value minus first */
     char *task;                    /* Slurm's task (slurm_task_id), NULL when not recorded */
     size_t node;                   /* index of its node in gt_merge.nodes */
+    gt_request request;            /* the Slurm request it records, else its machine's capacity */
 } gt_merge_part;
 
 /* One node: the files whose static data name the same host, or one file
@@ -57,6 +60,14 @@ struct gt_merge {
     gt_merge_node *nodes;          /* in the order of their first file */
     size_t nnodes;
     size_t without_node;           /* files that record no host */
+    size_t with_request;           /* files that record a Slurm request (the report's Efficiency) */
 };
+
+/* Node k's efficiency: its CPU time, wall time and RAM peak (sampled: lower
+ * bounds) against the request of its first file. */
+void gt_merge_node_efficiency(const gt_merge *m, size_t k, gt_efficiency *e);
+/* The job's CPU efficiency: the nodes' CPU seconds over their cores times
+ * their wall time, percent; < 0 where a node's cores are unknown. */
+double gt_merge_cpu_efficiency(const gt_merge *m);
 
 #endif

@@ -349,6 +349,7 @@ gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, const char *sysfs_r
         d->reading = (size_t)g->n_selected++;
         g->readings[d->reading].index = d->index;
         g->readings[d->reading].uuid = d->uuid;
+        g->readings[d->reading].mem_total_bytes = d->total;
     }
     *out = g;
     return GT_OK;

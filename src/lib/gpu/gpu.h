@@ -43,6 +43,7 @@ typedef struct gt_gpu_device_reading {
     int mem_valid, util_valid, procs_valid, sm_valid;
     uint64_t mem_used_bytes;
     double util_percent;
+    uint64_t mem_total_bytes;  /* its capacity, set from open on */
 } gt_gpu_device_reading;
 
 typedef struct gt_gpu_reading {

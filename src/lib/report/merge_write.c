@@ -55,6 +55,59 @@ static void file_row(FILE *out, const gt_merge_part *p)
     fputc('\n', out);
 }
 
+/* "1.0 GiB" / "61.2 MiB", Slurm's units, as the advice writes them. */
+static void put_bytes(FILE *out, double b)
+{
+    if (b >= 1073741824.0)
+        fprintf(out, "%.1f GiB", b / 1073741824.0);
+    else
+        fprintf(out, "%.1f MiB", b / 1048576.0);
+}
+
+/* The Efficiency section, last: each node against the request its files
+ * record, then the job's CPU efficiency. */
+static void efficiency_text(const gt_merge *m, FILE *out)
+{
+    char bar[96];
+    fprintf(out, "Efficiency (each node against the request its files record; its figures are sampled: lower "
+                 "bounds)\n");
+    for (size_t k = 0; k < m->nnodes; k++) {
+        gt_efficiency e;
+        gt_merge_node_efficiency(m, k, &e);
+        fprintf(out, "   %s: ", m->nodes[k].name);
+        if (e.req.mem_bytes >= 0) {
+            put_bytes(out, e.req.mem_bytes);
+            fprintf(out, " (%s)", e.req.mem_source);
+        } else {
+            fputs("memory unknown", out);
+        }
+        if (e.req.cores >= 0)
+            fprintf(out, ", %g cores (%s)\n", e.req.cores, e.req.cores_source);
+        else
+            fputs(", cores unknown\n", out);
+        if (e.cpu_percent >= 0) {
+            gt_eff_bar(e.cpu_percent, bar, sizeof bar);
+            fprintf(out, "      CPU efficiency: %s %.3f CPU seconds over %g cores for %.3f s (%s)\n", bar, e.use.cpu_s,
+                    e.req.cores, e.use.wall_s, e.use.cpu_method);
+        }
+        if (e.mem_percent >= 0) {
+            gt_eff_bar(e.mem_percent, bar, sizeof bar);
+            fprintf(out, "      Memory: %s peak ", bar);
+            put_bytes(out, e.use.mem_peak_bytes);
+            fprintf(out, " (%s); advised %s\n", e.use.mem_method, e.advised_mem);
+        }
+        const char *advice[][2] = {{"memory", e.advice_mem}, {"cores", e.advice_cores}, {"time", e.advice_time}};
+        for (size_t i = 0; i < sizeof advice / sizeof *advice; i++)
+            if (advice[i][1][0])
+                fprintf(out, "      Advice (%s): %s\n", advice[i][0], advice[i][1]);
+    }
+    double job = gt_merge_cpu_efficiency(m);
+    if (job >= 0) {
+        gt_eff_bar(job, bar, sizeof bar);
+        fprintf(out, "   Job CPU efficiency: %s\n", bar);
+    }
+}
+
 static gt_status write_text(const gt_merge *m, FILE *out)
 {
     const char *ru = gt_ram_unit_name(m->ram_unit), *gu = gt_ram_unit_name(m->gpu_ram_unit);
@@ -105,6 +158,8 @@ static gt_status write_text(const gt_merge *m, FILE *out)
             if (m->parts[i].node == k)
                 file_row(out, &m->parts[i]);
     }
+    if (m->with_request)
+        efficiency_text(m, out);
     return ferror(out) ? GT_ERR_IO : GT_OK;
 }
 
@@ -167,6 +222,50 @@ static cJSON *nodes_json(const gt_merge *m, cJSON *root)
     return nodes;
 }
 
+/* A string as str() adds it, or null for NULL or ""; NULL when out of
+ * memory. */
+static cJSON *str_or_null(cJSON *o, const char *key, const char *v)
+{
+    return v && *v ? str(o, key, v) : cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *opt(cJSON *o, const char *key, double v)
+{
+    return num(o, key, v < 0 ? NAN : v);
+}
+
+/* "efficiency": the job's CPU efficiency and each node's figures against
+ * its request; NULL when out of memory. */
+static cJSON *efficiency_json(const gt_merge *m, cJSON *root)
+{
+    cJSON *eff = cJSON_AddObjectToObject(root, "efficiency"), *nodes;
+    if (!eff || !opt(eff, "cpu_efficiency_percent", gt_merge_cpu_efficiency(m)) ||
+        !(nodes = cJSON_AddArrayToObject(eff, "nodes")))
+        return NULL;
+    for (size_t k = 0; k < m->nnodes; k++) {
+        gt_efficiency e;
+        gt_merge_node_efficiency(m, k, &e);
+        cJSON *o = cJSON_CreateObject(), *req, *adv;
+        if (!o || !cJSON_AddItemToArray(nodes, o)) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+        if (!cJSON_AddStringToObject(o, "name", m->nodes[k].name) || !(req = cJSON_AddObjectToObject(o, "request")) ||
+            !opt(req, "memory_bytes", e.req.mem_bytes) || !str_or_null(req, "memory_source", e.req.mem_source) ||
+            !opt(req, "cores", e.req.cores) || !str_or_null(req, "cores_source", e.req.cores_source) ||
+            !opt(req, "gpus", e.req.gpus) || !str_or_null(req, "gpus_source", e.req.gpus_source) ||
+            !opt(o, "cpu_seconds", e.use.cpu_s) || !str_or_null(o, "cpu_seconds_method", e.use.cpu_method) ||
+            !opt(o, "wall_seconds", e.use.wall_s) || !opt(o, "cpu_efficiency_percent", e.cpu_percent) ||
+            !opt(o, "memory_peak_bytes", e.use.mem_peak_bytes) || !str_or_null(o, "memory_peak_method", e.use.mem_method) ||
+            !opt(o, "memory_percent_of_request", e.mem_percent) || !str_or_null(o, "advised_request", e.advised_mem) ||
+            !(adv = cJSON_AddObjectToObject(o, "advice")) || !str_or_null(adv, "memory", e.advice_mem) ||
+            !str_or_null(adv, "cores", e.advice_cores) || !str_or_null(adv, "gpus", e.advice_gpus) ||
+            !str_or_null(adv, "time", e.advice_time))
+            return NULL;
+    }
+    return eff;
+}
+
 static cJSON *to_json(const gt_merge *m)
 {
     cJSON *root = cJSON_CreateObject(), *job, *files, *peak, *at;
@@ -212,6 +311,8 @@ static cJSON *to_json(const gt_merge *m)
         cJSON_Delete(f);
         goto nomem;
     }
+    if (m->with_request && !efficiency_json(m, root))
+        goto nomem;
     return root;
 nomem:
     cJSON_Delete(root);

@@ -10,6 +10,8 @@
 
 #include "gpu_tracker.h"
 #include "abi.h"
+#include "analysis/efficiency.h"
+#include "report/efficiency_write.h"
 #include "report/json_string.h"
 #include "util/text.h"
 #include "util/pyfloat.h"
@@ -78,7 +80,12 @@ static void write_text(FILE *out, const item *it, size_t n)
             fputc(' ', out);
             gt_text_put(out, it[i].s ? it[i].s : "unavailable", GT_TEXT_CONTROLS, 0);
             break;
-        case K_INT: fprintf(out, " %ld", it[i].i); break;
+        case K_INT:
+            if (it[i].i < 0 && it[i].s) /* s marks a count that may be unknown */
+                fputs(" unavailable", out);
+            else
+                fprintf(out, " %ld", it[i].i);
+            break;
         case K_FLOAT:
             if (it[i].f < 0 && it[i].s) { /* s marks a value that may be unavailable */
                 fputs(" unavailable", out);
@@ -116,7 +123,12 @@ static void write_json(FILE *out, const item *it, size_t n)
             first = 1;
             break;
         case K_STR: put_json_str(out, it[i].s); break;
-        case K_INT: fprintf(out, "%ld", it[i].i); break;
+        case K_INT:
+            if (it[i].i < 0 && it[i].s)
+                fputs("null", out);
+            else
+                fprintf(out, "%ld", it[i].i);
+            break;
         case K_FLOAT:
             if (it[i].f < 0 && it[i].s)
                 fputs("null", out);
@@ -296,7 +308,103 @@ static size_t top_items(const gt_usage *u, item *it)
     return n;
 }
 
-static gt_status write_usage(const gt_usage *u, gt_format fmt, FILE *out)
+#define EFF_DEVICE_ITEMS 11
+#define EFF_MAX_ITEMS (48 + 2 + EFF_DEVICE_ITEMS * GT_EFF_MAX_GPUS)
+#define EFF_NBARS (4 + 2 * GT_EFF_MAX_GPUS)
+/* A count that may be unknown (< 0: "unavailable", JSON null). */
+#define INT_OPT(l, k, v) {K_INT, l, k, "", 0, v}
+
+/* Appends the items of src to dst at *n. */
+static void append(item *dst, size_t *n, const item *src, size_t count)
+{
+    memcpy(dst + *n, src, count * sizeof *src);
+    *n += count;
+}
+#define APPEND(dst, n, ...)                                                              \
+    do {                                                                                 \
+        const item piece_[] = {__VA_ARGS__};                                             \
+        append(dst, n, piece_, sizeof piece_ / sizeof *piece_);                          \
+    } while (0)
+
+/* gpu-tracker's Efficiency section (--efficiency), after every other: the
+ * request, each figure against it, a bar per figure (text only), each
+ * GPU's own figures keyed by its index, and the advice (text: only the
+ * lines given; JSON: every key, null where none). */
+static size_t efficiency_items(const gt_efficiency *e, gt_format fmt, char bars[EFF_NBARS][96], item *it)
+{
+    const gt_request *r = &e->req;
+    const gt_eff_usage *u = &e->use;
+    int text = fmt == GT_FORMAT_TEXT;
+    const double percents[4] = {e->cpu_percent, e->mem_percent, e->gpu_percent, e->gpu_mem_percent};
+    for (int i = 0; i < 4; i++)
+        gt_eff_bar(percents[i], bars[i], sizeof bars[i]);
+    const char *advice[4] = {e->advice_mem, e->advice_cores, e->advice_gpus, e->advice_time};
+    item all[EFF_MAX_ITEMS];
+    size_t n = 0;
+    APPEND(all, &n, SECTION("Efficiency", "efficiency"),
+           SECTION("Request", "request"),
+           FLT_OPT("Memory bytes", "memory_bytes", r->mem_bytes),
+           STR("Memory source", "memory_source", r->mem_source),
+           FLT_OPT("Cores", "cores", r->cores),
+           STR("Cores source", "cores_source", r->cores_source),
+           INT_OPT("CPUs per task", "cpus_per_task", r->cpus_per_task),
+           INT_OPT("GPUs", "gpus", r->gpus),
+           STR("GPUs source", "gpus_source", r->gpus_source),
+           INT_OPT("Nodes", "nodes", r->nodes),
+           FLT_OPT("Time limit seconds", "time_limit_seconds", r->time_limit_s),
+           STR("Time limit source", "time_limit_source", r->time_source),
+           END,
+           SECTION("CPU", "cpu"),
+           FLT_OPT("CPU seconds", "cpu_seconds", u->cpu_s),
+           STR("CPU seconds method", "cpu_seconds_method", u->cpu_method),
+           FLT_OPT("Wall seconds", "wall_seconds", u->wall_s),
+           FLT_OPT("Efficiency percent", "efficiency_percent", e->cpu_percent),
+           STR_IF("Bar", "bar", bars[0], text && e->cpu_percent >= 0),
+           END,
+           SECTION("Memory", "memory"),
+           FLT_OPT("Peak bytes", "peak_bytes", u->mem_peak_bytes),
+           STR("Peak method", "peak_method", u->mem_method),
+           FLT_OPT("Percent of request", "percent_of_request", e->mem_percent),
+           STR_IF("Bar", "bar", bars[1], text && e->mem_percent >= 0),
+           STR("Advised request", "advised_request", e->advised_mem[0] ? e->advised_mem : NULL),
+           END,
+           SECTION_IF("GPU", "gpu", u->n_gpus > 0),
+           INT("GPUs tracked", "n_gpus", u->n_gpus),
+           FLT_OPT("Mean utilization percent", "mean_utilization_percent", e->gpu_percent),
+           STR_IF("Utilization bar", "utilization_bar", bars[2], text && e->gpu_percent >= 0),
+           FLT_OPT("Memory peak bytes", "memory_peak_bytes", u->gpu_mem_peak_bytes),
+           FLT_OPT("Memory capacity bytes", "memory_capacity_bytes", u->gpu_mem_capacity_bytes),
+           FLT_OPT("Memory percent of capacity", "memory_percent_of_capacity", e->gpu_mem_percent),
+           STR_IF("Memory bar", "memory_bar", bars[3], text && e->gpu_mem_percent >= 0),
+           SECTION_IF("Devices", "devices", u->n_devices > 0));
+    for (int i = 0; i < u->n_devices && i < GT_EFF_MAX_GPUS; i++) {
+        const gt_eff_gpu *d = &u->devices[i];
+        char *ubar = bars[4 + 2 * i], *mbar = bars[5 + 2 * i];
+        gt_eff_bar(d->mean_percent, ubar, 96);
+        gt_eff_bar(e->device_mem_percent[i], mbar, 96);
+        APPEND(all, &n, SECTION(e->device_key[i], e->device_key[i]),
+               STR("UUID", "uuid", d->uuid),
+               FLT_OPT("Mean utilization percent", "mean_utilization_percent", d->mean_percent),
+               STR_IF("Utilization bar", "utilization_bar", ubar, text && d->mean_percent >= 0),
+               FLT_OPT("Memory peak bytes", "memory_peak_bytes", d->mem_peak_bytes),
+               FLT_OPT("Memory capacity bytes", "memory_capacity_bytes", d->mem_capacity_bytes),
+               FLT_OPT("Memory percent of capacity", "memory_percent_of_capacity", e->device_mem_percent[i]),
+               STR_IF("Memory bar", "memory_bar", mbar, text && e->device_mem_percent[i] >= 0),
+               END);
+    }
+    APPEND(all, &n, END, /* Devices */
+           END,          /* GPU */
+           SECTION("Advice", "advice"),
+           STR_IF("Memory", "memory", advice[0][0] ? advice[0] : NULL, !text || advice[0][0]),
+           STR_IF("Cores", "cores", advice[1][0] ? advice[1] : NULL, !text || advice[1][0]),
+           STR_IF("GPUs", "gpus", advice[2][0] ? advice[2] : NULL, !text || advice[2][0]),
+           STR_IF("Time", "time", advice[3][0] ? advice[3] : NULL, !text || advice[3][0]),
+           END,
+           END);
+    return drop_omitted(it, all, n);
+}
+
+static gt_status write_usage(const gt_usage *u, const gt_efficiency *eff, gt_format fmt, FILE *out)
 {
     const item layout[] = {
         SECTION("Max RAM", "max_ram"),
@@ -361,10 +469,13 @@ static gt_status write_usage(const gt_usage *u, gt_format fmt, FILE *out)
         FLT("Mean", "mean", u->gpu_power.mean),
         END,
     };
-    item shown[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS + TOP_MAX_ITEMS];
+    item shown[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS + TOP_MAX_ITEMS + EFF_MAX_ITEMS];
+    char bars[EFF_NBARS][96];
     size_t n = drop_omitted(shown, layout, sizeof layout / sizeof *layout);
     n += energy_items(u, fmt, shown + n);
     n += top_items(u, shown + n);
+    if (eff)
+        n += efficiency_items(eff, fmt, bars, shown + n);
     errno = 0;
     if (fmt == GT_FORMAT_JSON)
         write_json(out, shown, n);
@@ -384,5 +495,15 @@ gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
     gt_usage full;
     memset(&full, 0, sizeof full);
     gt_abi_read(GT_ABI_USAGE, u, &full);
-    return write_usage(&full, fmt, out);
+    return write_usage(&full, NULL, fmt, out);
+}
+
+gt_status gt_usage_write_efficiency(const gt_usage *u, const gt_efficiency *e, gt_format fmt, FILE *out)
+{
+    if (gt_abi_check(GT_ABI_USAGE, u->version, NULL) != GT_OK)
+        return GT_ERR_INVALID;
+    gt_usage full;
+    memset(&full, 0, sizeof full);
+    gt_abi_read(GT_ABI_USAGE, u, &full);
+    return write_usage(&full, e, fmt, out);
 }
