@@ -26,13 +26,36 @@ echo 1073741824 >"$SYS/class/drm/card1/device/mem_info_vram_used"
 echo 7 >"$SYS/class/drm/card1/device/gpu_busy_percent"
 card 2 ast 0000:05:00.0
 
-# fdinfo PID FD FILE [SED]: descriptor FD of PID, a DRM file whose fdinfo
-# is FILE (edited by SED), replaced whole so a sample never reads half.
+# fdinfo PID FD FILE: descriptor FD of PID, a DRM file whose fdinfo is FILE
+# (a FIFO for the main process's).
 cat >fdinfo.sh <<'SH'
 d="$GT_FDINFO_PROC_ROOT/$1"
 mkdir -p "$d/fd" "$d/fdinfo"
+ln -sf "$3" "$d/fdinfo/$2"
 ln -sf /dev/null "$d/fd/$2"
-sed "${4:-}" "$3" >"$d/fdinfo/.$2" && mv "$d/fdinfo/.$2" "$d/fdinfo/$2"
+SH
+# The main process's xe client is read through a FIFO that a feeder (not
+# tracked) writes one text into for each read, logging which: so the job
+# knows when the tracker has sampled a text, however slow it runs (valgrind,
+# a loaded machine).  Text a: idle; text b: 300 of 1000 render cycles (30 %)
+# and 2000 of 4 x 1000 compute cycles (50 %).
+cp "$FIX/xe.txt" a.txt
+sed 's/^drm-cycles-rcs:.*/drm-cycles-rcs:\t28258200/; s/^drm-total-cycles-\(.*\):.*/drm-total-cycles-\1:\t7655184225/; s/^drm-cycles-ccs:.*/drm-cycles-ccs:\t2000/' \
+    "$FIX/xe.txt" >b.txt
+mkfifo fifo
+echo a >which
+# The FIFO is opened by the feeder's shell itself, so that killing it never
+# leaves a process blocked on the open.
+(while :; do w=$(cat which); exec 3>fifo; cat $w.txt >&3; exec 3>&-; echo $w >>fed.log; done) 2>/dev/null &
+FEEDER=$!
+trap 'kill $FEEDER 2>/dev/null; cleanup' EXIT
+# fed TEXT N: waits until the tracker has read TEXT N times (5 minutes at most).
+cat >fed.sh <<'SH'
+i=0
+while [ "$(cat fed.log 2>/dev/null | grep -cx "$1")" -lt "$2" ]; do
+    i=$((i + 1)); [ $i -lt 6000 ] || { echo "the tracker read $1 fewer than $2 times" >&2; exit 1; }
+    sleep 0.05
+done
 SH
 cat >child.sh <<SH
 sh fdinfo.sh \$\$ 4 "$FIX/xe.txt"
@@ -41,16 +64,15 @@ echo \$\$ >child.pid
 while [ ! -e done ]; do sleep 0.05; done
 true
 SH
-# The main process: the xe client idle, then 300 of 1000 render cycles
-# (30 %) and 2000 of 4 x 1000 compute cycles (50 %) when child.sh has
-# written its files; half a second later, the end.
+# Text a twice (one reading, then none since: no share yet), then b twice
+# (the second read starts only once the first sample's share is taken).
 cat >main.sh <<SH
-sh fdinfo.sh \$\$ 3 "$FIX/xe.txt"
 sh child.sh &
 while [ ! -e child.pid ]; do sleep 0.05; done
-sleep 0.5
-sh fdinfo.sh \$\$ 3 "$FIX/xe.txt" 's/^drm-cycles-rcs:.*/drm-cycles-rcs:\t28258200/; s/^drm-total-cycles-\(.*\):.*/drm-total-cycles-\1:\t7655184225/; s/^drm-cycles-ccs:.*/drm-cycles-ccs:\t2000/'
-sleep 0.5
+sh fdinfo.sh \$\$ 3 "$TMP/fifo"
+sh fed.sh a 2 || exit 1
+echo b >which.new && mv which.new which
+sh fed.sh b 2 || exit 1
 touch done
 wait
 SH

@@ -97,6 +97,10 @@ typedef struct gt_gpu_vendor {
      * with i = -1. */
     int procs_per_device;
     gt_gpu_rc (*processes)(void *state, int i, gt_gpu_procs *out, gt_gpu_why *why);
+    /* 1 when per-process utilization costs nothing beyond the listing itself
+     * (drm_fdinfo.c reads both from the same files): it is then read every
+     * sample, never held to the slow readings' budget (gpu.c). */
+    int sm_free;
 } gt_gpu_vendor;
 
 extern const gt_gpu_vendor gt_gpu_nvml;

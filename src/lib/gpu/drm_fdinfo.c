@@ -303,15 +303,19 @@ typedef struct drm_dev {
     int dirfd;                      /* sys/class/drm/cardN/device */
 } drm_dev;
 
-/* A client's engine counters at its last reading. */
-typedef struct eng_prev {
+/* One engine's counters at one reading of a client. */
+typedef struct eng_read {
     char name[GT_DRM_NAME_MAX];
-    uint64_t ns, cycles, total;
-    int has_ns, has_cycles, has_total;
-    double pct;                     /* share of this engine since then, percent */
+    uint64_t ns, cycles, total, capacity;
+    int has_ns, has_cycles;         /* has_cycles: busy and total cycles */
+    double pct;                     /* share since the last published reading, percent */
     int pct_valid;
-} eng_prev;
+} eng_read;
 
+/* A client's counters are read at every sample (cur), and its shares taken
+ * when gpu.c asks for per-process utilization (want_sm), over the time since
+ * they were last taken (base): a sample that skips them loses nothing, since
+ * the counters are cumulative. */
 typedef struct client {
     size_t dev;
     int has_id;
@@ -319,13 +323,13 @@ typedef struct client {
     pid_t pid;                      /* without an id: the descriptor is the client */
     int fd;
     unsigned long gen;              /* scan it was last seen at */
-    int has_t;                      /* t_ns and the counters hold a reading */
-    pid_t owner;                    /* its first holder at that sample */
+    pid_t owner;                    /* its first holder at that scan */
     int mem_valid;
     uint64_t mem;
-    uint64_t t_ns;                  /* wall time of its last reading */
-    eng_prev eng[GT_DRM_MAX_ENGINES];
-    size_t n_eng;
+    uint64_t cur_t, base_t;         /* wall time of the readings */
+    int has_base;
+    eng_read cur[GT_DRM_MAX_ENGINES], base[GT_DRM_MAX_ENGINES];
+    size_t n_cur, n_base;
 } client;
 
 /* A descriptor of a tracked process, as last seen. */
@@ -614,26 +618,28 @@ static int device_of(const drm_state *s, const gt_drm_client_info *c)
     return hit;
 }
 
-/* Takes a reading of a client seen at this sample for the first time:
- * its memory, and each engine's share since its last reading.  A counter
- * below its last value keeps the last one (the kernel lets them lag). */
+static const eng_read *eng_named(const eng_read *v, size_t n, const char *name)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(v[k].name, name))
+            return &v[k];
+    return NULL;
+}
+
+/* Takes a reading of a client seen at this sample for the first time.  A
+ * counter below its last value keeps the last one (the kernel lets them
+ * lag, and catch up later). */
 static void client_update(client *cl, const gt_drm_client_info *c, uint64_t now)
 {
     cl->mem_valid = c->mem_valid;
     cl->mem = c->mem_bytes;
-    uint64_t wall = now > cl->t_ns ? now - cl->t_ns : 0;
-    int had = cl->has_t;
-    eng_prev next[GT_DRM_MAX_ENGINES];
+    eng_read next[GT_DRM_MAX_ENGINES];
     size_t nn = 0;
     for (size_t k = 0; k < c->n_eng; k++) {
         const gt_drm_engine *g = &c->eng[k];
         if (!g->has_ns && !(g->has_cycles && g->has_total))
             continue;
-        eng_prev *p = NULL;
-        for (size_t j = 0; j < cl->n_eng; j++)
-            if (!strcmp(cl->eng[j].name, g->name))
-                p = &cl->eng[j];
-        eng_prev *q = &next[nn++];
+        eng_read *q = &next[nn++];
         memset(q, 0, sizeof *q);
         memcpy(q->name, g->name, sizeof q->name);
         q->has_ns = g->has_ns;
@@ -641,33 +647,48 @@ static void client_update(client *cl, const gt_drm_client_info *c, uint64_t now)
         q->ns = g->ns;
         q->cycles = g->cycles;
         q->total = g->total;
-        if (!p || !had)
-            continue;
-        if (q->has_cycles && p->has_cycles) {
+        q->capacity = g->capacity;
+        const eng_read *p = eng_named(cl->cur, cl->n_cur, g->name);
+        if (p && q->has_ns && p->has_ns && q->ns < p->ns)
+            q->ns = p->ns;
+        if (p && q->has_cycles && p->has_cycles) {
             if (q->cycles < p->cycles)
                 q->cycles = p->cycles;
             if (q->total < p->total)
                 q->total = p->total;
-            uint64_t dt = q->total - p->total;
-            if (dt > 0) {
-                q->pct = 100.0 * (double)(q->cycles - p->cycles) / (double)dt / (double)g->capacity;
-                q->pct_valid = 1;
-            }
-        } else if (q->has_ns && p->has_ns) {
-            if (q->ns < p->ns)
-                q->ns = p->ns;
-            if (wall > 0) {
-                q->pct = 100.0 * (double)(q->ns - p->ns) / (double)wall / (double)g->capacity;
-                q->pct_valid = 1;
-            }
+        }
+    }
+    memcpy(cl->cur, next, nn * sizeof *next);
+    cl->n_cur = nn;
+    cl->cur_t = now;
+}
+
+/* Each engine's share from the last published reading to this one: busy
+ * cycles over the GPU clock's where the driver gives both, else busy time
+ * over wall time, per engine of the class; then this reading becomes the
+ * base of the next. */
+static void client_share(client *cl)
+{
+    uint64_t wall = cl->cur_t > cl->base_t ? cl->cur_t - cl->base_t : 0;
+    for (size_t k = 0; k < cl->n_cur; k++) {
+        eng_read *q = &cl->cur[k];
+        const eng_read *p = cl->has_base ? eng_named(cl->base, cl->n_base, q->name) : NULL;
+        q->pct_valid = 0;
+        q->pct = 0;
+        if (p && q->has_cycles && p->has_cycles && q->total > p->total && q->cycles >= p->cycles) {
+            q->pct = 100.0 * (double)(q->cycles - p->cycles) / (double)(q->total - p->total) / (double)q->capacity;
+            q->pct_valid = 1;
+        } else if (p && q->has_ns && p->has_ns && wall > 0 && q->ns >= p->ns) {
+            q->pct = 100.0 * (double)(q->ns - p->ns) / (double)wall / (double)q->capacity;
+            q->pct_valid = 1;
         }
         if (q->pct > 100.0)
             q->pct = 100.0;   /* engine time lags and catches up in bursts */
     }
-    memcpy(cl->eng, next, nn * sizeof *next);
-    cl->n_eng = nn;
-    cl->t_ns = now;
-    cl->has_t = 1;
+    memcpy(cl->base, cl->cur, cl->n_cur * sizeof *cl->cur);
+    cl->n_base = cl->n_cur;
+    cl->base_t = cl->cur_t;
+    cl->has_base = 1;
 }
 
 static client *client_find(drm_state *s, size_t dev, const gt_drm_client_info *c, pid_t pid, int fd)
@@ -725,6 +746,8 @@ static int scan_fd(drm_state *s, pid_t pid, int fd_dir, int info_dir, const char
         drm = 0;
     else {
         ssize_t n = read_at(info_dir, name, s->buf, sizeof s->buf);
+        if (n < 0)
+            return 0;   /* closed meanwhile: nothing known, read again if it comes back */
         if (n == (ssize_t)sizeof s->buf - 1) {
             /* A text longer than the buffer: its last line may be cut
              * ("12" of "1234 ns"), so it is left out. */
@@ -734,6 +757,9 @@ static int scan_fd(drm_state *s, pid_t pid, int fd_dir, int info_dir, const char
         gt_drm_client_info c;
         drm = n > 0 && gt_drm_fdinfo_parse(s->buf, (size_t)n, &c);
         int dev = drm ? device_of(s, &c) : -1;
+        /* A client of a device not served here (a display-only card) is
+         * as good as another file: the same file stays on that device. */
+        drm = dev >= 0;
         if (dev >= 0) {
             client *cl = client_find(s, (size_t)dev, &c, pid, fd);
             if (!cl)
@@ -829,19 +855,19 @@ static double busiest(const drm_state *s, size_t dev, pid_t pid)
         const client *cl = &s->cl[a];
         if (cl->dev != dev || cl->owner != pid)
             continue;
-        for (size_t k = 0; k < cl->n_eng; k++) {
-            if (!cl->eng[k].pct_valid)
+        for (size_t k = 0; k < cl->n_cur; k++) {
+            if (!cl->cur[k].pct_valid)
                 continue;
             size_t j = 0;
-            while (j < ne && strcmp(e[j].name, cl->eng[k].name))
+            while (j < ne && strcmp(e[j].name, cl->cur[k].name))
                 j++;
             if (j == ne) {
                 if (ne == sizeof e / sizeof *e)
                     continue;   /* more engine names than two clients' tables: left out */
-                e[ne].name = cl->eng[k].name;
+                e[ne].name = cl->cur[k].name;
                 e[ne++].sum = 0;
             }
-            e[j].sum += cl->eng[k].pct;
+            e[j].sum += cl->cur[k].pct;
         }
     }
     double best = -1;
@@ -883,6 +909,9 @@ static gt_gpu_rc drm_processes(void *state, int i, gt_gpu_procs *out, gt_gpu_why
     }
     if (!out->want_sm)
         return GT_GPU_OK;
+    for (size_t k = 0; k < s->n_cl; k++)
+        if (s->cl[k].dev == (size_t)i)
+            client_share(&s->cl[k]);
     out->sm_rc = GT_GPU_OK;
     for (size_t j = first; j < out->n; j++) {
         double pct = busiest(s, (size_t)i, out->v[j].pid);
@@ -907,4 +936,5 @@ const gt_gpu_vendor gt_gpu_drm_fdinfo = {
     .energy = drm_energy,
     .procs_per_device = 1,
     .processes = drm_processes,
+    .sm_free = 1,
 };

@@ -444,7 +444,7 @@ static void read_procs(gt_gpu *g, size_t slot, int *sm_ok)
     gt_gpu_why why = {0};
     g->procs.sm_rc = GT_GPU_MISSING;
     memset(&g->procs.sm_why, 0, sizeof g->procs.sm_why);
-    g->procs.want_sm = !d || g->read_all || mono_s() >= d->sm_due;
+    g->procs.want_sm = !d || g->read_all || g->v->sm_free || mono_s() >= d->sm_due;
     double cpu0 = thread_cpu_s();
     gt_gpu_rc rc = g->v->processes(g->st, d ? d->index : -1, &g->procs, &why);
     if (rc != GT_GPU_OK) {
