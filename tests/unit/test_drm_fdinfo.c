@@ -149,6 +149,15 @@ static void parse_malformed(void **state)
     assert_int_equal(parse("", &c), 0);
     assert_int_equal(parse("drm-client-id:\t5\ndrm-engine-gfx:\t5 ns\n", &c), 0);
     assert_int_equal(parse("drm-driver:\t\n", &c), 0);
+    /* Control bytes: in a value, the line is bad; in a key, no key. */
+    const char nul[] = "drm-driver:\t\0i915\ndrm-pdev:\t0000\x01:00:02.0\n";
+    assert_int_equal(gt_drm_fdinfo_parse(nul, sizeof nul - 1, &c), 0);
+    assert_int_equal(c.bad_lines, 2);
+    assert_string_equal(c.pdev, "");
+    const char nul_key[] = "drm-driver:\ti915\ndrm-engine-\0render:\t5 ns\ndrm-resident-\x01a:\t5\n";
+    assert_int_equal(gt_drm_fdinfo_parse(nul_key, sizeof nul_key - 1, &c), 1);
+    assert_int_equal(c.n_eng, 0);
+    assert_false(c.mem_valid);
 
     /* Missing keys: no id, no pdev, no memory. */
     assert_int_equal(parse("drm-driver:\ti915\ndrm-engine-render:\t10 ns", &c), 1);

@@ -17,9 +17,9 @@
  * first holder in the order main process, then descendants, by PID.
  *
  * Per-process utilization (the table's SM percent): for each engine, its
- * busy time's growth over the wall time between two samples, divided by the
- * engine's capacity (a class of identical engines); for xe, busy cycles
- * over the GPU clock's cycles.  A process's figure is its busiest engine
+ * busy time's growth over the wall time since the share was last taken,
+ * divided by the engine's capacity (a class of identical engines); for xe,
+ * busy cycles over the GPU clock's cycles.  A process's figure is its busiest engine
  * (its clients' shares of each engine added): a share of one engine is what
  * NVML's SM percent is too, while a sum over engines of different kinds
  * (render, copy, video) could pass 100 % and mean nothing. */
@@ -124,7 +124,8 @@ static int read_plain(const char *p, const char *e, const char *want, uint64_t *
     return n == 0 || (want && n == strlen(want) && !memcmp(u, want, n)) ? 0 : -1;
 }
 
-/* The string value of a line, trimmed; -1 when empty or too long. */
+/* The string value of a line, trimmed; -1 when empty, too long, or holding
+ * whitespace or control bytes (a NUL would end it early). */
 static int read_str(const char *p, const char *e, char *out)
 {
     while (p < e && (*p == ' ' || *p == '\t'))
@@ -133,6 +134,9 @@ static int read_str(const char *p, const char *e, char *out)
         e--;
     if (p == e || (size_t)(e - p) >= GT_DRM_NAME_MAX)
         return -1;
+    for (const char *q = p; q < e; q++)
+        if ((unsigned char)*q <= ' ' || *q == 0x7f)
+            return -1;
     memcpy(out, p, (size_t)(e - p));
     out[e - p] = '\0';
     return 0;
@@ -273,6 +277,16 @@ static void parse_line(gt_drm_client_info *c, region *r, size_t *nr, int *driver
         c->bad_lines++;
 }
 
+/* Keys hold no whitespace ("drm-x y: 1" is not a key) and no control
+ * bytes (a NUL would cut an engine's or region's name short). */
+static int key_chars(const char *p, const char *e)
+{
+    for (; p < e; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return 0;
+    return 1;
+}
+
 int gt_drm_fdinfo_parse(const char *text, size_t len, gt_drm_client_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -284,9 +298,7 @@ int gt_drm_fdinfo_parse(const char *text, size_t len, gt_drm_client_info *out)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *e = nl ? nl : end;
         const char *colon = memchr(p, ':', (size_t)(e - p));
-        /* Keys hold no whitespace: "drm-x y: 1" is not a key. */
-        if (colon && colon - p > 4 && !memcmp(p, "drm-", 4) &&
-            !memchr(p, ' ', (size_t)(colon - p)) && !memchr(p, '\t', (size_t)(colon - p)))
+        if (colon && colon - p > 4 && !memcmp(p, "drm-", 4) && key_chars(p, colon))
             parse_line(out, r, &nr, &driver, p + 4, (size_t)(colon - p - 4), colon + 1, e);
         p = nl ? nl + 1 : end;
     }
@@ -338,7 +350,7 @@ typedef struct fdent {
     int fd;
     dev_t dev;
     ino_t ino;
-    int drm;
+    int drm;                        /* a client of a device served here: read each sample */
 } fdent;
 
 typedef struct drm_state {
