@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The table each GPU vendor backend fills (nvml.c, rocm_smi.c,
- * drm_fdinfo.c); gpu.c keeps
- * a const array of them and is the only caller.
+/* The table each GPU backend fills (nvml.c, rocm_smi.c, drm_fdinfo.c);
+ * gpu.c keeps a const array of them and is the only caller.
  *
- * A backend loads its vendor library with dlopen, declares only the types
- * and functions it uses, and keeps all its state in the opaque pointer that
- * init returns (no file globals), so two trackers can each hold one.
+ * A vendor backend loads its library with dlopen (drm_fdinfo.c reads the
+ * kernel's files and needs none), declares only the types and functions it
+ * uses, and keeps all its state in the opaque pointer that init returns (no
+ * file globals), so two trackers can each hold one.
  *
  * Every reading returns a gt_gpu_rc and, when not GT_GPU_OK, fills a
  * gt_gpu_why naming the vendor function and its error text; gpu.c turns that
