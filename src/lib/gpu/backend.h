@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The table each GPU vendor backend fills (nvml.c, rocm_smi.c); gpu.c keeps
- * a const array of them and is the only caller.
+/* The table each GPU backend fills (nvml.c, rocm_smi.c, drm_fdinfo.c);
+ * gpu.c keeps a const array of them and is the only caller.
  *
- * A backend loads its vendor library with dlopen, declares only the types
- * and functions it uses, and keeps all its state in the opaque pointer that
- * init returns (no file globals), so two trackers can each hold one.
+ * A vendor backend loads its library with dlopen (drm_fdinfo.c reads the
+ * kernel's files and needs none), declares only the types and functions it
+ * uses, and keeps all its state in the opaque pointer that init returns (no
+ * file globals), so two trackers can each hold one.
  *
  * Every reading returns a gt_gpu_rc and, when not GT_GPU_OK, fills a
  * gt_gpu_why naming the vendor function and its error text; gpu.c turns that
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "gpu_tracker.h"
+#include "gpu/gpu.h"
 
 typedef enum gt_gpu_rc {
     GT_GPU_OK = 0,
@@ -61,6 +63,12 @@ typedef struct gt_gpu_procs {
      * not to be read this time (a slow reading held to its budget; gpu.c
      * carries the last percents).  The backend then leaves sm_* alone. */
     int want_sm;
+    /* Set by gpu.c before each call: the sample's tracked processes, and a
+     * number that grows by one each sample, for a backend that reads
+     * per-process files itself (drm_fdinfo.c) rather than asking a driver
+     * for every process of the machine. */
+    const gt_pidset *pids;
+    unsigned long seq;
 } gt_gpu_procs;
 int gt_gpu_procs_reserve(gt_gpu_procs *p, size_t n);
 
@@ -76,7 +84,8 @@ typedef struct gt_gpu_vendor {
     gt_gpu_found (*init)(const char *sysfs_root, void **state, int *count, gt_gpu_why *why);
     void (*shutdown)(void *state);   /* accepts NULL; unloads the library */
     /* Static facts of device i (0 <= i < count): UUID as the vendor's tool
-     * prints it, total memory in bytes. */
+     * prints it, total memory in bytes (GT_GPU_UNSUPPORTED where the driver
+     * gives none: the device is kept, its capacity left out of the sum). */
     gt_gpu_rc (*uuid)(void *state, int i, char *buf, size_t len, gt_gpu_why *why);
     gt_gpu_rc (*memory_total)(void *state, int i, uint64_t *bytes, gt_gpu_why *why);
     /* Per-sample readings of device i. */
@@ -90,10 +99,15 @@ typedef struct gt_gpu_vendor {
      * with i = -1. */
     int procs_per_device;
     gt_gpu_rc (*processes)(void *state, int i, gt_gpu_procs *out, gt_gpu_why *why);
+    /* 1 when per-process utilization costs nothing beyond the listing itself
+     * (drm_fdinfo.c reads both from the same files): it is then read every
+     * sample, never held to the slow readings' budget (gpu.c). */
+    int sm_free;
 } gt_gpu_vendor;
 
 extern const gt_gpu_vendor gt_gpu_nvml;
 extern const gt_gpu_vendor gt_gpu_rocm_smi;
+extern const gt_gpu_vendor gt_gpu_drm_fdinfo;
 
 /* Shared by the backends: dlopen of the library named by the environment
  * variable env, else of each name in order (NULL-terminated).  NULL when none

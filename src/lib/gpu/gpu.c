@@ -17,8 +17,11 @@
 #include <time.h>
 
 /* Detection order when no brand is named: NVIDIA first, as the Python
- * package does. */
-static const gt_gpu_vendor *const vendors[] = {&gt_gpu_nvml, &gt_gpu_rocm_smi};
+ * package does; the first that finds a device serves every device, so none
+ * is counted twice.  The kernel's DRM fdinfo comes last: it serves only
+ * under detection (its brand is GT_GPU_AUTO), where neither vendor library
+ * sees a device, and never claims NVIDIA's driver. */
+static const gt_gpu_vendor *const vendors[] = {&gt_gpu_nvml, &gt_gpu_rocm_smi, &gt_gpu_drm_fdinfo};
 #define N_VENDORS (sizeof vendors / sizeof *vendors)
 
 /* Share of one core that the readings a driver makes slow may use: on an
@@ -252,8 +255,16 @@ static gt_status load_devices(gt_gpu *g, int count)
         dev *d = &g->devs[g->n];
         gt_gpu_why why = {0};
         gt_gpu_rc rc = g->v->uuid(g->st, i, d->uuid, sizeof d->uuid, &why);
-        if (rc == GT_GPU_OK)
+        if (rc == GT_GPU_OK) {
             rc = g->v->memory_total(g->st, i, &d->total, &why);
+            if (rc == GT_GPU_UNSUPPORTED) {
+                /* The device's other figures are still worth having. */
+                warn(g, "GPU %d (%s): %s: %s (%s); the GPU RAM capacity leaves this GPU out.", i, d->uuid,
+                     why.func ? why.func : "?", rc_text(rc), why.detail);
+                d->total = 0;
+                rc = GT_GPU_OK;
+            }
+        }
         if (rc != GT_GPU_OK) {
             warn(g, "GPU %d: %s: %s (%s); this GPU is left out.", i, why.func ? why.func : "?",
                  rc_text(rc), why.detail);
@@ -434,7 +445,7 @@ static void read_procs(gt_gpu *g, size_t slot, int *sm_ok)
     gt_gpu_why why = {0};
     g->procs.sm_rc = GT_GPU_MISSING;
     memset(&g->procs.sm_why, 0, sizeof g->procs.sm_why);
-    g->procs.want_sm = !d || g->read_all || mono_s() >= d->sm_due;
+    g->procs.want_sm = !d || g->read_all || g->v->sm_free || mono_s() >= d->sm_due;
     double cpu0 = thread_cpu_s();
     gt_gpu_rc rc = g->v->processes(g->st, d ? d->index : -1, &g->procs, &why);
     if (rc != GT_GPU_OK) {
@@ -502,6 +513,8 @@ void gt_gpu_sample(gt_gpu *g, const gt_pidset *pids, gt_gpu_reading *out)
     if (!g || !g->v)
         return;
     g->procs.n = 0;
+    g->procs.pids = pids;
+    g->procs.seq++;
     int any_sm = 0;
     for (int i = 0; i < g->n; i++) {
         dev *d = &g->devs[i];
