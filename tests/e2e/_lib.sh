@@ -5,7 +5,14 @@ set -eu
 : "${GT_BIN:?}" "${GT_BUILD:?}"
 W="$GT_BUILD/workloads"
 TMP=$(mktemp -d)
-cleanup() { rm -rf "$TMP"; }
+# A test that fails while a tracker runs in the background stops it (the
+# tracker passes the signal on to its command), so nothing it started waits
+# on for an event that will not come.
+cleanup() {
+    local j
+    for j in $(jobs -p); do kill "$j" 2>/dev/null; done
+    rm -rf "$TMP"
+}
 trap cleanup EXIT
 cd "$TMP"
 
@@ -19,6 +26,23 @@ within() {
     awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
         fail "$4: $1 not in [$2, $3]"
 }
+
+# wait_for COND...: polls until the command succeeds.  Tests wait for the
+# event they need (a row in the tracking file, a file a workload writes),
+# never for a guessed time; the deadline only says that something is stuck,
+# so it is far above what valgrind on a loaded machine needs
+# (GT_WAIT_LIMIT seconds, default 300).
+wait_for() {
+    local end=$((SECONDS + ${GT_WAIT_LIMIT:-300}))
+    until "$@" 2>/dev/null; do
+        [ $SECONDS -lt $end ] || fail "waited ${GT_WAIT_LIMIT:-300} s for: $*$(wait_note)"
+        sleep 0.05
+    done
+}
+
+# What wait_for adds to its failure: gpu-tracker's messages, where the
+# test keeps them in err.txt.
+wait_note() { [ -s err.txt ] && printf '; gpu-tracker said: %s' "$(tail -n 5 err.txt)"; }
 
 # json_report FILE: the report part of gpu-tracker's stdout (after the
 # "Resource tracking complete" line).

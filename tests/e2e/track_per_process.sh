@@ -23,17 +23,6 @@ has_table() { [ "$(sqlite3 -cmd '.timeout 5000' "$1" "SELECT count(*) FROM sqlit
 # has_rows FILE PID N: process PID has at least N rows.
 has_rows() { [ "$(rows "$1" "$2")" -ge "$3" ]; }
 
-# wait_for COND...: polls until the command succeeds (a bound on waiting,
-# not on the time the work takes: 120 s means something is stuck).
-wait_for() {
-    local i=0
-    until "$@"; do
-        i=$((i + 1))
-        [ $i -lt 1200 ] || fail "waited 120 s for: $*; gpu-tracker said: $(cat err.txt 2>/dev/null)"
-        sleep 0.1
-    done
-}
-
 # run_family TRACKING_FILE PROCESSES_FILE ARGS...: runs the workload under
 # gpu-tracker; each child is released once two samples have seen it after it
 # finished its work, so its rows hold its whole memory and CPU time
