@@ -10,7 +10,7 @@ TMP=$(mktemp -d)
 # on for an event that will not come.
 cleanup() {
     local j
-    for j in $(jobs -p); do kill "$j" 2>/dev/null; done
+    for j in $(jobs -p); do kill "$j" 2>/dev/null || true; done
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -39,6 +39,10 @@ wait_for() {
         sleep 0.05
     done
 }
+
+# lines_at_least FILE N: FILE exists and has N lines or more (a tracking
+# CSV: its three header lines, then one per sample).
+lines_at_least() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
 
 # What wait_for adds to its failure: gpu-tracker's messages, where the
 # test keeps them in err.txt.

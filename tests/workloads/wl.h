@@ -66,10 +66,10 @@ static inline void wl_sleep(double seconds)
  * duration, or until an event, so that a test needs no guess of how soon a
  * loaded machine (or a tracker under valgrind) takes its samples.
  *   SECONDS          that long
- *   rows=N@FILE      until the tracking file FILE (CSV) has N more lines
- *                    than when the hold began: N - 1 samples at least were
- *                    taken wholly after it began (the first may have been
- *                    under way)
+ *   rows=N@FILE      until the tracking file FILE (CSV, which must exist)
+ *                    has N more lines than when the hold began: N - 1
+ *                    samples at least were taken wholly after it began
+ *                    (the first may have been under way)
  *   file=PATH        until PATH exists (a test that waits for what it
  *                    expects in the tracker's output, then releases)
  * An event that has not come after WL_HOLD_CAP seconds fails the workload
@@ -133,6 +133,11 @@ static inline void wl_hold(wl_hold_spec h)
         wl_sleep(h.secs);
         return;
     }
+    /* A tracking file is there, header and all, before its command runs:
+     * one that is not was named wrongly (or belongs to a tracker started
+     * later, whose header lines would count as rows). */
+    if (h.rows && access(h.path, F_OK) != 0)
+        wl_die(h.path);
     long want = h.rows ? wl_lines(h.path) + h.rows : 0;
     double end = wl_mono() + WL_HOLD_CAP;
     while (h.rows ? wl_lines(h.path) < want : access(h.path, F_OK) != 0) {
@@ -148,15 +153,17 @@ static inline void wl_hold(wl_hold_spec h)
  * time, so a loaded machine only makes it take longer). */
 static inline void wl_burn(double secs)
 {
-    static volatile unsigned long sink; /* where the spinning goes, so it stays */
     struct timespec ts;
+    unsigned long sink = 0;
     for (;;) {
         if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
             wl_die("clock_gettime");
         if ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 >= secs)
             return;
-        for (int i = 0; i < 100000; i++)
+        for (int i = 0; i < 100000; i++) {
             sink += (unsigned long)i;
+            __asm__ volatile("" : "+r"(sink)); /* so the compiler keeps the loop */
+        }
     }
 }
 
