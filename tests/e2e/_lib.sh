@@ -44,6 +44,14 @@ wait_for() {
 # CSV: its three header lines, then one per sample).
 lines_at_least() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
 
+# wait_metrics_address: waits until gpu-tracker has said on err.txt where
+# its metrics endpoint listens (--metrics=127.0.0.1:0), and sets addr.
+metrics_address_said() {
+    addr=$(sed -n 's|^gpu-tracker: metrics at http://\(127\.0\.0\.1:[0-9]*\)/metrics$|\1|p' err.txt)
+    [ -n "$addr" ]
+}
+wait_metrics_address() { wait_for metrics_address_said; }
+
 # What wait_for adds to its failure: gpu-tracker's messages, where the
 # test keeps them in err.txt.
 wait_note() { [ -s err.txt ] && printf '; gpu-tracker said: %s' "$(tail -n 5 err.txt)"; }
