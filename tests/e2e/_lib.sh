@@ -52,6 +52,25 @@ metrics_address_said() {
 }
 wait_metrics_address() { wait_for metrics_address_said; }
 
+# samples_waiter: writes wait_samples.sh, which a tracked command runs as
+# `sh wait_samples.sh FILE N` to wait until its tracking file FILE (CSV or
+# SQLite) has N more samples than when it began: the command's next step
+# then comes after N - 1 samples at least, however slowly a loaded machine
+# samples.  SQLite is read with a lock timeout, so the reader never makes
+# the tracker's write fail.
+samples_waiter() {
+    cat >"$TMP/wait_samples.sh" <<'SH'
+count() {
+    case $1 in
+    *.csv) wc -l <"$1" ;;
+    *) sqlite3 -cmd '.timeout 5000' "$1" 'select count(*) from data' 2>/dev/null || echo 0 ;;
+    esac
+}
+want=$(($(count "$1") + $2))
+until [ "$(count "$1")" -ge $want ]; do sleep 0.01; done
+SH
+}
+
 # What wait_for adds to its failure: gpu-tracker's messages, where the
 # test keeps them in err.txt.
 wait_note() { [ -s err.txt ] && printf '; gpu-tracker said: %s' "$(tail -n 5 err.txt)"; }
