@@ -188,11 +188,14 @@ printf '{"per_process": true, "tracking_file": "c.csv"}\n' >c.json
 # the rows but loses none: every sample of table data has its rows in
 # table processes (the main process is in every sample, a zombie in the
 # last), none twice.
-"$GT_BIN" --st=0.05 --per-process --tf=l.sqlite --disable-logs -- "$W/touch_mem" 10 3 >/dev/null &
+# The command runs until the lock is released, however long the waits
+# before took.
+"$GT_BIN" --st=0.05 --per-process --tf=l.sqlite --disable-logs -- "$W/touch_mem" 10 file=l.release >/dev/null &
 gt=$!
 wait_for test -s l.sqlite
 wait_for has_table l.sqlite
 sqlite3 -cmd '.timeout 20000' l.sqlite 'BEGIN IMMEDIATE;' '.shell sleep 1' 'COMMIT;'
+touch l.release
 wait $gt || fail "gpu-tracker with a locked file: exit $?"
 samples=$(sqlite3 l.sqlite 'SELECT count(*) FROM data')
 [ "$(sqlite3 l.sqlite 'SELECT count(DISTINCT timestamp) FROM processes')" = "$samples" ] ||
