@@ -87,7 +87,7 @@ t1=$(date +%s.%N)
 json_report out.txt >r.json
 ! grep -q 'leaving' err.txt || fail "nothing is left: $(cat err.txt)"
 # At least the daemon's 0.8 s of idling, at most the run's wall time.
-within "$(jget r.json .compute_time.time)" 0.8 "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+within "$(jget r.json .compute_time.time)" 0.8 "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.9f", b - a }')" \
     "tracked until the daemon exited"
 if [ "$(id -u)" = 0 ]; then
     t=$(($(cat d.txt) * 1024))
