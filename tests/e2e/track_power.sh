@@ -19,13 +19,15 @@ reset
 # package-0 moves from 999 J through its wrap at 1000 J to 4 J (+5 J), the
 # DRAM counter by +2.5 J; core and psys stand still.
 # Between samples of the tracking file (\$1), however slowly a loaded
-# machine samples.
+# machine samples: four before and four after, so that each chart has a
+# line of points on both sides of the rewrite (a row read during it has
+# an empty cell).
 samples_waiter
 cat >advance.sh <<EOF
-sh "$TMP/wait_samples.sh" "\$1" 2
+sh "$TMP/wait_samples.sh" "\$1" 4
 printf '4000000\n' >"$PC/intel-rapl:0/energy_uj"
 printf '3500000\n' >"$PC/intel-rapl:0:1/energy_uj"
-sh "$TMP/wait_samples.sh" "\$1" 2
+sh "$TMP/wait_samples.sh" "\$1" 4
 EOF
 
 GT_SYSFS_ROOT=$SYS "$GT_BIN" -f json --st=0.05 --ru=bytes --tf=t.csv -- sh advance.sh t.csv >out.txt 2>err.txt ||
