@@ -9,11 +9,19 @@ export FAKE_RSMI_SCENARIO="$TMP/rsmi.json" FAKE_RSMI_LOG="$TMP/rsmi.log"
 with_rapl # the warnings counted are the GPU's alone
 
 # The job: main.sh writes its PID to main.pid and runs child.sh, which
-# writes child.pid and runs grand.sh (grand.pid), which lives SECS seconds.
+# writes child.pid and runs grand.sh (grand.pid), which lives SECS seconds
+# and, where a fake library serves samples (its log has "sample 0 N"
+# lines), until three more samples of GPU 0 were taken: the whole tree is
+# sampled however slowly a loaded machine runs the tracker.
 # The trailing `true`s keep each shell from exec'ing into its child.
 SECS=${SECS:-1.5}
 cat >grand.sh <<SH
-echo \$\$ >grand.pid; sleep $SECS; true
+echo \$\$ >grand.pid; sleep $SECS
+for log in nvml.log rsmi.log; do
+    n=\$(grep -c '^sample 0 ' \$log 2>/dev/null) || continue
+    until [ "\$(grep -c '^sample 0 ' \$log)" -ge \$((n + 3)) ]; do sleep 0.01; done
+done
+true
 SH
 cat >child.sh <<'SH'
 echo $$ >child.pid; sh grand.sh; true

@@ -5,7 +5,14 @@ set -eu
 : "${GT_BIN:?}" "${GT_BUILD:?}"
 W="$GT_BUILD/workloads"
 TMP=$(mktemp -d)
-cleanup() { rm -rf "$TMP"; }
+# A test that fails while a tracker runs in the background stops it (the
+# tracker passes the signal on to its command), so nothing it started waits
+# on for an event that will not come.
+cleanup() {
+    local j
+    for j in $(jobs -p); do kill "$j" 2>/dev/null || true; done
+    rm -rf "$TMP"
+}
 trap cleanup EXIT
 cd "$TMP"
 
@@ -19,6 +26,54 @@ within() {
     awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
         fail "$4: $1 not in [$2, $3]"
 }
+
+# wait_for COND...: polls until the command succeeds.  Tests wait for the
+# event they need (a row in the tracking file, a file a workload writes),
+# never for a guessed time; the deadline only says that something is stuck,
+# so it is far above what valgrind on a loaded machine needs
+# (GT_WAIT_LIMIT seconds, default 300).
+wait_for() {
+    local end=$((SECONDS + ${GT_WAIT_LIMIT:-300}))
+    until "$@" 2>/dev/null; do
+        [ $SECONDS -lt $end ] || fail "waited ${GT_WAIT_LIMIT:-300} s for: $*$(wait_note)"
+        sleep 0.05
+    done
+}
+
+# lines_at_least FILE N: FILE exists and has N lines or more (a tracking
+# CSV: its three header lines, then one per sample).
+lines_at_least() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
+
+# wait_metrics_address: waits until gpu-tracker has said on err.txt where
+# its metrics endpoint listens (--metrics=127.0.0.1:0), and sets addr.
+metrics_address_said() {
+    addr=$(sed -n 's|^gpu-tracker: metrics at http://\(127\.0\.0\.1:[0-9]*\)/metrics$|\1|p' err.txt)
+    [ -n "$addr" ]
+}
+wait_metrics_address() { wait_for metrics_address_said; }
+
+# samples_waiter: writes wait_samples.sh, which a tracked command runs as
+# `sh wait_samples.sh FILE N` to wait until its tracking file FILE (CSV or
+# SQLite) has N more samples than when it began: the command's next step
+# then comes after N - 1 samples at least, however slowly a loaded machine
+# samples.  SQLite is read with a lock timeout, so the reader never makes
+# the tracker's write fail.
+samples_waiter() {
+    cat >"$TMP/wait_samples.sh" <<'SH'
+count() {
+    case $1 in
+    *.csv) wc -l <"$1" ;;
+    *) sqlite3 -cmd '.timeout 5000' "$1" 'select count(*) from data' 2>/dev/null || echo 0 ;;
+    esac
+}
+want=$(($(count "$1") + $2))
+until [ "$(count "$1")" -ge $want ]; do sleep 0.01; done
+SH
+}
+
+# What wait_for adds to its failure: gpu-tracker's messages, where the
+# test keeps them in err.txt.
+wait_note() { [ -s err.txt ] && printf '; gpu-tracker said: %s' "$(tail -n 5 err.txt)"; }
 
 # json_report FILE: the report part of gpu-tracker's stdout (after the
 # "Resource tracking complete" line).

@@ -114,7 +114,7 @@ SelectType=select/linear
 SchedulerType=sched/builtin
 MpiDefault=none
 ReturnToService=2
-KillWait=3
+KillWait=30
 PlugStackConfig=$TMP/plugstack.conf
 NodeName=n1 NodeAddr=${NET}2 CPUs=2 RealMemory=500 State=UNKNOWN
 NodeName=n2 NodeAddr=${NET}3 CPUs=2 RealMemory=500 State=UNKNOWN
@@ -124,8 +124,7 @@ echo "CgroupPlugin=cgroup/v1" >cgroup.conf
 printf "%s\n" "${SLURM_PLUGSTACK:-}" >plugstack.conf
 export SLURM_CONF=$TMP/slurm.conf
 
-for _ in $(seq 50); do [ -S munge/sock ] && break; sleep 0.1; done
-[ -S munge/sock ] || fail "munged did not start"
+wait_for test -S munge/sock
 $IN_CTL slurmctld -D -i -f "$SLURM_CONF" >"$TMP/slurmctld.out" 2>&1 &
 pids+=($!)
 for n in $NODES; do
@@ -133,10 +132,6 @@ for n in $NODES; do
         sh -c "hostname $n && exec slurmd -D -N $n -f '$SLURM_CONF'" >"$TMP/slurmd-$n.out" 2>&1 &
     pids+=($!)
 done
-up=
-for _ in $(seq 150); do
-    [ "$($IN_CTL sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle')" = 2 ] && { up=1; break; }
-    sleep 0.2
-done
-[ -n "$up" ] || fail "the two nodes did not come up: $($IN_CTL sinfo -N 2>&1)"
+nodes_up() { [ "$($IN_CTL sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle')" = 2 ]; }
+wait_for nodes_up
 

@@ -22,7 +22,7 @@ trap stop_all EXIT
 chmod 755 "$TMP"
 mkdir -m 777 "$TMP/nobody" # where nobody may write its report
 cp "$GT_BIN" "$TMP/gpu-tracker"
-"$W/touch_mem" 20 30 &
+"$W/touch_mem" 20 file=never & # until stop_all ends it
 pid=$!
 pids+=("$pid")
 as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups --"
@@ -33,18 +33,9 @@ $as_nobody "$TMP/gpu-tracker" --attach=$pid --st=0.05 --disable-logs --metrics=1
     -o "$TMP/nobody/report.txt" >out.txt 2>err.txt &
 gt=$!
 pids+=("$gt")
-addr=""
-for _ in $(seq 100); do
-    addr=$(sed -n 's|^gpu-tracker: metrics at http://\(127\.0\.0\.1:[0-9]*\)/metrics$|\1|p' err.txt)
-    [ -n "$addr" ] && break
-    sleep 0.1
-done
-[ -n "$addr" ] || fail "no 'metrics at' line on stderr: $(cat err.txt)"
-for _ in $(seq 100); do
-    curl -sf -o body.txt "http://$addr/metrics" || fail "scrape of $addr failed"
-    grep -q '^gpu_tracker_ram_bytes{set="main"}' body.txt && break
-    sleep 0.1
-done
+wait_metrics_address
+sampled() { curl -sf -o body.txt "http://$addr/metrics" && grep -q '^gpu_tracker_ram_bytes{set="main"}' body.txt; }
+wait_for sampled
 ram() { awk -v k="gpu_tracker_ram_bytes{set=\"$1\"}" '$1 == k { print $2 }' body.txt; }
 [ "$(ram main)" = NaN ] || fail "main RAM: '$(ram main)', expected NaN"
 [ "$(ram combined)" = NaN ] || fail "combined RAM: '$(ram combined)', expected NaN"
@@ -57,15 +48,14 @@ wait "$gt" || true
 # The live status line: RAM and its peak unavailable.
 t new-session -d -s live -x 120 -y 20 \
     "$as_nobody $TMP/gpu-tracker --attach=$pid --st=0.1 --disable-logs -o $TMP/nobody/live.report; sleep 30"
-seen=""
-for _ in $(seq 100); do
+line_shown() {
     t capture-pane -p -t live >screen.txt
-    last=$(tail -n 1 screen.txt)
-    case $last in
-    "gpu-tracker "*"| RAM - "*) ;; # before the first sample
-    "gpu-tracker "*"| RAM "*"| CPU "*) seen=$last; break ;;
+    seen=$(tail -n 1 screen.txt)
+    case $seen in
+    "gpu-tracker "*"| RAM - "*) false ;; # before the first sample
+    "gpu-tracker "*"| RAM "*"| CPU "*) ;;
+    *) false ;;
     esac
-    sleep 0.1
-done
-[ -n "$seen" ] || fail "no status line on the bottom row: $(cat screen.txt)"
+}
+wait_for line_shown
 printf '%s\n' "$seen" | grep -q '| RAM unavailable (peak unavailable) |' || fail "status line: $seen"

@@ -14,11 +14,12 @@ task() { # RANK NODE, then gpu-tracker's arguments
 }
 
 # Four tasks on two nodes, each with its own tracking file and report;
-# task r holds (r+1)*10 MiB.
+# task r holds (r+1)*10 MiB until three more rows are in its file, however
+# slowly a loaded machine samples.
 mkdir job
 for r in 0 1 2 3; do
     task "$r" "n$((r / 2 + 1))" --st=0.05 --ru=megabytes --tf="job/t-%j.%s-%N-%t.csv" -o "job/r-%t.txt" \
-        -- "$W/touch_mem" $(((r + 1) * 10)) 0.5 >/dev/null 2>&1 &
+        -- "$W/touch_mem" $(((r + 1) * 10)) "rows=3@job/t-77.3-n$((r / 2 + 1))-$r.csv" >/dev/null 2>&1 &
 done
 wait
 for f in job/t-77.3-n1-0.csv job/t-77.3-n1-1.csv job/t-77.3-n2-2.csv job/t-77.3-n2-3.csv job/r-0.txt job/r-3.txt; do

@@ -25,20 +25,13 @@ JSON
 "$GT_BIN" --st=0.1 --metrics=127.0.0.1:0 -o report.txt -- sh main.sh >out.txt 2>err.txt &
 gt=$!
 trap 'touch release; kill $gt 2>/dev/null || true; wait 2>/dev/null || true; cleanup' EXIT
-addr=""
-for _ in $(seq 100); do
-    addr=$(sed -n 's|^gpu-tracker: metrics at http://\(127\.0\.0\.1:[0-9]*\)/metrics$|\1|p' err.txt)
-    [ -n "$addr" ] && break
-    sleep 0.1
-done
-[ -n "$addr" ] || fail "no 'metrics at' line: $(cat err.txt)"
+wait_metrics_address
 metric() { awk -v k="$1" '$1 == k { print $2 }' m.txt; }
 # Wait until the whole tree (grand.pid) is attributed.
-for _ in $(seq 100); do
-    curl -sf -o m.txt "http://$addr/metrics" || fail "scrape failed (combined GPU RAM never reached 1110000000): $(cat err.txt)"
-    [ "$(metric 'gpu_tracker_gpu_ram_bytes{set="combined"}')" = 1110000000 ] && break
-    sleep 0.1
-done
+tree_attributed() {
+    curl -sf -o m.txt "http://$addr/metrics" && [ "$(metric 'gpu_tracker_gpu_ram_bytes{set="combined"}')" = 1110000000 ]
+}
+wait_for tree_attributed
 [ "$(metric 'gpu_tracker_gpu_ram_bytes{set="main"}')" = 300000000 ] || fail "main GPU RAM: $(cat m.txt)"
 [ "$(metric 'gpu_tracker_gpu_ram_bytes{set="descendants"}')" = 810000000 ] || fail "descendants GPU RAM"
 [ "$(metric 'gpu_tracker_gpu_ram_bytes{set="combined"}')" = 1110000000 ] || fail "combined GPU RAM"

@@ -5,8 +5,10 @@
 # without errors and draw every series with a visible line.
 . "$(dirname "$0")/_lib.sh"
 command -v chromium >/dev/null || fail "chromium is not installed (scripts/setup-deps.sh)"
-# The tracked run: 64 MiB held for 1 s, then 0.4 s of CPU on one thread.
-"$GT_BIN" --st=0.05 --disable-logs --tf=run.csv -o /dev/null -- sh -c "'$W/touch_mem' 64 1; '$W/burn' 1 400" >/dev/null
+# The tracked run: 64 MiB held for 1 s at least (until 21 more rows are in
+# the file: 20 intervals of 0.05 s or more, however slowly the machine
+# samples), then 0.4 s of CPU on one thread.
+"$GT_BIN" --st=0.05 --disable-logs --tf=run.csv -o /dev/null -- sh -c "'$W/touch_mem' 64 rows=21@run.csv; '$W/burn' 1 400" >/dev/null
 "$GT_BIN" --st=0.05 --disable-logs --tf=run.sqlite -o /dev/null -- "$W/touch_mem" 16 0.5 >/dev/null
 # The timestamp column by name: energy columns, where measured, follow it.
 ts_col() { awk -F, -v want="$1" 'NR == 3 { for (i = 1; i <= NF; i++) if ($i == "timestamp") c = i } NR == want || (want == "last" && NR > 3) { v = $c } END { print v }' run.csv; }

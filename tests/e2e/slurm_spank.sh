@@ -18,8 +18,27 @@ SLURM_PLUGSTACK="required $PLUGIN st=0.1"
 
 $IN_CTL srun --help 2>&1 | grep -q -- '--gpu-tracker' || fail "srun --help lacks --gpu-tracker"
 mkdir -p spank wd sb
-timeout 120 $IN_CTL srun -N2 -n4 --ntasks-per-node=2 -t 2 --gpu-tracker="$TMP/spank" \
-    sh -c "$W/touch_mem \$(((SLURM_PROCID + 1) * 10)) 3" >srun.out 2>&1 || fail "srun: $(cat srun.out)"
+# Each task holds its memory until every task's file has a row with it,
+# however slowly a loaded machine starts and samples them.
+$IN_CTL srun -N2 -n4 --ntasks-per-node=2 --gpu-tracker="$TMP/spank" \
+    sh -c "$W/touch_mem \$(((SLURM_PROCID + 1) * 10)) file=$TMP/spank/release" >srun.out 2>&1 &
+srun_pid=$!
+# all_held: four files DIR/<job>.0/<node>.<task>.csv, each with a row where
+# the task holds its (r+1)*10 MiB (in GB).
+all_held() {
+    local f r n=0
+    for f in spank/*.0/*.csv; do
+        [ -f "$f" ] || continue
+        r=${f%.csv}
+        r=${r##*.}
+        awk -F, -v want="$(awk -v r="$r" 'BEGIN { print (r + 1) * 10 * 1.048576 / 1000 }')" \
+            'FNR > 3 && $3 >= want { found = 1 } END { exit !found }' "$f" && n=$((n + 1))
+    done
+    [ $n = 4 ]
+}
+wait_for all_held
+touch spank/release
+wait $srun_pid || fail "srun: $(cat srun.out)"
 # Nothing of a GPU library in the job's output: a ROCm SMI library installed
 # on a node without an AMD GPU is not initialized (its stderr lines would be).
 ! grep -E 'Failed to open drm root directory|Exception caught' srun.out ||
@@ -61,7 +80,8 @@ grep -q "error: gpu-tracker: cannot create '/proc/no/such/dir/" srun3.out || fai
 # sbatch takes the option too; the batch script's step is "batch".
 jid=$($IN_CTL sbatch --parsable -N1 -n1 -t 2 --gpu-tracker="$TMP/sb" -o "$TMP/sb.out" --wrap "$W/touch_mem 5 1") ||
     fail "sbatch"
-for _ in $(seq 300); do [ -z "$($IN_CTL squeue -h -j "$jid" 2>/dev/null)" ] && break; sleep 0.2; done
+job_gone() { [ -z "$($IN_CTL squeue -h -j "$jid")" ]; }
+wait_for job_gone
 ls sb/"$jid".batch/n1.0.csv sb/"$jid".batch/n1.0.json >/dev/null 2>&1 || fail "batch step: $(ls -R sb 2>&1)"
 # Not asked for: nothing written.
 (cd wd && timeout 120 $IN_CTL srun -N1 -n1 -t 2 true) || fail "plain srun"

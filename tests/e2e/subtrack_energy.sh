@@ -55,20 +55,24 @@ PC=$SYS/class/powercap/intel-rapl:0
 mkdir -p "$PC"
 echo package-0 >"$PC/name"
 echo 1000000000 >"$PC/max_energy_range_uj"
+# Each step waits for two more samples in the tracking file (\$1), so every
+# block holds samples however slowly a loaded machine takes them.
+samples_waiter
 cat >job.sh <<SH
 mark() { echo "\$\$,\$1,\$2,\$(date +%s.%N)" >>marks.csv; }
+samples() { sh "$TMP/wait_samples.sh" "\$1" 2; }
 echo process_id,code_block_name,position,timestamp >marks.csv
-sleep 0.3
-mark quiet 0; sleep 0.3; mark quiet 1
-sleep 0.3
-mark work 0; sleep 0.3
+samples "\$1"
+mark quiet 0; samples "\$1"; mark quiet 1
+samples "\$1"
+mark work 0; samples "\$1"
 printf '3000000\n' >"$PC/energy_uj"
-sleep 0.3; mark work 1
-sleep 0.3
+samples "\$1"; mark work 1
+samples "\$1"
 SH
 for ext in csv sqlite; do
     echo 997000000 >"$PC/energy_uj"
-    GT_SYSFS_ROOT=$SYS "$GT_BIN" --st=0.02 --disable-logs --tf="j.$ext" -- sh job.sh >/dev/null
+    GT_SYSFS_ROOT=$SYS "$GT_BIN" --st=0.02 --disable-logs --tf="j.$ext" -- sh job.sh "j.$ext" >/dev/null
     "$GT_BIN" sub-track analyze --tf="j.$ext" --stf=marks.csv -f json -o r.json
     [ "$(e work cpu_energy_joules)" = '{"total":6,"mean":6,"calls":1}' ] || fail "$ext work: $(e work cpu_energy_joules)"
     [ "$(e quiet cpu_energy_joules)" = '{"total":0,"mean":0,"calls":1}' ] || fail "$ext quiet: $(e quiet cpu_energy_joules)"

@@ -4,7 +4,10 @@
 # warning beyond the GPU one, no negative or torn figure in any sample.
 . "$(dirname "$0")/_lib.sh"
 with_rapl
-"$GT_BIN" --st=0.001 --tf=c.csv -f json -- sh -c 'for i in $(seq 300); do /bin/true; done' >out.txt 2>err.txt
+# After the churn, the command waits for 20 more rows, however slowly the
+# machine samples.
+"$GT_BIN" --st=0.001 --tf=c.csv -f json -- sh -c "for i in \$(seq 300); do /bin/true; done; '$W/touch_mem' 0 rows=20@c.csv" \
+    >out.txt 2>err.txt
 json_report out.txt >r.json
 [ "$(grep -vc 'GPU' err.txt)" = 0 ] || fail "unexpected messages: $(cat err.txt)"
 rows=$(($(wc -l <c.csv) - 3))

@@ -12,15 +12,19 @@ reset() {
 }
 reset
 # The command moves package-0 from 999 J through its wrap at 1000 J to 4 J
-# (+5 J) and the DRAM counter by +2.5 J, in place as the kernel does.
+# (+5 J) and the DRAM counter by +2.5 J, in place as the kernel does,
+# between samples of its tracking file (\$1): the counters are read before
+# and after, however slowly a loaded machine samples.
+samples_waiter
 cat >advance.sh <<EOF
-sleep 0.5
+sh "$TMP/wait_samples.sh" "\$1" 2
 printf '4000000\n' >"$PC/intel-rapl:0/energy_uj"
 printf '3500000\n' >"$PC/intel-rapl:0:0/energy_uj"
 sleep 0.3
+sh "$TMP/wait_samples.sh" "\$1" 2
 EOF
 
-GT_SYSFS_ROOT=$SYS "$GT_BIN" -f json --st=0.05 --tf=t.csv -- sh advance.sh >out.txt
+GT_SYSFS_ROOT=$SYS "$GT_BIN" -f json --st=0.05 --tf=t.csv -- sh advance.sh t.csv >out.txt
 json_report out.txt >r.json
 [ "$(jget r.json '.energy.unit')" = joules ] || fail "unit"
 [ "$(jget r.json '.energy.cpu.unavailable')" = null ] || fail "unavailable: $(jget r.json '.energy.cpu.unavailable')"
@@ -42,7 +46,7 @@ sed -n 4p t.csv | awk -F, '$23 != "0.0" || $24 != "0.0" || $25 != "" { exit 1 }'
 tail -n 1 t.csv | awk -F, '$23 != "5.0" || $24 != "2.5" || $25 != "" { exit 1 }' || fail "last row: $(tail -n 1 t.csv)"
 
 reset
-GT_SYSFS_ROOT=$SYS "$GT_BIN" --eu=kilojoules --st=0.05 --tf=t.sqlite -- sh advance.sh >out.txt 2>/dev/null
+GT_SYSFS_ROOT=$SYS "$GT_BIN" --eu=kilojoules --st=0.05 --tf=t.sqlite -- sh advance.sh t.sqlite >out.txt 2>/dev/null
 [ "$(sqlite3 t.sqlite 'select cpu_energy_joules, dram_energy_joules, gpu_energy_joules is null from data order by rowid desc limit 1')" = "5.0|2.5|1" ] ||
     fail "sqlite energy columns: $(sqlite3 t.sqlite 'select * from data order by rowid desc limit 1')"
 grep -q '^   Unit: kilojoules$' out.txt || fail "--eu text unit"
@@ -103,7 +107,7 @@ rc=0; "$GT_BIN" --eu=watts -- touch ran.marker >/dev/null 2>err.txt || rc=$?
 grep -q "'joules', 'kilojoules', 'watt-hours', 'kilowatt-hours'" err.txt || fail "--eu message: $(cat err.txt)"
 echo '{"energy_unit": "watt-hours"}' >c.json
 reset
-GT_SYSFS_ROOT=$SYS "$GT_BIN" --tconfig=c.json -f json --st=0.05 -- sh advance.sh >out.txt 2>/dev/null
+GT_SYSFS_ROOT=$SYS "$GT_BIN" --tconfig=c.json -f json --st=0.05 --tf=c.csv -- sh advance.sh c.csv >out.txt 2>/dev/null
 json_report out.txt >r.json
 [ "$(jget r.json .energy.unit)" = watt-hours ] || fail "tconfig energy_unit"
 jq -e '.energy.cpu.domains["package-0"].energy == 5 / 3600' r.json >/dev/null || fail "watt-hours: $(jq -c .energy.cpu.domains r.json)"

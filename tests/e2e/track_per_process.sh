@@ -23,17 +23,6 @@ has_table() { [ "$(sqlite3 -cmd '.timeout 5000' "$1" "SELECT count(*) FROM sqlit
 # has_rows FILE PID N: process PID has at least N rows.
 has_rows() { [ "$(rows "$1" "$2")" -ge "$3" ]; }
 
-# wait_for COND...: polls until the command succeeds (a bound on waiting,
-# not on the time the work takes: 120 s means something is stuck).
-wait_for() {
-    local i=0
-    until "$@"; do
-        i=$((i + 1))
-        [ $i -lt 1200 ] || fail "waited 120 s for: $*; gpu-tracker said: $(cat err.txt 2>/dev/null)"
-        sleep 0.1
-    done
-}
-
 # run_family TRACKING_FILE PROCESSES_FILE ARGS...: runs the workload under
 # gpu-tracker; each child is released once two samples have seen it after it
 # finished its work, so its rows hold its whole memory and CPU time
@@ -201,11 +190,14 @@ printf '{"per_process": true, "tracking_file": "c.csv"}\n' >c.json
 # the rows but loses none: every sample of table data has its rows in
 # table processes (the main process is in every sample, a zombie in the
 # last), none twice.
-"$GT_BIN" --st=0.05 --per-process --tf=l.sqlite --disable-logs -- "$W/touch_mem" 10 3 >/dev/null &
+# The command runs until the lock is released, however long the waits
+# before took.
+"$GT_BIN" --st=0.05 --per-process --tf=l.sqlite --disable-logs -- "$W/touch_mem" 10 file=l.release >/dev/null &
 gt=$!
 wait_for test -s l.sqlite
 wait_for has_table l.sqlite
 sqlite3 -cmd '.timeout 20000' l.sqlite 'BEGIN IMMEDIATE;' '.shell sleep 1' 'COMMIT;'
+touch l.release
 wait $gt || fail "gpu-tracker with a locked file: exit $?"
 samples=$(sqlite3 l.sqlite 'SELECT count(*) FROM data')
 [ "$(sqlite3 l.sqlite 'SELECT count(DISTINCT timestamp) FROM processes')" = "$samples" ] ||

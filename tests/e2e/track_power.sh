@@ -18,14 +18,19 @@ reset() {
 reset
 # package-0 moves from 999 J through its wrap at 1000 J to 4 J (+5 J), the
 # DRAM counter by +2.5 J; core and psys stand still.
+# Between samples of the tracking file (\$1), however slowly a loaded
+# machine samples: four before and four after, so that each chart has a
+# line of points on both sides of the rewrite (a row read during it has
+# an empty cell).
+samples_waiter
 cat >advance.sh <<EOF
-sleep 0.5
+sh "$TMP/wait_samples.sh" "\$1" 4
 printf '4000000\n' >"$PC/intel-rapl:0/energy_uj"
 printf '3500000\n' >"$PC/intel-rapl:0:1/energy_uj"
-sleep 0.5
+sh "$TMP/wait_samples.sh" "\$1" 4
 EOF
 
-GT_SYSFS_ROOT=$SYS "$GT_BIN" -f json --st=0.05 --ru=bytes --tf=t.csv -- sh advance.sh >out.txt 2>err.txt ||
+GT_SYSFS_ROOT=$SYS "$GT_BIN" -f json --st=0.05 --ru=bytes --tf=t.csv -- sh advance.sh t.csv >out.txt 2>err.txt ||
     fail "gpu-tracker: $(cat err.txt)"
 json_report out.txt >r.json
 sed -n 3p t.csv | grep -q ',timestamp,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts,core_power_watts,dram_power_watts,psys_power_watts$' ||
@@ -80,7 +85,7 @@ jq -e '.energy.cpu.domains["package-0:dram"].attributed_energy_estimate >= 0' r.
 
 # The text report names both, and the SQLite file has the same columns.
 reset
-GT_SYSFS_ROOT=$SYS "$GT_BIN" --st=0.05 --tf=t.sqlite -- sh advance.sh >out.txt 2>/dev/null
+GT_SYSFS_ROOT=$SYS "$GT_BIN" --st=0.05 --tf=t.sqlite -- sh advance.sh t.sqlite >out.txt 2>/dev/null
 grep -q '^      DRAM attribution method: memory_share: ' out.txt || fail "text method: $(sed -n '/^Energy:/,$p' out.txt)"
 grep -q '^            Attributed energy by memory share (estimate): ' out.txt ||
     fail "text figure: $(sed -n '/^Energy:/,$p' out.txt)"

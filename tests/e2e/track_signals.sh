@@ -8,14 +8,12 @@
 set -m
 for sig in INT TERM; do
     rm -f t.csv
-    env --default-signal=INT,TERM "$GT_BIN" --st=0.02 --tf=t.csv --overwrite -- "$W/touch_mem" 10 30 >out.txt &
+    # The command holds its memory until the signal ends it.
+    env --default-signal=INT,TERM "$GT_BIN" --st=0.02 --tf=t.csv --overwrite -- "$W/touch_mem" 10 file=never >out.txt &
     pid=$!
     # The signal once the tracker has written 10 samples (so it is running
     # its command), however slowly a loaded machine starts it.
-    for _ in $(seq 600); do
-        [ -f t.csv ] && [ $(($(wc -l <t.csv) - 3)) -ge 10 ] && break
-        sleep 0.05
-    done
+    wait_for lines_at_least t.csv 13
     kill -$sig $pid
     rc=0; wait $pid || rc=$?
     num=$(kill -l $sig)

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 # K children each touching M MiB: descendants' memory and thread counts.
 . "$(dirname "$0")/_lib.sh"
+# The children hold their memory until three more rows are in the tracking
+# file, so samples see all K whole however slowly a loaded machine samples.
 K=4 MIB=20
-"$GT_BIN" --st=0.05 --ru=bytes -f json -- "$W/tree" $K 1 $MIB >out.txt
+"$GT_BIN" --st=0.05 --ru=bytes -f json --tf=t.csv -- "$W/tree" $K rows=3@t.csv $MIB >out.txt
 json_report out.txt >r.json
 [ "$(jget r.json .cpu_utilization.main_n_threads)" = 1 ] || fail "main threads"
 [ "$(jget r.json .cpu_utilization.descendants_n_threads)" = $K ] || fail "descendant threads"
@@ -20,7 +22,7 @@ awk -v d="$d_shared" -v c="$c_shared" -v m="$m_shared" 'BEGIN { exit !(c <= 2 * 
 # Children forked by short-lived threads other than the main one: found
 # through each thread's own children list while the threads come and go.
 K=3 MIB=10
-"$GT_BIN" --st=0.01 --ru=bytes -f json --disable-logs -- "$W/thread_fork" $K $MIB 0.3 >out.txt
+"$GT_BIN" --st=0.01 --ru=bytes -f json --disable-logs --tf=t2.csv -- "$W/thread_fork" $K $MIB rows=3@t2.csv >out.txt
 json_report out.txt >r.json
 N=$((MIB * 1048576))
 within "$(jget r.json .max_ram.descendants.private_rss)" $((N * 97 / 100)) $((N * 110 / 100)) "children of threads"

@@ -15,8 +15,8 @@ hwm_of() { awk '/^VmHWM:/ { print $2 * 1024 }' "$1"; }
 # --- Pool: the workers hold their memory until released.
 "$GT_BIN" --st=0.05 --ru=bytes --tf=t.csv -f json -- python3 "$DATA/pool.py" "$TMP" >out.txt 2>err.txt &
 gt=$!
-for i in $(seq 600); do [ "$(ls ready.* 2>/dev/null | wc -l)" = 2 ] && break; sleep 0.05; done
-[ "$(ls ready.* 2>/dev/null | wc -l)" = 2 ] || fail "pool workers not ready: $(cat err.txt)"
+workers_ready() { [ "$(ls ready.* 2>/dev/null | wc -l)" = 2 ]; }
+wait_for workers_ready
 main=$(cat /proc/$gt/task/*/children | tr -s ' \n' ' ')
 main=${main% }
 kids=$(cat /proc/$main/task/*/children | tr -s ' \n' ' ')
@@ -30,7 +30,8 @@ t0=$(date +%s.%N)
 python3 "$DATA/union.py" $main $kids >union.txt
 t1=$(date +%s.%N)
 # A sample taken after the reading, so one falls inside the quiet window.
-for i in $(seq 600); do awk -F, -v t="$t1" 'NR > 3 && $22 + 0 > t + 0 { f = 1 } END { exit !f }' t.csv && break; sleep 0.05; done
+sampled_after() { awk -F, -v t="$1" 'NR > 3 && $22 + 0 > t + 0 { f = 1 } END { exit !f }' t.csv; }
+wait_for sampled_after "$t1"
 t2=$(date +%s.%N)
 # The pool's Python threads may still allocate a little meanwhile: the union
 # read again after the window bounds the samples from the other side.

@@ -4,6 +4,7 @@ with python3-pytest; see tests/python/run.sh)."""
 import math
 import os
 import sys
+import time
 
 import pytest
 
@@ -37,6 +38,20 @@ def no_rapl(tmp_path, monkeypatch):
     monkeypatch.setenv('GT_SYSFS_ROOT', str(tmp_path / 'no-sys'))
     monkeypatch.setenv('GT_NVML_LIBRARY', str(tmp_path / 'no-nvml.so'))
     monkeypatch.setenv('GT_ROCM_SMI_LIBRARY', str(tmp_path / 'no-rocm-smi.so'))
+
+
+def wait_rows(tracking_file, n, limit=300):
+    """Waits until the CSV tracking file has n more lines than now: n - 1
+    samples at least taken wholly after the call, however slowly a loaded
+    machine lets the tracker sample (the limit only says something is stuck)."""
+    def lines():
+        with open(tracking_file, 'rb') as f:
+            return f.read().count(b'\n')
+    want = lines() + n
+    end = time.monotonic() + limit
+    while lines() < want:
+        assert time.monotonic() < end, f'{tracking_file}: no {n} more rows in {limit} s'
+        time.sleep(0.01)
 
 
 def touch_mib(n):

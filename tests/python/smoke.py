@@ -11,8 +11,8 @@ import gpu_tracker as gput
 assert sys.version_info >= (3, 9), sys.version
 with gput.Tracker(sleep_time=0.01, ram_unit='megabytes', time_unit='seconds', disable_logs=True) as tracker:
     data = b'\x01' * (64 << 20)
-    time.sleep(0.1)  # ten intervals: a sample sees it whole, however late
-    del data
+    time.sleep(0.1)
+del data  # after the last sample, taken by stop(), so it must be seen
 usage = tracker.resource_usage
 assert usage.max_ram.main.total_rss >= 64 * 1.048576, usage.max_ram
 assert str(tracker).startswith('Max RAM:\n   Unit: megabytes\n'), str(tracker)

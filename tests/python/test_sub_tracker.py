@@ -16,7 +16,7 @@ import time
 import pytest
 
 import gpu_tracker as gput
-from conftest import MIB, assert_close, touch_mib, run_python
+from conftest import MIB, assert_close, touch_mib, run_python, wait_rows
 
 REF = os.environ.get('GT_REF', os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'reference'))
 SUB = os.path.join(REF, 'sub-tracking')
@@ -32,16 +32,19 @@ FUNCTION = f'{THIS_FILE}:allocate'
 
 
 @gput.sub_track(sub_tracking_file='functions.csv')
-def allocate(n_mib):
+def allocate(n_mib, tracking_file):
+    # At least 0.15 s, and until two samples were taken wholly inside the
+    # call, however slowly a loaded machine samples.
     data = touch_mib(n_mib)
     time.sleep(0.15)
+    wait_rows(tracking_file, 3)
     del data
 
 
 def run_session(tracking_file, sub_tracking_file, sizes=(20, 40, 60)):
     with gput.Tracker(sleep_time=0.02, tracking_file=tracking_file, ram_unit='megabytes', time_unit='seconds'):
         for n in sizes:
-            allocate(n)
+            allocate(n, tracking_file)
             with gput.SubTracker(code_block_name='pause', sub_tracking_file=sub_tracking_file):
                 time.sleep(0.1)
 

@@ -825,9 +825,55 @@ static void test_missing_main(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A sample's timestamp is the instant its CPU interval ends, so the time
+ * between two rows is the interval the percents are over however long the
+ * reads before main's took: here the first sample reads a /proc/stat of
+ * 1024 cores (tens of microseconds and more), the second none (the system
+ * period has not passed), and percent x interval gives back main's 0.05 s
+ * exactly (to the timestamps' rounding). */
+static void test_timestamp_ends_the_interval(void **state)
+{
+    (void)state;
+    new_root(0);
+    size_t cap = 1100 * 64, len = 0;
+    char *big = malloc(cap);
+    assert_non_null(big);
+    len += (size_t)snprintf(big + len, cap - len, "cpu  409600 0 0 409600 0 0 0 0 0 0\n");
+    for (int i = 0; i < 1024; i++)
+        len += (size_t)snprintf(big + len, cap - len, "cpu%d 100 0 0 100 0 0 0 0 0 0\n", i);
+    snprintf(big + len, cap - len, "ctxt 1\nbtime 1\n");
+    put("stat", big);
+    free(big);
+    char m[1024] = "";
+    put_stat(100, 1, 1, 0, 0);
+    put("100/task/100/children", "");
+    put_status(100, 1000);
+    mapping(m, sizeof m, "", 100, 0);
+    put_smaps(100, m);
+    gt_sampler *s = new_sampler(100);
+    gt_sampler_set_system_period(s, 0);
+    gt_sample a, b;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    struct timespec pause = {0, 300 * 1000000L}; /* longer than the CPU window */
+    nanosleep(&pause, NULL);
+    put_stat(100, 1, 1, 5, 0); /* 5 ticks: 0.05 s at USER_HZ 100 */
+    gt_sampler_set_system_period(s, 3600);
+    assert_int_equal(gt_sampler_take(s, &b, &err), GT_OK);
+    assert_int_equal(b.cpu_valid, 1);
+    double secs = 5.0 / (double)sysconf(_SC_CLK_TCK);
+    double interval = b.timestamp - a.timestamp;
+    /* To the wall clock's reading (within 0.5 us each) and the rounding of a
+     * timestamp near 1.8e9 s to a double (2.4e-7 s): 2 us over the interval. */
+    within(b.cpu_main_sum / 100 * interval, secs * (1 - 2e-6 / interval), secs * (1 + 2e-6 / interval));
+    gt_sampler_free(&s);
+    remove_root();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_timestamp_ends_the_interval),
         cmocka_unit_test(test_tree),
         cmocka_unit_test(test_missing_main),
         cmocka_unit_test(test_main_share_apart),

@@ -8,23 +8,9 @@
 
 #define USAGE "burn THREADS MS"
 
-/* Where the spinning goes, so the compiler keeps the loop. */
-static volatile unsigned long sink;
-
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        wl_die("clock_gettime");
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void *spin(void *arg)
 {
-    double until = *(const double *)arg;
-    while (thread_cpu_seconds() < until)
-        for (int i = 0; i < 100000; i++)
-            sink += (unsigned long)i;
+    wl_burn(*(const double *)arg);
     return NULL;
 }
 

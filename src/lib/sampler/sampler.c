@@ -1602,15 +1602,30 @@ gt_status gt_sampler_take_last(gt_sampler *s, gt_sample *out, gt_error *err)
     return st;
 }
 
+/* The wall clock less the monotonic one, now: read between two monotonic
+ * readings close together, so that a thread preempted between the reads
+ * (a loaded machine) does not shift it by the time it waited. */
+static double wall_clock_offset(void)
+{
+    struct timespec m0, real, m1;
+    for (int tries = 0;; tries++) {
+        clock_gettime(CLOCK_MONOTONIC, &m0);
+        clock_gettime(CLOCK_REALTIME, &real);
+        clock_gettime(CLOCK_MONOTONIC, &m1);
+        double m = (ts_seconds(&m0) + ts_seconds(&m1)) / 2;
+        if (ts_seconds(&m1) - ts_seconds(&m0) < 1e-6 || tries == 4)
+            return ts_seconds(&real) - m;
+    }
+}
+
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!s->self_tid)
         s->self_tid = gettid(); /* always the same thread, see sampler.h */
-    struct timespec real, boot;
-    clock_gettime(CLOCK_REALTIME, &real);
+    struct timespec boot;
+    double wall_minus_mono = wall_clock_offset();
     clock_gettime(CLOCK_BOOTTIME, &boot);
-    out->timestamp = ts_seconds(&real);
     s->budget_checked = 0;
     s->read_mono = -1;
     s->self_thread_cpu = (struct timespec){0, 0};
@@ -1637,6 +1652,12 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         clock_gettime(CLOCK_MONOTONIC, &t);
         s->read_mono = s->read_mono_main = ts_seconds(&t);
     }
+    /* The timestamp is the instant the CPU interval ends (main's read), on
+     * the wall clock: the time between two rows is then the interval the
+     * CPU percents are over, so percent x interval gives back the CPU
+     * seconds, however long the reads before main took on a loaded
+     * machine. */
+    out->timestamp = s->read_mono + wall_minus_mono;
     drop_duplicates(s);
     /* Exits since the last sample, now that the walk tells whose they are. */
     if (s->exits)
