@@ -38,7 +38,11 @@ typedef struct aggregate {
     uint64_t max_gpu_main, max_gpu_desc, max_gpu_comb, max_gpu_system;
     double max_gpu, sum_gpu;
     int max_threads_main, max_threads_desc, max_threads_comb;
-    double max_cpu[4], sum_cpu[4]; /* system, main, descendants, combined */
+    double max_cpu[4]; /* system, main, descendants, combined */
+    /* The percents weighed by the seconds they are over, and those seconds:
+     * the mean is over time, so the short last interval (taken at stop)
+     * weighs as little as it lasted. */
+    double wsum_cpu[4], span_cpu;
     unsigned long n, n_cpu;
     uint64_t main_hwm, desc_hwm;
     int main_hwm_exact, desc_hwm_exact;  /* as of the last sample */
@@ -347,8 +351,9 @@ static void fold(aggregate *a, const gt_sample *s)
                              s->cpu_combined_sum};
         for (int i = 0; i < 4; i++) {
             MAXU(a->max_cpu[i], v[i]);
-            a->sum_cpu[i] += v[i];
+            a->wsum_cpu[i] += v[i] * s->cpu_span;
         }
+        a->span_cpu += s->cpu_span;
         a->n_cpu++;
     }
     if (s->gpu_sm_valid) {
@@ -721,14 +726,19 @@ static void pct(gt_percentages *p, double max, double sum, unsigned long n, int 
 
 /* CPU percents with no figure at all (a single sample closes no interval)
  * are unavailable, never 0: every field -1; but 0 where none_ran (the
- * process had ended before tracking began). */
-static void cpu_pct(gt_percentages *p, double max, double sum, unsigned long n, int div, int none_ran)
+ * process had ended before tracking began).  The mean is over time: each
+ * interval's percent weighed by its length (wsum over span). */
+static void cpu_pct(gt_percentages *p, double max, double wsum, double span, unsigned long n, int div,
+                    int none_ran)
 {
     if (!n && !none_ran) {
         *p = (gt_percentages){-1.0, -1.0, -1.0, -1.0};
         return;
     }
-    pct(p, max, sum, n, div);
+    if (span > 0)
+        pct(p, max, wsum / span, 1, div);
+    else
+        pct(p, max, 0.0, 0, div);
 }
 
 static void rss(gt_rss_values *v, const gt_rss *max, const gt_rss *at_max, gt_ram_unit u)
@@ -768,10 +778,14 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     u->cpu_utilization.system_core_count = sd->system_core_count;
     u->cpu_utilization.n_expected_cores = sd->n_expected_cores;
     int none = t->ended_before_start;
-    cpu_pct(&u->cpu_utilization.system, a.max_cpu[0], a.sum_cpu[0], a.n_cpu, sd->system_core_count, none);
-    cpu_pct(&u->cpu_utilization.main, a.max_cpu[1], a.sum_cpu[1], a.n_cpu, sd->n_expected_cores, none);
-    cpu_pct(&u->cpu_utilization.descendants, a.max_cpu[2], a.sum_cpu[2], a.n_cpu, sd->n_expected_cores, none);
-    cpu_pct(&u->cpu_utilization.combined, a.max_cpu[3], a.sum_cpu[3], a.n_cpu, sd->n_expected_cores, none);
+    cpu_pct(&u->cpu_utilization.system, a.max_cpu[0], a.wsum_cpu[0], a.span_cpu, a.n_cpu,
+            sd->system_core_count, none);
+    cpu_pct(&u->cpu_utilization.main, a.max_cpu[1], a.wsum_cpu[1], a.span_cpu, a.n_cpu,
+            sd->n_expected_cores, none);
+    cpu_pct(&u->cpu_utilization.descendants, a.max_cpu[2], a.wsum_cpu[2], a.span_cpu, a.n_cpu,
+            sd->n_expected_cores, none);
+    cpu_pct(&u->cpu_utilization.combined, a.max_cpu[3], a.wsum_cpu[3], a.span_cpu, a.n_cpu,
+            sd->n_expected_cores, none);
     u->cpu_utilization.main_n_threads = a.max_threads_main;
     u->cpu_utilization.descendants_n_threads = a.max_threads_desc;
     u->cpu_utilization.combined_n_threads = a.max_threads_comb;

@@ -131,6 +131,10 @@ struct gt_sampler {
      * a new child or thread (see kids_stand()). */
     pid_t last_pid, prev_last_pid;
     int no_new_tasks;
+    /* read_mono of the latest sample before which a task may have been
+     * created (the last PID moved, or is unknown): threads that came and
+     * went between two samples are in no sampled thread count. */
+    double spawn_t;
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
     size_t max_cap;
@@ -1374,6 +1378,11 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     }
     if (s->churn_t > from->t)
         dt = cores;
+    /* A thread created and joined between two samples is in no sampled
+     * count, but its CPU time is in the group's clock: where a task was
+     * created within the span, only the cores bound the rate. */
+    if (s->spawn_t > from->t)
+        mt = dt = cores;
     double bm = mt < cores ? mt : cores, bd = dt < cores ? dt : cores;
     double rm = clamp((now->main - from->main) / (now->t - from->t_main) + GT_CPU_SLACK, bm);
     double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, bd);
@@ -1392,6 +1401,7 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
                                   bd * GT_CPU_HOLD_PER_CORE);
     out->cpu_valid = 1;
     out->cpu_since_first = since_first;
+    out->cpu_span = wall;
     s->cpu_seen = 1;
     out->cpu_main_sum = m / wall * 100;
     out->cpu_descendants_sum = d / wall * 100;
@@ -1674,6 +1684,8 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         s->first_mono = s->read_mono;
         s->first_mono_main = s->read_mono_main;
     }
+    if (!s->last_pid || s->last_pid != s->prev_last_pid)
+        s->spawn_t = s->read_mono;
     cpu_percents(s, out, &pt, ncores);
     system_cpu(s, out, ncores, fresh);
 
