@@ -349,8 +349,10 @@ typedef struct gt_usage {
 
     /* How each peak_ram figure was obtained: "exact" (the kernel's record of
      * an exited process through taskstats, or the VmHWM of a process alive
-     * at the last sample) or "lower bound (sampled)" (the largest VmHWM the
-     * samples saw: growth in a process's last interval is missed); NULL
+     * at the last sample), "exact up to the end of tracking (descendants
+     * still running)" for the descendants when some were still running at
+     * the last sample (they may grow after it), or "lower bound (sampled)" (the largest VmHWM
+     * the samples saw: growth in a process's last interval is missed); NULL
      * where the figure is unavailable. */
     struct {
         const char *main, *largest_descendant;

@@ -46,6 +46,7 @@ typedef struct aggregate {
     unsigned long n, n_cpu;
     uint64_t main_hwm, desc_hwm;
     int main_hwm_exact, desc_hwm_exact;  /* as of the last sample */
+    int desc_running;                    /* descendants alive at the last sample */
     int main_denied, desc_denied;        /* errno: memory unreadable at some sample */
     pid_t denied_pid;
     double max_sm[3], sum_sm[3];        /* main, descendants, combined */
@@ -504,6 +505,7 @@ static void take(gt_tracker *t, int last)
         return;
     }
     fold(&t->agg, &s);
+    t->agg.desc_running = gt_sampler_descendants_alive(t->sampler) > 0;
     gt_energy_fold(t->energy, &er, &s);
     aggregate a = t->agg;
     pthread_mutex_unlock(&t->mu);
@@ -685,6 +687,8 @@ size_t gt_tracker_descendants_alive(const gt_tracker *t)
 
 #define PEAK_EXACT "exact"
 #define PEAK_SAMPLED "lower bound (sampled)"
+/* A descendant still running when tracking stopped may grow after it. */
+#define PEAK_EXACT_AT_STOP "exact up to the end of tracking (descendants still running)"
 
 /* The peak_ram section: each figure with how far it can be trusted. */
 static void peaks(gt_usage *u, const aggregate *a, uint64_t maxrss, gt_ram_unit ru)
@@ -696,7 +700,8 @@ static void peaks(gt_usage *u, const aggregate *a, uint64_t maxrss, gt_ram_unit 
     u->peak_ram.main = a->main_hwm ? gt_ram_in_unit((double)a->main_hwm, ru) : -1.0;
     u->peak_ram.largest_descendant = gt_ram_in_unit((double)a->desc_hwm, ru);
     u->peak_ram_method.main = a->main_hwm ? (main_exact ? PEAK_EXACT : PEAK_SAMPLED) : NULL;
-    u->peak_ram_method.largest_descendant = a->desc_hwm_exact ? PEAK_EXACT : PEAK_SAMPLED;
+    u->peak_ram_method.largest_descendant =
+        !a->desc_hwm_exact ? PEAK_SAMPLED : a->desc_running ? PEAK_EXACT_AT_STOP : PEAK_EXACT;
 }
 
 /* Memory that could not be read is unavailable, never 0. */

@@ -254,12 +254,15 @@ static void test_peak_section(void **state)
     char *got = render(&u, GT_FORMAT_TEXT);
     assert_non_null(strstr(got, "   Time: 300.0\nPeak RAM (kernel high-water mark):\n   Unit: bytes\n"
                                 "   Main: 209715200.0\n   Largest descendant: unavailable\n"
-                                "   Main method: exact\n   Largest descendant method: unavailable"));
+                                "   Main method: exact\n   Largest descendant method: unavailable\n"
+                                "   Max RAM method: sampled: the largest at one sample, a lower bound of the peak"));
     free(got);
     got = render(&u, GT_FORMAT_JSON);
     assert_non_null(strstr(got, " },\n \"peak_ram\": {\n  \"unit\": \"bytes\",\n  \"main\": 209715200.0,\n"
                                 "  \"largest_descendant\": null,\n  \"main_method\": \"exact\",\n"
-                                "  \"largest_descendant_method\": null\n }\n}"));
+                                "  \"largest_descendant_method\": null,\n"
+                                "  \"max_ram_method\": "
+                                "\"sampled: the largest at one sample, a lower bound of the peak\"\n }\n}"));
     free(got);
 }
 

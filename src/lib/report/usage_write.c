@@ -148,6 +148,10 @@ static size_t drop_omitted(item *dst, const item *src, size_t n)
     return kept;
 }
 
+/* What the Max RAM figures are (the Python package's section, whose layout
+ * stays its own): the largest sums at one sample. */
+#define GT_MAX_RAM_METHOD "sampled: the largest at one sample, a lower bound of the peak"
+
 #define PERCENTS(label, key, p)                                                     \
     SECTION(label, key), FLT("Max sum percent", "max_sum_percent", (p).max_sum_percent), \
         FLT("Max hardware percent", "max_hardware_percent", (p).max_hardware_percent), \
@@ -347,6 +351,9 @@ static gt_status write_usage(const gt_usage *u, gt_format fmt, FILE *out)
         STR("Main method", "main_method", u->peak_ram_method.main),
         STR("Largest descendant method", "largest_descendant_method",
             u->peak_ram_method.largest_descendant),
+        /* The Python package's Max RAM section keeps its layout, so what
+         * its figures are is said here, beside the peaks they are not. */
+        STR("Max RAM method", "max_ram_method", GT_MAX_RAM_METHOD),
         END,
         /* gpu-tracker's own GPU figures, where the vendor library has them. */
         SECTION_IF("GPU process utilization (SM)", "gpu_process_utilization",
