@@ -178,6 +178,11 @@ struct gt_sampler {
     uint64_t ram_capacity;
     uint64_t desc_hwm_max;
     gt_exit_peaks *exits;     /* NULL: no taskstats, peaks are sampled */
+    /* The tree's exit records attributed at this sample (see
+     * gt_sampler_exits); taken_short: some were not kept. */
+    gt_exit_record *taken;
+    size_t n_taken, taken_cap;
+    int taken_short;
     size_t desc_alive;
     /* Scratch while reading one process's smaps. */
     proc_entry *smaps_target;
@@ -264,6 +269,18 @@ static int clocks_usable(const char *proc_root)
            clock_getcpuclockid(getpid(), &id) == 0 && clock_gettime(id, &t) == 0;
 }
 
+/* Keeps an exit record of the tree for gt_sampler_exits. */
+static void keep_exit(void *ctx, const gt_exit_record *r)
+{
+    gt_sampler *s = ctx;
+    if (s->n_taken == s->taken_cap &&
+        gt_grow_array((void **)&s->taken, &s->taken_cap, s->n_taken + 1, 64, sizeof *s->taken) != 0) {
+        s->taken_short = 1;
+        return;
+    }
+    s->taken[s->n_taken++] = *r;
+}
+
 gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_error *err)
 {
     *out = NULL;
@@ -301,8 +318,8 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     /* Registered before the command starts, so no exit escapes.  Without
      * the privilege the peaks are sampled, and the report says so. */
     gt_error xe;
-    if (cfg->exit_records)
-        gt_exit_peaks_open(s->main_pid, s->root, s->self_pid, &s->exits, &xe);
+    if (cfg->exit_records && gt_exit_peaks_open(s->main_pid, s->root, s->self_pid, &s->exits, &xe) == GT_OK)
+        gt_exit_peaks_on_taken(s->exits, keep_exit, s);
     *out = s;
     return GT_OK;
 }
@@ -397,6 +414,7 @@ void gt_sampler_free(gt_sampler **sp)
     free(s->max_desc);
     free(s->max_comb);
     gt_exit_peaks_close(&s->exits);
+    free(s->taken);
     gt_paths_free(&s->paths);
     gt_procfs_close(&s->fs);
     free(s);
@@ -1644,6 +1662,8 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     }
     drop_duplicates(s);
     /* Exits since the last sample, now that the walk tells whose they are. */
+    s->n_taken = 0;
+    s->taken_short = 0;
     if (s->exits)
         gt_exit_peaks_drain(s->exits, is_member, s);
 
@@ -1718,8 +1738,16 @@ size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t ca
             .cpu_seconds = e->cpu - (self ? ts_seconds(&s->self_thread_cpu) : 0),
             .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
             .private_rss = e->private_rss, .shared_rss = e->shared_rss,
+            .hwm = e->hwm,
         };
         memcpy(out[i].comm, e->comm, sizeof out[i].comm);
     }
     return l ? l->n : 0;
+}
+
+size_t gt_sampler_exits(const gt_sampler *s, const gt_exit_record **out, int *short_out)
+{
+    *out = s->taken;
+    *short_out = s->taken_short;
+    return s->n_taken;
 }
