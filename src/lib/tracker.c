@@ -740,10 +740,10 @@ static void cpu_pct(gt_percentages *p, double max, double wsum, double span, uns
         *p = (gt_percentages){-1.0, -1.0, -1.0, -1.0};
         return;
     }
-    if (span > 0)
-        pct(p, max, wsum / span, 1, div);
-    else
-        pct(p, max, 0.0, 0, div);
+    /* A single interval's percent weighed and divided back may round above
+     * it: the mean is never above the max. */
+    double mean = span > 0 ? wsum / span : 0.0;
+    pct(p, max, mean < max ? mean : max, span > 0, div);
 }
 
 static void rss(gt_rss_values *v, const gt_rss *max, const gt_rss *at_max, gt_ram_unit u)
