@@ -17,6 +17,8 @@ json_report out.txt >r.json
 sort -k2,2nr truth.txt | head -5 >want.txt
 jq -r '.top_processes.by_peak_ram[] | "\(.pid) \(.peak_rss)"' r.json >got.txt
 if [ "$(jget r.json .peak_ram.largest_descendant_method)" = "lower bound (sampled)" ]; then
+    [ "$(jget r.json .top_processes.peak_rss_method)" = "lower bound (sampled)" ] ||
+        fail "sampled peaks labelled '$(jget r.json .top_processes.peak_rss_method)'"
     # No exit records: whatever is listed is never above its own truth.
     while read -r pid peak; do
         t=$(awk -v p="$pid" '$1 == p { print $2 * 1024 }' truth.txt)
@@ -25,6 +27,8 @@ if [ "$(jget r.json .peak_ram.largest_descendant_method)" = "lower bound (sample
     skip_part "ranking by the true peak" "no taskstats here (needs CAP_NET_ADMIN)"
     exit 0
 fi
+[ "$(jget r.json .top_processes.peak_rss_method)" = "kernel high-water mark" ] ||
+    fail "peaks labelled '$(jget r.json .top_processes.peak_rss_method)'"
 paste -d' ' want.txt got.txt >pair.txt
 [ "$(wc -l <pair.txt)" = 5 ] || fail "$(wc -l <got.txt) top processes: $(cat got.txt)"
 while read -r wpid wkb gpid gpeak; do

@@ -275,7 +275,7 @@ static size_t top_process_items(const struct gt_top_process *p, const char *rank
     return n;
 }
 
-#define TOP_MAX_ITEMS (6 + 2 * 6 * GT_TOP_PROCESSES)
+#define TOP_MAX_ITEMS (7 + 2 * 6 * GT_TOP_PROCESSES)
 
 /* gpu-tracker's own, last: the top processes (--per-process), each list
  * keyed by rank ("1" the largest). */
@@ -288,6 +288,11 @@ static size_t top_items(const gt_usage *u, item *it)
     size_t n = 0;
     it[n++] = (item)SECTION("Top processes", "top_processes");
     it[n++] = (item)STR("Unit", "unit", u->max_ram.unit);
+    /* The peaks are the kernel's at every exit where the descendants' peak
+     * is (taskstats), else the largest the samples read. */
+    const char *dm = u->peak_ram_method.largest_descendant;
+    it[n++] = (item)STR("Peak RSS method", "peak_rss_method",
+                        dm && strncmp(dm, "exact", 5) == 0 ? "kernel high-water mark" : "lower bound (sampled)");
     it[n++] = (item)SECTION("By peak RAM", "by_peak_ram");
     for (int i = 0; i < k; i++)
         n += top_process_items(&u->top_processes.by_peak_ram[i], ranks[i], it + n);
