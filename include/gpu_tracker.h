@@ -359,8 +359,10 @@ typedef struct gt_usage {
 
     /* How each peak_ram figure was obtained: "exact" (the kernel's record of
      * an exited process through taskstats, or the VmHWM of a process alive
-     * at the last sample) or "lower bound (sampled)" (the largest VmHWM the
-     * samples saw: growth in a process's last interval is missed); NULL
+     * at the last sample), "exact up to the end of tracking (descendants
+     * still running)" for the descendants when some were still running at
+     * the last sample (they may grow after it), or "lower bound (sampled)" (the largest VmHWM
+     * the samples saw: growth in a process's last interval is missed); NULL
      * where the figure is unavailable. */
     struct {
         const char *main, *largest_descendant;
@@ -373,12 +375,15 @@ typedef struct gt_usage {
     /* Version 2. */
     /* With gt_options.per_process: the processes with the largest peak RSS
      * and those with the most CPU seconds, largest first (n of each, at most
-     * GT_TOP_PROCESSES).  peak_rss is the largest total RSS (private +
-     * shared, as in the processes table) seen at a sample, in max_ram.unit,
-     * < 0 where its memory could not be read; cpu_seconds is the CPU time of
-     * all its threads as of the last sample that saw it: since its start for
-     * a process started after gt_tracker_new, else since the first sample
-     * that saw it.
+     * GT_TOP_PROCESSES).  peak_rss is the kernel's high-water mark of its
+     * resident memory, in max_ram.unit: from its exit record where taskstats
+     * runs (as peak_ram's), else the largest VmHWM or total RSS a sample
+     * read, a lower bound; < 0 where its memory could not be read.
+     * cpu_seconds is the CPU time of all its threads as of the last sample
+     * that saw it: since its start for a process started after
+     * gt_tracker_new, else since the first sample that saw it.  With
+     * taskstats a process no sample saw (it lived between two) is ranked
+     * too, from its exit records (its threads' CPU time added up).
      * available is 0 without per_process (the report omits the section). */
 #define GT_TOP_PROCESSES 5
     struct {

@@ -102,9 +102,12 @@ class PeakRAM:
     unit: str
     main: float | None
     largest_descendant: float | None
-    # How each figure was obtained: 'exact' or 'lower bound (sampled)'.
+    # How each figure was obtained: 'exact', 'exact up to the end of tracking
+    # (descendants still running)' or 'lower bound (sampled)'.
     main_method: str | None = None
     largest_descendant_method: str | None = None
+    # What max_ram's figures are: sampled, lower bounds of the peaks.
+    max_ram_method: str | None = None
 
 
 @dclass.dataclass

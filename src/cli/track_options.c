@@ -226,7 +226,9 @@ const gt_cli_opt gt_cli_track_opts[] = {
     {.longname = "--tconfig", .arg = "<config-file>", .apply = load_tconfig,
      .help = "JSON file with the Tracker's keyword arguments ({keys}). Command-line options override it."},
     {.longname = "--st", .arg = "<sleep-time>", .apply = set_sleep_time, .key = "sleep_time",
-     .json = GT_CLI_JSON_NUMBER, .help = "Seconds between samples (0.001 to 86400). Defaults to 1.0."},
+     .json = GT_CLI_JSON_NUMBER,
+     .help = "Seconds between samples (0.001 to 86400). Defaults to 1.0. The Max RAM figures are the largest at one "
+             "sample: lower bounds of the peaks (Peak RAM has the kernel's high-water marks)."},
     {.longname = "--ru", .arg = "<ram-unit>", .apply = set_ram_unit, .key = "ram_unit", .json = GT_CLI_JSON_STRING,
      .help = "One of 'bytes', 'kilobytes', 'megabytes', 'gigabytes', or 'terabytes'. Defaults to gigabytes."},
     {.longname = "--gru", .arg = "<gpu-ram-unit>", .apply = set_gpu_ram_unit, .key = "gpu_ram_unit",

@@ -45,9 +45,15 @@ typedef struct aggregate {
     double max_gpu, sum_gpu;
     int max_threads_main, max_threads_desc, max_threads_comb;
     double max_cpu[4], sum_cpu[4]; /* system, main, descendants, combined */
+    /* The percents weighed by the seconds they are over (the timestamps'
+     * differences, which the tracking file holds, so the mean can be
+     * recomputed from it), and those seconds: the mean is over time, so the
+     * short last interval (taken at stop) weighs as little as it lasted. */
+    double wsum_cpu[4], span_cpu;
     unsigned long n, n_cpu;
     uint64_t main_hwm, desc_hwm;
     int main_hwm_exact, desc_hwm_exact;  /* as of the last sample */
+    int desc_running;                    /* descendants alive at the last sample */
     int main_denied, desc_denied;        /* errno: memory unreadable at some sample */
     pid_t denied_pid;
     double max_sm[3], sum_sm[3];        /* main, descendants, combined */
@@ -349,10 +355,11 @@ static void fold(aggregate *a, const gt_sample *s)
     a->n++;
     if (a->n == 1)
         a->first_timestamp = s->timestamp;
+    double dt = 0;
     if (s->cpu_valid && a->n > 1) {
         /* The percents are CPU time over the interval's wall time, or over
          * the time since the first sample for the first figure. */
-        double dt = s->timestamp - (s->cpu_since_first ? a->first_timestamp : a->last_timestamp);
+        dt = s->timestamp - (s->cpu_since_first ? a->first_timestamp : a->last_timestamp);
         if (dt > 0) {
             a->cpu_seconds[0] += s->cpu_main_sum / 100.0 * dt;
             a->cpu_seconds[1] += s->cpu_descendants_sum / 100.0 * dt;
@@ -366,7 +373,11 @@ static void fold(aggregate *a, const gt_sample *s)
         for (int i = 0; i < 4; i++) {
             MAXU(a->max_cpu[i], v[i]);
             a->sum_cpu[i] += v[i];
+            if (dt > 0)
+                a->wsum_cpu[i] += v[i] * dt;
         }
+        if (dt > 0)
+            a->span_cpu += dt;
         a->n_cpu++;
     }
     if (s->gpu_sm_valid) {
@@ -517,6 +528,7 @@ static void take(gt_tracker *t, int last)
         return;
     }
     fold(&t->agg, &s);
+    t->agg.desc_running = gt_sampler_descendants_alive(t->sampler) > 0;
     gt_energy_fold(t->energy, &er, &s);
     aggregate a = t->agg;
     pthread_mutex_unlock(&t->mu);
@@ -740,6 +752,8 @@ size_t gt_tracker_descendants_alive(const gt_tracker *t)
 
 #define PEAK_EXACT "exact"
 #define PEAK_SAMPLED "lower bound (sampled)"
+/* A descendant still running when tracking stopped may grow after it. */
+#define PEAK_EXACT_AT_STOP "exact up to the end of tracking (descendants still running)"
 
 /* The peak_ram section: each figure with how far it can be trusted. */
 static void peaks(gt_usage *u, const aggregate *a, uint64_t maxrss, gt_ram_unit ru)
@@ -751,7 +765,8 @@ static void peaks(gt_usage *u, const aggregate *a, uint64_t maxrss, gt_ram_unit 
     u->peak_ram.main = a->main_hwm ? gt_ram_in_unit((double)a->main_hwm, ru) : -1.0;
     u->peak_ram.largest_descendant = gt_ram_in_unit((double)a->desc_hwm, ru);
     u->peak_ram_method.main = a->main_hwm ? (main_exact ? PEAK_EXACT : PEAK_SAMPLED) : NULL;
-    u->peak_ram_method.largest_descendant = a->desc_hwm_exact ? PEAK_EXACT : PEAK_SAMPLED;
+    u->peak_ram_method.largest_descendant =
+        !a->desc_hwm_exact ? PEAK_SAMPLED : a->desc_running ? PEAK_EXACT_AT_STOP : PEAK_EXACT;
 }
 
 /* Memory that could not be read is unavailable, never 0. */
@@ -781,14 +796,24 @@ static void pct(gt_percentages *p, double max, double sum, unsigned long n, int 
 
 /* CPU percents with no figure at all (a single sample closes no interval)
  * are unavailable, never 0: every field -1; but 0 where none_ran (the
- * process had ended before tracking began). */
-static void cpu_pct(gt_percentages *p, double max, double sum, unsigned long n, int div, int none_ran)
+ * process had ended before tracking began).  The mean is over time: each
+ * interval's percent weighed by its length (wsum over span), or the
+ * samples' mean where the clock gave no length (stepped back). */
+static void cpu_pct(gt_percentages *p, double max, double sum, double wsum, double span, unsigned long n,
+                    int div, int none_ran)
 {
     if (!n && !none_ran) {
         *p = (gt_percentages){-1.0, -1.0, -1.0, -1.0};
         return;
     }
-    pct(p, max, sum, n, div);
+    if (!(span > 0)) {
+        pct(p, max, sum, n, div);
+        return;
+    }
+    /* A single interval's percent weighed and divided back may round above
+     * it: the mean is never above the max. */
+    double mean = wsum / span;
+    pct(p, max, mean < max ? mean : max, 1, div);
 }
 
 static void rss(gt_rss_values *v, const gt_rss *max, const gt_rss *at_max, gt_ram_unit u)
@@ -832,10 +857,14 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     u->cpu_utilization.system_core_count = sd->system_core_count;
     u->cpu_utilization.n_expected_cores = sd->n_expected_cores;
     int none = t->ended_before_start;
-    cpu_pct(&u->cpu_utilization.system, a.max_cpu[0], a.sum_cpu[0], a.n_cpu, sd->system_core_count, none);
-    cpu_pct(&u->cpu_utilization.main, a.max_cpu[1], a.sum_cpu[1], a.n_cpu, sd->n_expected_cores, none);
-    cpu_pct(&u->cpu_utilization.descendants, a.max_cpu[2], a.sum_cpu[2], a.n_cpu, sd->n_expected_cores, none);
-    cpu_pct(&u->cpu_utilization.combined, a.max_cpu[3], a.sum_cpu[3], a.n_cpu, sd->n_expected_cores, none);
+    cpu_pct(&u->cpu_utilization.system, a.max_cpu[0], a.sum_cpu[0], a.wsum_cpu[0], a.span_cpu, a.n_cpu,
+            sd->system_core_count, none);
+    cpu_pct(&u->cpu_utilization.main, a.max_cpu[1], a.sum_cpu[1], a.wsum_cpu[1], a.span_cpu, a.n_cpu,
+            sd->n_expected_cores, none);
+    cpu_pct(&u->cpu_utilization.descendants, a.max_cpu[2], a.sum_cpu[2], a.wsum_cpu[2], a.span_cpu, a.n_cpu,
+            sd->n_expected_cores, none);
+    cpu_pct(&u->cpu_utilization.combined, a.max_cpu[3], a.sum_cpu[3], a.wsum_cpu[3], a.span_cpu, a.n_cpu,
+            sd->n_expected_cores, none);
     u->cpu_utilization.main_n_threads = a.max_threads_main;
     u->cpu_utilization.descendants_n_threads = a.max_threads_desc;
     u->cpu_utilization.combined_n_threads = a.max_threads_comb;

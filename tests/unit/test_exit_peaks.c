@@ -30,7 +30,7 @@ static int is_member(void *ctx, pid_t pid)
 
 static void add(gt_exit_peaks *x, pid_t tgid, pid_t ppid, uint64_t mib)
 {
-    gt_exit_record r = {tgid, tgid, ppid, mib * MB};
+    gt_exit_record r = {.pid = tgid, .tgid = tgid, .ppid = ppid, .hiwater_rss = mib * MB};
     gt_exit_peaks_add(x, &r);
 }
 
@@ -128,7 +128,7 @@ static void test_tracker_under_main(void **state)
     n_members = 1;
     gt_exit_peaks *x = gt_exit_peaks_new(MAIN, MAIN, 60);
     gt_exit_peaks_drain(x, is_member, NULL);
-    gt_exit_record thread = {61, 60, MAIN, 400 * MB};
+    gt_exit_record thread = {.pid = 61, .tgid = 60, .ppid = MAIN, .hiwater_rss = 400 * MB};
     gt_exit_peaks_add(x, &thread);
     add(x, 102, MAIN, 5);
     assert_true(gt_exit_peaks_descendants(x) == 5 * MB);

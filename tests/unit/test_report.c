@@ -254,12 +254,15 @@ static void test_peak_section(void **state)
     char *got = render(&u, GT_FORMAT_TEXT);
     assert_non_null(strstr(got, "   Time: 300.0\nPeak RAM (kernel high-water mark):\n   Unit: bytes\n"
                                 "   Main: 209715200.0\n   Largest descendant: unavailable\n"
-                                "   Main method: exact\n   Largest descendant method: unavailable"));
+                                "   Main method: exact\n   Largest descendant method: unavailable\n"
+                                "   Max RAM method: sampled: the largest at one sample, a lower bound of the peak"));
     free(got);
     got = render(&u, GT_FORMAT_JSON);
     assert_non_null(strstr(got, " },\n \"peak_ram\": {\n  \"unit\": \"bytes\",\n  \"main\": 209715200.0,\n"
                                 "  \"largest_descendant\": null,\n  \"main_method\": \"exact\",\n"
-                                "  \"largest_descendant_method\": null\n }\n}"));
+                                "  \"largest_descendant_method\": null,\n"
+                                "  \"max_ram_method\": "
+                                "\"sampled: the largest at one sample, a lower bound of the peak\"\n }\n}"));
     free(got);
 }
 
@@ -344,7 +347,8 @@ static void test_top_processes(void **state)
     u.top_processes.by_cpu_seconds[0] = u.top_processes.by_peak_ram[0];
     u.top_processes.by_cpu_seconds[1] = u.top_processes.by_peak_ram[1];
     got = render(&u, GT_FORMAT_TEXT);
-    assert_non_null(strstr(got, "   Time: 300.0\nTop processes:\n   Unit: bytes\n   By peak RAM:\n      1:\n"
+    assert_non_null(strstr(got, "   Time: 300.0\nTop processes:\n   Unit: bytes\n"
+                                "   Peak RSS method: lower bound (sampled)\n   By peak RAM:\n      1:\n"
                                 "         PID: 41\n         Command: pf_child_a\n         Peak RSS: 125829120.0\n"
                                 "         CPU seconds: 1.25\n      2:\n         PID: 40\n         Command: a \"b\"\n"
                                 "         Peak RSS: unavailable\n         CPU seconds: 0.5\n   By CPU seconds:\n"));
@@ -361,6 +365,10 @@ static void test_top_processes(void **state)
     assert_true(cJSON_GetObjectItemCaseSensitive(first, "cpu_seconds")->valuedouble == 1.25);
     assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(top, "by_cpu_seconds"), "3"));
     cJSON_Delete(j);
+    free(got);
+    u.peak_ram_method.largest_descendant = "exact";
+    got = render(&u, GT_FORMAT_JSON);
+    assert_non_null(strstr(got, "\"peak_rss_method\": \"kernel high-water mark\""));
     free(got);
 }
 

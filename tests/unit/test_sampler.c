@@ -870,6 +870,46 @@ static void test_timestamp_ends_the_interval(void **state)
     remove_root();
 }
 
+/* Threads created and joined between two samples are in neither sample's
+ * thread count, but their time is in the group's clock: where a task was
+ * created in the interval (the last PID moved), the interval is credited
+ * with all of it, up to the cores; where none was, the sampled count bounds
+ * the rate (a one-thread process cannot run 1.8 cores). */
+static void test_threads_between_samples(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_last_pid(500);
+    put_proc(100, 1, 0, "");
+    gt_sampler *s = new_sampler(100);
+    gt_sample a;
+    gt_error err;
+    long hz = sysconf(_SC_CLK_TCK);
+    unsigned ticks = 0;
+    for (int spawned = 1; spawned >= 0; spawned--) {
+        assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+        double t0 = now();
+        struct timespec pause = {0, 300000000L};
+        nanosleep(&pause, NULL);
+        /* 1.8 cores over at least the time slept; two tasks created, or none. */
+        unsigned d = (unsigned)(1.8 * (now() - t0) * (double)hz);
+        ticks += d;
+        put_stat(100, 1, 1, ticks, 0);
+        if (spawned)
+            put_last_pid(502);
+        assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+        assert_true(a.cpu_valid);
+        assert_false(a.cpu_since_first && !spawned);
+        double credited = a.cpu_main_sum / 100 * a.cpu_span;
+        if (spawned) /* all of it, at 1.8 cores or a little less (the wall is longer) */
+            within(credited, (double)d / (double)hz - 1e-9, (double)d / (double)hz + 1e-9);
+        else         /* one core, the rest carried */
+            within(a.cpu_main_sum, 99.0, 100.0 + 1e-9);
+    }
+    gt_sampler_free(&s);
+    remove_root();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -889,6 +929,7 @@ int main(void)
         cmocka_unit_test(test_root_children_while_no_new_pid),
         cmocka_unit_test(test_memory_without_faults),
         cmocka_unit_test(test_system_period),
+        cmocka_unit_test(test_threads_between_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,6 +53,10 @@ struct gt_perproc {
     double hz, first_ticks;  /* clock ticks since boot when tracking began */
     pthread_mutex_t mu;    /* guards cur and the finished tops against gt_perproc_top */
     entries prev, cur;
+    /* Processes that lived and exited between two samples, from their exit
+     * records (scratch of one sample). */
+    top_process *unseen;
+    size_t n_unseen, unseen_cap;
     /* Processes that have left the tree: the best of them so far. */
     top_process by_ram[GT_TOP_PROCESSES], by_cpu[GT_TOP_PROCESSES];
     int n_by_ram, n_by_cpu;
@@ -202,18 +206,40 @@ gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc 
     return GT_OK;
 }
 
-/* The command name and parent the sampler read (at this sample, or at
- * the last one that read an idle process's stat); control characters are
- * written as '?' so that a name cannot break a row or a report line. */
-static void take_comm(const gt_sampler_proc *sp, entry *e)
+/* A command name with control characters written as '?', so that a name
+ * cannot break a row or a report line. */
+static void clean_comm(char dst[16], const char *src)
 {
     size_t i = 0;
-    for (; i < sizeof e->comm - 1 && sp->comm[i]; i++) {
-        unsigned char c = (unsigned char)sp->comm[i];
-        e->comm[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    for (; i < 15 && src[i]; i++) {
+        unsigned char c = (unsigned char)src[i];
+        dst[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
     }
-    e->comm[i] = '\0';
+    dst[i] = '\0';
+}
+
+/* The command name and parent the sampler read (at this sample, or at
+ * the last one that read an idle process's stat). */
+static void take_comm(const gt_sampler_proc *sp, entry *e)
+{
+    clean_comm(e->comm, sp->comm);
     e->ppid = sp->ppid;
+}
+
+/* The entry of process pid in l (sorted by PID), whatever its start. */
+static entry *find_pid(entries *l, pid_t pid)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->v[mid].pid == pid)
+            return &l->v[mid];
+        if (l->v[mid].pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
 }
 
 static entry *find(entries *l, pid_t pid, uint64_t starttime)
@@ -335,6 +361,53 @@ static gt_status proc_row(gt_perproc *p, const gt_sampler_proc *sp, const entry 
     return gt_side_add(p->procs, c, err);
 }
 
+/* The exit records of the tree since the last sample (taskstats), with
+ * each process's high-water mark at its exit: a process a sample saw takes
+ * it as its peak, and one that lived between two samples is ranked from its
+ * records alone (its threads' CPU time added up).  With p->mu held, before
+ * the processes gone are ranked.  -1: out of memory. */
+static int take_exits(gt_perproc *p, const gt_sampler *s)
+{
+    const gt_exit_record *x;
+    int short_of_memory;
+    size_t nx = gt_sampler_exits(s, &x, &short_of_memory);
+    p->n_unseen = 0;
+    for (size_t i = 0; i < nx; i++) {
+        const gt_exit_record *r = &x[i];
+        entry *e = find_pid(&p->cur, r->tgid);
+        if (!e)
+            e = find_pid(&p->prev, r->tgid);
+        if (e) {
+            if (!e->peak_valid || r->hiwater_rss > e->peak) {
+                e->peak = r->hiwater_rss;
+                e->peak_valid = 1;
+            }
+            continue;
+        }
+        size_t k = 0;
+        while (k < p->n_unseen && p->unseen[k].pid != r->tgid)
+            k++;
+        if (k == p->n_unseen) {
+            if (grow((void **)&p->unseen, &p->unseen_cap, k + 1, sizeof *p->unseen) != 0)
+                return -1;
+            p->unseen[p->n_unseen++] = (top_process){.pid = r->tgid, .peak_rss = 0, .cpu_seconds = 0};
+            clean_comm(p->unseen[k].command, r->comm);
+        }
+        top_process *t = &p->unseen[k];
+        if (r->pid == r->tgid) /* the process's name is its leader's */
+            clean_comm(t->command, r->comm);
+        double hwm = gt_ram_in_unit((double)r->hiwater_rss, p->cfg.ram_unit);
+        if (hwm > t->peak_rss)
+            t->peak_rss = hwm;
+        t->cpu_seconds += r->cpu_seconds;
+    }
+    for (size_t k = 0; k < p->n_unseen; k++) {
+        rank(p->by_ram, &p->n_by_ram, &p->unseen[k], 0);
+        rank(p->by_cpu, &p->n_by_cpu, &p->unseen[k], 1);
+    }
+    return short_of_memory ? -1 : 0;
+}
+
 gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double ts, gt_error *err)
 {
     size_t n = gt_sampler_processes(s, p->sp, p->sp_cap);
@@ -374,6 +447,11 @@ gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double ts, gt_er
             e->peak = sp->private_rss + sp->shared_rss;
             e->peak_valid = 1;
         }
+        /* The kernel's high-water mark holds what rose between samples. */
+        if (sp->hwm > e->peak || (sp->hwm && !e->peak_valid)) {
+            e->peak = sp->hwm;
+            e->peak_valid = 1;
+        }
         if (p->procs && st == GT_OK)
             st = proc_row(p, sp, e, old, capacity, ts, gp, ngp, err);
         e->cpu_last = sp->cpu_seconds;
@@ -385,6 +463,8 @@ gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double ts, gt_er
         st = gpu_rows(p, ts, err);
     /* Processes gone since the last sample go into the finished tops. */
     pthread_mutex_lock(&p->mu);
+    if (take_exits(p, s) != 0 && st == GT_OK)
+        st = gt_err(err, GT_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < p->prev.n; i++) {
         const entry *e = &p->prev.v[i];
         if (find(&p->cur, e->pid, e->starttime))
@@ -450,6 +530,7 @@ gt_status gt_perproc_close(gt_perproc **pp, gt_error *err)
     free(p->gpu_slot);
     free(p->prev.v);
     free(p->cur.v);
+    free(p->unseen);
     pthread_mutex_destroy(&p->mu);
     free(p);
     *pp = NULL;

@@ -173,6 +173,10 @@ static int parse_aggr(const struct nlattr *aggr, gt_exit_record *r)
         r->tgid = (pid_t)ts.ac_tgid;
         r->ppid = (pid_t)ts.ac_ppid;
         r->hiwater_rss = (uint64_t)ts.hiwater_rss * 1024;
+        size_t n = strnlen(ts.ac_comm, sizeof r->comm - 1);
+        memcpy(r->comm, ts.ac_comm, n);
+        r->comm[n] = '\0';
+        r->cpu_seconds = (double)(ts.ac_utime + ts.ac_stime) / 1e6; /* microseconds */
         return 0;
     }
     return -1;

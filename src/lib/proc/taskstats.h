@@ -18,6 +18,8 @@ typedef struct gt_exit_record {
     pid_t tgid;         /* its process (thread group) */
     pid_t ppid;         /* the process's parent at exit */
     uint64_t hiwater_rss; /* bytes: the process's VmHWM at this exit */
+    char comm[16];      /* the exiting thread's command name */
+    double cpu_seconds; /* the exiting thread's own user + system time */
 } gt_exit_record;
 
 /* Registers for exit records of every CPU.  GT_ERR_SYS when that is not

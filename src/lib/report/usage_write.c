@@ -160,6 +160,10 @@ static size_t drop_omitted(item *dst, const item *src, size_t n)
     return kept;
 }
 
+/* What the Max RAM figures are (the Python package's section, whose layout
+ * stays its own): the largest sums at one sample. */
+#define GT_MAX_RAM_METHOD "sampled: the largest at one sample, a lower bound of the peak"
+
 #define PERCENTS(label, key, p)                                                     \
     SECTION(label, key), FLT("Max sum percent", "max_sum_percent", (p).max_sum_percent), \
         FLT("Max hardware percent", "max_hardware_percent", (p).max_hardware_percent), \
@@ -283,7 +287,7 @@ static size_t top_process_items(const struct gt_top_process *p, const char *rank
     return n;
 }
 
-#define TOP_MAX_ITEMS (6 + 2 * 6 * GT_TOP_PROCESSES)
+#define TOP_MAX_ITEMS (7 + 2 * 6 * GT_TOP_PROCESSES)
 
 /* gpu-tracker's own, last: the top processes (--per-process), each list
  * keyed by rank ("1" the largest). */
@@ -296,6 +300,11 @@ static size_t top_items(const gt_usage *u, item *it)
     size_t n = 0;
     it[n++] = (item)SECTION("Top processes", "top_processes");
     it[n++] = (item)STR("Unit", "unit", u->max_ram.unit);
+    /* The peaks are the kernel's at every exit where the descendants' peak
+     * is (taskstats), else the largest the samples read. */
+    const char *dm = u->peak_ram_method.largest_descendant;
+    it[n++] = (item)STR("Peak RSS method", "peak_rss_method",
+                        dm && strncmp(dm, "exact", 5) == 0 ? "kernel high-water mark" : "lower bound (sampled)");
     it[n++] = (item)SECTION("By peak RAM", "by_peak_ram");
     for (int i = 0; i < k; i++)
         n += top_process_items(&u->top_processes.by_peak_ram[i], ranks[i], it + n);
@@ -455,6 +464,9 @@ static gt_status write_usage(const gt_usage *u, const gt_efficiency *eff, gt_for
         STR("Main method", "main_method", u->peak_ram_method.main),
         STR("Largest descendant method", "largest_descendant_method",
             u->peak_ram_method.largest_descendant),
+        /* The Python package's Max RAM section keeps its layout, so what
+         * its figures are is said here, beside the peaks they are not. */
+        STR("Max RAM method", "max_ram_method", GT_MAX_RAM_METHOD),
         END,
         /* gpu-tracker's own GPU figures, where the vendor library has them. */
         SECTION_IF("GPU process utilization (SM)", "gpu_process_utilization",

@@ -14,8 +14,7 @@
 #define MAX_AGE 2
 
 typedef struct pending {
-    pid_t tgid, ppid;
-    uint64_t hwm;
+    gt_exit_record r;
     unsigned long drain; /* the drain it arrived in; 0: slot free */
 } pending;
 
@@ -31,6 +30,8 @@ struct gt_exit_peaks {
     unsigned long drains;
     gt_member_fn is_member;
     void *ctx;
+    gt_exit_taken_fn on_taken;
+    void *taken_ctx;
 };
 
 gt_exit_peaks *gt_exit_peaks_new(pid_t main, pid_t root, pid_t self)
@@ -71,8 +72,12 @@ static void unwait(gt_exit_peaks *x, pending *p)
     x->n_waiting--;
 }
 
-static void take_record(gt_exit_peaks *x, pid_t tgid, uint64_t hwm)
+static void take_record(gt_exit_peaks *x, const gt_exit_record *r)
 {
+    pid_t tgid = r->tgid;
+    uint64_t hwm = r->hiwater_rss;
+    if (x->on_taken)
+        x->on_taken(x->taken_ctx, r);
     if (tgid == x->main) {
         if (hwm > x->main_hwm)
             x->main_hwm = hwm;
@@ -89,9 +94,9 @@ static void take_record(gt_exit_peaks *x, pid_t tgid, uint64_t hwm)
     /* Its children's records that came first. */
     for (size_t i = 0; x->n_waiting && i < PENDING; i++) {
         pending *p = &x->wait[i];
-        if (p->drain && p->ppid == tgid) {
+        if (p->drain && p->r.ppid == tgid) {
             unwait(x, p);
-            take_record(x, p->tgid, p->hwm);
+            take_record(x, &p->r);
         }
     }
 }
@@ -107,7 +112,7 @@ void gt_exit_peaks_add(gt_exit_peaks *x, const gt_exit_record *r)
         return; /* the tracker or the launcher, neither of them tracked */
     if (is_tracked(x, r->tgid) || r->ppid == x->root || is_tracked(x, r->ppid) ||
         was_recent(x, r->ppid)) {
-        take_record(x, r->tgid, r->hiwater_rss);
+        take_record(x, r);
         return;
     }
     /* Most likely another program's; the oldest waiting record gives way. */
@@ -115,7 +120,7 @@ void gt_exit_peaks_add(gt_exit_peaks *x, const gt_exit_record *r)
         x->n_waiting--;
     if (x->drains)
         x->n_waiting++;
-    x->wait[x->wait_at] = (pending){r->tgid, r->ppid, r->hiwater_rss, x->drains};
+    x->wait[x->wait_at] = (pending){*r, x->drains};
     x->wait_at = (x->wait_at + 1) % PENDING;
 }
 
@@ -134,15 +139,21 @@ void gt_exit_peaks_drain(gt_exit_peaks *x, gt_member_fn is_member, void *ctx)
         pending *p = &x->wait[i];
         if (!p->drain)
             continue;
-        if (is_tracked(x, p->ppid)) {
+        if (is_tracked(x, p->r.ppid)) {
             unwait(x, p);
-            take_record(x, p->tgid, p->hwm);
+            take_record(x, &p->r);
         } else if (x->drains - p->drain > MAX_AGE) {
             unwait(x, p);
         }
     }
     if (x->ts && gt_taskstats_drain(x->ts, on_exit_record, x) < 0)
         x->complete = 0;
+}
+
+void gt_exit_peaks_on_taken(gt_exit_peaks *x, gt_exit_taken_fn fn, void *ctx)
+{
+    x->on_taken = fn;
+    x->taken_ctx = ctx;
 }
 
 uint64_t gt_exit_peaks_main(const gt_exit_peaks *x) { return x->main_hwm; }

@@ -35,6 +35,11 @@ void gt_exit_peaks_drain(gt_exit_peaks *x, gt_member_fn is_member, void *ctx);
 /* Attributes one exit record, against the walk given to the last drain. */
 void gt_exit_peaks_add(gt_exit_peaks *x, const gt_exit_record *r);
 
+/* Called with every record attributed to the tracked tree (main's too),
+ * during gt_exit_peaks_drain; NULL: none. */
+typedef void (*gt_exit_taken_fn)(void *ctx, const gt_exit_record *r);
+void gt_exit_peaks_on_taken(gt_exit_peaks *x, gt_exit_taken_fn fn, void *ctx);
+
 /* High-water marks at exit, bytes (0: no such exit seen). */
 uint64_t gt_exit_peaks_main(const gt_exit_peaks *x);
 uint64_t gt_exit_peaks_descendants(const gt_exit_peaks *x);

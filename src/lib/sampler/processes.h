@@ -6,6 +6,7 @@
 #define GT_SAMPLER_PROCESSES_H
 #include <stdint.h>
 #include <sys/types.h>
+#include "proc/taskstats.h"
 #include "sampler/sampler.h"
 
 typedef struct gt_sampler_proc {
@@ -24,10 +25,18 @@ typedef struct gt_sampler_proc {
      * cannot be read (mem_denied: errno). */
     int mem_valid, mem_denied;
     uint64_t private_rss, shared_rss;
+    uint64_t hwm;           /* VmHWM as last read while it lived, bytes; 0: never read */
 } gt_sampler_proc;
 
 /* Copies up to cap processes of the last sample (sorted by PID) into out and
  * returns how many the sample had (may exceed cap: call again with more
  * room).  0 before the first sample. */
 size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t cap);
+
+/* The kernel's exit records (taskstats) of tracked processes that the last
+ * sample attributed to the tree, one per exiting thread: every process that
+ * exited since the sample before, however short its life, with its
+ * high-water mark.  None without taskstats; *short_out is set where some
+ * could not be kept (out of memory).  Valid until the next sample. */
+size_t gt_sampler_exits(const gt_sampler *s, const gt_exit_record **out, int *short_out);
 #endif

@@ -38,6 +38,11 @@ typedef struct gt_sample {
      * over the last interval: the first sample with CPU figures covers the
      * samples before it, which had none (see cpu_percents in sampler.c). */
     int cpu_since_first;
+    /* Seconds the CPU percents are over (monotonic): percent x span is the
+     * CPU time this sample credits.  (The report's means weigh each sample
+     * by its timestamp's distance from the one before, which the tracking
+     * file holds.) */
+    double cpu_span;
     double cpu_system_sum, cpu_main_sum, cpu_descendants_sum, cpu_combined_sum;
     /* gpu-tracker's own GPU figures (not in tracking files): SM percent of
      * the tracked processes and total power of the selected GPUs; each

@@ -131,6 +131,10 @@ struct gt_sampler {
      * a new child or thread (see kids_stand()). */
     pid_t last_pid, prev_last_pid;
     int no_new_tasks;
+    /* read_mono of the latest sample before which a task may have been
+     * created (the last PID moved, or is unknown): threads that came and
+     * went between two samples are in no sampled thread count. */
+    double spawn_t;
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
     size_t max_cap;
@@ -145,6 +149,11 @@ struct gt_sampler {
     double int_main, int_desc; /* reported in the last interval */
     gt_cpu_flow flow_main, flow_desc;
     double churn_t;            /* when processes last came or went */
+    /* Per set (main, descendants): read_mono of the last sample whose
+     * interval moved its clock, and where the last idle spell (the clock
+     * still over at least GT_CPU_IDLE_SPAN) left it: a time at which the
+     * clock was exact, and its value then (see cpu_percents). */
+    double moved_t[2], woke_t[2], woke_cpu[2];
     gt_cpu_window window;
     int cpu_seen;  /* some sample so far had CPU figures */
     double first_mono, first_mono_main; /* read_mono and read_mono_main of the first sample */
@@ -174,6 +183,11 @@ struct gt_sampler {
     uint64_t ram_capacity;
     uint64_t desc_hwm_max;
     gt_exit_peaks *exits;     /* NULL: no taskstats, peaks are sampled */
+    /* The tree's exit records attributed at this sample (see
+     * gt_sampler_exits); taken_short: some were not kept. */
+    gt_exit_record *taken;
+    size_t n_taken, taken_cap;
+    int taken_short;
     size_t desc_alive;
     /* Scratch while reading one process's smaps. */
     proc_entry *smaps_target;
@@ -260,6 +274,18 @@ static int clocks_usable(const char *proc_root)
            clock_getcpuclockid(getpid(), &id) == 0 && clock_gettime(id, &t) == 0;
 }
 
+/* Keeps an exit record of the tree for gt_sampler_exits. */
+static void keep_exit(void *ctx, const gt_exit_record *r)
+{
+    gt_sampler *s = ctx;
+    if (s->n_taken == s->taken_cap &&
+        gt_grow_array((void **)&s->taken, &s->taken_cap, s->n_taken + 1, 64, sizeof *s->taken) != 0) {
+        s->taken_short = 1;
+        return;
+    }
+    s->taken[s->n_taken++] = *r;
+}
+
 gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_error *err)
 {
     *out = NULL;
@@ -297,8 +323,8 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     /* Registered before the command starts, so no exit escapes.  Without
      * the privilege the peaks are sampled, and the report says so. */
     gt_error xe;
-    if (cfg->exit_records)
-        gt_exit_peaks_open(s->main_pid, s->root, s->self_pid, &s->exits, &xe);
+    if (cfg->exit_records && gt_exit_peaks_open(s->main_pid, s->root, s->self_pid, &s->exits, &xe) == GT_OK)
+        gt_exit_peaks_on_taken(s->exits, keep_exit, s);
     *out = s;
     return GT_OK;
 }
@@ -398,6 +424,7 @@ void gt_sampler_free(gt_sampler **sp)
     free(s->max_desc);
     free(s->max_comb);
     gt_exit_peaks_close(&s->exits);
+    free(s->taken);
     gt_paths_free(&s->paths);
     gt_procfs_close(&s->fs);
     free(s);
@@ -1286,9 +1313,11 @@ static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
 {
     double main_cpu = 0, desc_cpu = 0;
     int churn = 0;
+    int ticks[2] = {0, 0}; /* a member of main / of the descendants without a CPU clock */
     for (size_t i = 0; i < s->cur.n; i++) {
         proc_entry *e = &s->cur.v[i];
         proc_entry *p = find_prev(s, e);
+        ticks[!e->is_main] |= !e->cpu_from_clock;
         double dcpu, dccpu;
         if (p && p->cpu_from_clock == e->cpu_from_clock) {
             dcpu = e->cpu - p->cpu;
@@ -1325,6 +1354,20 @@ static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
         main_cpu -= thread_cpu - s->prev_self_thread_cpu;
     s->int_main = main_cpu;
     s->int_desc = desc_cpu;
+    /* An idle spell ends: no thread of the set ran through it, so its
+     * clock was exact a tick before the spell's last sample.  Times in
+     * USER_HZ ticks (no CPU clock) stand still between ticks while threads
+     * run: such a set is never taken for idle. */
+    const double moved[2] = {main_cpu, desc_cpu}, before[2] = {s->cum_main - main_cpu, s->cum_desc - desc_cpu};
+    for (int k = 0; k < 2; k++) {
+        if (moved[k] <= 0 && !ticks[k])
+            continue;
+        if (!ticks[k] && s->prev_read_mono - s->moved_t[k] >= GT_CPU_IDLE_SPAN) {
+            s->woke_t[k] = s->prev_read_mono - GT_CPU_TICK_MAX;
+            s->woke_cpu[k] = before[k];
+        }
+        s->moved_t[k] = s->read_mono;
+    }
     s->cum_main += main_cpu;
     s->cum_desc += desc_cpu;
     if (churn)
@@ -1379,24 +1422,49 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     }
     if (s->churn_t > from->t)
         dt = cores;
+    /* A thread created and joined between two samples is in no sampled
+     * count, but its CPU time is in the group's clock: where a task was
+     * created within the span, only the cores bound the rate. */
+    if (s->spawn_t > from->t)
+        mt = dt = cores;
     double bm = mt < cores ? mt : cores, bd = dt < cores ? dt : cores;
     double rm = clamp((now->main - from->main) / (now->t - from->t_main) + GT_CPU_SLACK, bm);
     double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, bd);
+    /* A window that began while the set idled holds the idle time, and
+     * lags its burst.  The rate since the clock was last exact (in the
+     * spell) is never above the true one: the clock then had no lag, and
+     * now it lags if anything.  So it serves as the rate where higher. */
+    if (!since_first && s->woke_t[0] > from->t && now->t > s->woke_t[0]) {
+        double r = clamp((now->main - s->woke_cpu[0]) / (now->t - s->woke_t[0]) + GT_CPU_SLACK, bm);
+        rm = r > rm ? r : rm;
+    }
+    if (!since_first && s->woke_t[1] > from->t && now->t > s->woke_t[1]) {
+        double r = clamp((now->desc - s->woke_cpu[1]) / (now->t - s->woke_t[1]) + GT_CPU_SLACK, bd);
+        rd = r > rd ? r : rd;
+    }
     if (rm + rd > cores) /* the descendants' bound was the looser */
         rd = cores - rm;
-    double m = gt_cpu_flow_credit(&s->flow_main, dm, wall, rm,
-                                  gt_cpu_payout_bound(from->main_threads, now->main_threads, 0, rm, bm),
-                                  bm * GT_CPU_HOLD_PER_CORE);
+    /* A set whose clock has stood still for a tick and more ran nothing
+     * since (a running thread's clock moves at every tick): its interval is
+     * credited nothing, whatever the window's rate still holds. */
+    int idle_m = !since_first && dm <= 0 && now->t - s->moved_t[0] >= GT_CPU_IDLE_SPAN;
+    int idle_d = !since_first && dd <= 0 && now->t - s->moved_t[1] >= GT_CPU_IDLE_SPAN;
+    double m = idle_m ? 0
+                      : gt_cpu_flow_credit(&s->flow_main, dm, wall, rm,
+                                           gt_cpu_payout_bound(from->main_threads, now->main_threads, 0, rm, bm),
+                                           bm * GT_CPU_HOLD_PER_CORE);
     if (bd > cores - m / wall) /* main took more than its window's rate */
         bd = cores - m / wall;
     if (rd > bd)
         rd = bd;
-    double d = gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd,
-                                  gt_cpu_payout_bound(from->desc_threads, now->desc_threads,
-                                                      s->churn_t > from->t, rd, bd),
-                                  bd * GT_CPU_HOLD_PER_CORE);
+    double d = idle_d ? 0
+                      : gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd,
+                                           gt_cpu_payout_bound(from->desc_threads, now->desc_threads,
+                                                               s->churn_t > from->t, rd, bd),
+                                           bd * GT_CPU_HOLD_PER_CORE);
     out->cpu_valid = 1;
     out->cpu_since_first = since_first;
+    out->cpu_span = wall;
     s->cpu_seen = 1;
     out->cpu_main_sum = m / wall * 100;
     out->cpu_descendants_sum = d / wall * 100;
@@ -1660,6 +1728,8 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     out->timestamp = s->read_mono + wall_minus_mono;
     drop_duplicates(s);
     /* Exits since the last sample, now that the walk tells whose they are. */
+    s->n_taken = 0;
+    s->taken_short = 0;
     if (s->exits)
         gt_exit_peaks_drain(s->exits, is_member, s);
 
@@ -1699,7 +1769,10 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     if (!s->have_prev) {
         s->first_mono = s->read_mono;
         s->first_mono_main = s->read_mono_main;
+        s->moved_t[0] = s->moved_t[1] = s->read_mono;
     }
+    if (!s->last_pid || s->last_pid != s->prev_last_pid)
+        s->spawn_t = s->read_mono;
     cpu_percents(s, out, &pt, ncores);
     system_cpu(s, out, ncores, fresh);
 
@@ -1732,8 +1805,16 @@ size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t ca
             .cpu_seconds = e->cpu - (self ? ts_seconds(&s->self_thread_cpu) : 0),
             .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
             .private_rss = e->private_rss, .shared_rss = e->shared_rss,
+            .hwm = e->hwm,
         };
         memcpy(out[i].comm, e->comm, sizeof out[i].comm);
     }
     return l ? l->n : 0;
+}
+
+size_t gt_sampler_exits(const gt_sampler *s, const gt_exit_record **out, int *short_out)
+{
+    *out = s->taken;
+    *short_out = s->taken_short;
+    return s->n_taken;
 }
