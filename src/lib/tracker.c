@@ -15,6 +15,7 @@
 #include "gpu_tracker.h"
 #include "abi.h"
 #include "energy/energy.h"
+#include "events/events.h"
 #include "gpu/gpu.h"
 #include "perproc/perproc.h"
 #include "sampler/sampler.h"
@@ -61,6 +62,12 @@ struct gt_tracker {
     gt_energy *energy;
     gt_store *store;
     gt_perproc *perproc;    /* NULL without per_process / per_gpu */
+    /* The event backend; NULL where it is off or could not be loaded, and
+     * events_off says why. */
+    gt_events *events;
+    char events_off[sizeof ((gt_usage *)0)->max_ram_method.reason];
+    gt_events_reading ev;   /* as of the last sample; under mu */
+    int have_ev;
     gt_static_data sd;
     enum state state;
     pthread_t thread;
@@ -145,6 +152,29 @@ static gt_status fail(gt_tracker *t, gt_status st, gt_error *err)
     return st;
 }
 
+/* The event backend, as opts.events asks: where it cannot be loaded, "on"
+ * fails with the reason, "auto" keeps the sampled figures and says why
+ * once (the report's max_ram_method.reason says it again). */
+static gt_status open_events(gt_tracker *t)
+{
+    if (t->opts.events == GT_EVENTS_OFF) {
+        snprintf(t->events_off, sizeof t->events_off, "the event backend is off (events off)");
+        return GT_OK;
+    }
+    gt_error e;
+    if (gt_events_open(t->opts.process_id, &t->events, &e) == GT_OK)
+        return GT_OK;
+    if (t->opts.events == GT_EVENTS_ON)
+        return gt_err(&t->err, GT_ERR_SYS, "events on: %s", e.msg);
+    snprintf(t->events_off, sizeof t->events_off, "%.*s", (int)sizeof t->events_off - 1, e.msg);
+    if (!t->opts.disable_logs) {
+        char msg[sizeof e.msg + 96];
+        snprintf(msg, sizeof msg, "the max RAM figures are sampled (lower bounds): %s", e.msg);
+        t->opts.log(t->opts.log_ctx, msg);
+    }
+    return GT_OK;
+}
+
 gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_error *err)
 {
     *out = NULL;
@@ -180,6 +210,9 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     if ((unsigned)opts->energy_unit > GT_KILOWATT_HOURS)
         return gt_err(err, GT_ERR_INVALID, "invalid energy unit: valid units are " GT_ENERGY_UNITS_VALID);
     /* More than one core would let the walks outrun the sampling they serve. */
+    if (opts->events != GT_EVENTS_AUTO && opts->events != GT_EVENTS_ON && opts->events != GT_EVENTS_OFF)
+        return gt_err(err, GT_ERR_INVALID, "events of %d is invalid: valid are auto (0), on (1), off (2)",
+                      opts->events);
     if (!(opts->walk_budget >= 0 && opts->walk_budget <= 1))
         return gt_err(err, GT_ERR_INVALID,
                       "walk_budget of %g is invalid: must be above 0 and at most 1 (a share of one core), "
@@ -223,6 +256,8 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         return fail(t, st, err);
     if (opts->walk_budget > 0)
         gt_sampler_set_walk_budget(t->sampler, opts->walk_budget);
+    if ((st = open_events(t)) != GT_OK)
+        return fail(t, st, err);
     if ((st = gt_energy_open(sysfs_root, &t->energy, &t->err)) != GT_OK)
         return fail(t, st, err);
     /* The report leaves out an energy group with nothing measured: why is
@@ -487,9 +522,19 @@ static void take(gt_tracker *t, int last)
     gt_error e;
     gt_status st = last ? gt_sampler_take_last(t->sampler, &s, &e) : gt_sampler_take(t->sampler, &s, &e);
     gt_energy_reading er;
-    if (st == GT_OK)
+    gt_events_reading ev;
+    if (st == GT_OK) {
         gt_energy_read(t->energy, &er);
+        /* After the sample: the event peaks then cover every change the
+         * sample could have seen. */
+        if (t->events)
+            gt_events_read(t->events, &ev);
+    }
     pthread_mutex_lock(&t->mu);
+    if (st == GT_OK && t->events) {
+        t->ev = ev;
+        t->have_ev = 1;
+    }
     if (st != GT_OK) {
         if (t->status == GT_OK) {
             t->status = st;
@@ -640,6 +685,9 @@ gt_status gt_tracker_stop(gt_tracker *t)
     pthread_join(t->thread, NULL);
     clock_gettime(CLOCK_MONOTONIC, &t->t_stop);
     t->state = ST_STOPPED;
+    /* The last sample read the final sums: the programs stop costing the
+     * machine anything now. */
+    gt_events_close(&t->events);
     gt_error e;
     /* The side tables first: their connection to an SQLite file would keep
      * the store's close from checkpointing the log into the file.  Rows
@@ -692,6 +740,44 @@ static void peaks(gt_usage *u, const aggregate *a, uint64_t maxrss, gt_ram_unit 
     u->peak_ram.largest_descendant = gt_ram_in_unit((double)a->desc_hwm, ru);
     u->peak_ram_method.main = a->main_hwm ? (main_exact ? PEAK_EXACT : PEAK_SAMPLED) : NULL;
     u->peak_ram_method.largest_descendant = a->desc_hwm_exact ? PEAK_EXACT : PEAK_SAMPLED;
+}
+
+#define RAM_EXACT_EVENTS "exact (kernel events)"
+#define RAM_BOUND_EVENTS "lower bound (kernel events)"
+#define RAM_SAMPLED "lower bound (sampled)"
+
+/* The max_ram total RSS figures from the event backend's peaks where it
+ * ran, each with its method; private and shared stay sampled. */
+static void ram_method(gt_usage *u, const gt_tracker *t, const gt_events_reading *ev, int have_ev,
+                       gt_ram_unit ru)
+{
+    gt_rss_values *v[3] = {&u->max_ram.main, &u->max_ram.descendants, &u->max_ram.combined};
+    const char **method[3] = {&u->max_ram_method.main, &u->max_ram_method.descendants,
+                              &u->max_ram_method.combined};
+    double *when[3] = {&u->max_ram_method.main_peak_time, &u->max_ram_method.descendants_peak_time,
+                       &u->max_ram_method.combined_peak_time};
+    u->max_ram_method.bound_per_process = gt_ram_in_unit((double)gt_events_bound_per_process(), ru);
+    if (!have_ev) {
+        for (int i = 0; i < 3; i++)
+            *method[i] = RAM_SAMPLED;
+        snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s",
+                 t->events_off[0] ? t->events_off : "no sample was taken");
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        double peak = gt_ram_in_unit((double)ev->peak[i], ru);
+        *when[i] = ev->peak_time[i];
+        if (ev->exact) {
+            v[i]->total_rss = peak;
+            *method[i] = RAM_EXACT_EVENTS;
+        } else {
+            if (peak > v[i]->total_rss)
+                v[i]->total_rss = peak;
+            *method[i] = RAM_BOUND_EVENTS;
+        }
+    }
+    snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s", ev->why);
+    u->max_ram_method.processes = (unsigned long)ev->n_members + 1;
 }
 
 /* Memory that could not be read is unavailable, never 0. */
@@ -747,6 +833,8 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     pthread_mutex_lock(&t->mu);
     aggregate a = t->agg;
     uint64_t maxrss = t->main_maxrss;
+    gt_events_reading ev = t->ev;
+    int have_ev = t->have_ev;
     pthread_mutex_unlock(&t->mu);
     const gt_static_data *sd = &t->sd;
     gt_ram_unit ru = sd->ram_unit, gu = sd->gpu_ram_unit;
@@ -795,6 +883,7 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     u->compute_time.time = gt_time_in_unit(elapsed(&t->t_start, &end), sd->time_unit);
 
     peaks(u, &a, maxrss, ru);
+    ram_method(u, t, &ev, have_ev, ru);
     unreadable(u, &a);
     u->n_samples = a.n;
     pthread_mutex_lock(&t->mu);
@@ -871,6 +960,7 @@ void gt_tracker_free(gt_tracker **tp)
     gt_perproc_close(&t->perproc, &e);
     gt_store_close(&t->store, &e);
     gt_sampler_free(&t->sampler);
+    gt_events_close(&t->events);
     gt_energy_close(&t->energy);
     gt_gpu_close(&t->gpu);
     pthread_cond_destroy(&t->cv);
