@@ -11,7 +11,7 @@
 
 static long rss_bytes(void)
 {
-    long size, resident;
+    long size = 0, resident = 0;
     FILE *f = fopen("/proc/self/statm", "r");
     if (!f || fscanf(f, "%ld %ld", &size, &resident) != 2)
         wl_die("/proc/self/statm");

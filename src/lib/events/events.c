@@ -149,6 +149,9 @@ gt_status gt_events_open(pid_t main, gt_events **out, gt_error *err)
     if (sim && !strcmp(sim, "no-rss-stat") &&
         (rc = bpf_program__set_attach_target(e->skel->progs.gt_rss_stat, 0, "gt_no_such_tracepoint")) != 0) {
         st = load_failed(err, "find the kernel's tracepoint rss_stat", -rc);
+        /* libbpf 1.1 frees the kernel's BTF it read for that lookup only at
+         * the end of a load, never at close: the load releases it. */
+        gt_events_bpf__load(e->skel);
         goto fail;
     }
     rc = gt_events_bpf__load(e->skel);
