@@ -4,6 +4,7 @@
 # kernel's events; 1,000 processes of about a millisecond each, every one
 # followed; an unrelated busy process counted nowhere; and the sampled
 # path, labelled with its reason, where the backend is off or cannot load.
+# Maps too small for the tree turn the figures into labelled lower bounds.
 # Every bound is the run's own truth (what the workloads read of
 # themselves) widened by the report's own bound per process (the kernel's
 # per-CPU counter batching).
@@ -74,6 +75,18 @@ if [ $events_ran = 1 ]; then
     bound=$(jget r.json .max_ram_method.bound_per_process)
     within "$(jget r.json .max_ram.descendants.total_rss)" "$(awk -v b="$largest" -v e="$bound" 'BEGIN { print b - e }')" \
         "$(awk -v b="$largest" -v e="$bound" 'BEGIN { print b + e }')" "short-lived: descendants peak"
+
+    # Maps too small for the tree (50 processes alive at once for 101): the
+    # figures become labelled lower bounds, never silently short.
+    GT_EVENTS_MAX_PROCS=50 "$GT_BIN" --st=1 --ru=bytes -f json --disable-logs -- "$W/idle_tree" 100 0.5 >out.txt
+    json_report out.txt >r.json
+    [ "$(jget r.json .max_ram_method.descendants)" = "lower bound (kernel events)" ] ||
+        fail "maps full: method $(jget r.json .max_ram_method.descendants)"
+    jget r.json .max_ram_method.reason | grep -q "more than 50 processes" || fail "maps full: reason"
+    # The same tree in maps that hold it: exact.
+    GT_EVENTS_MAX_PROCS=102 "$GT_BIN" --st=1 --ru=bytes -f json --disable-logs -- "$W/idle_tree" 100 0.5 >out.txt
+    json_report out.txt >r.json
+    [ "$(method r.json)" = "$EXACT" ] || fail "maps large enough: methods $(method r.json)"
 
     # An unrelated process writing 200 MiB while the overlap runs: not a
     # member, so it changes no figure and adds no process.

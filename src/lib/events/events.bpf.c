@@ -250,5 +250,10 @@ int BPF_PROG(gt_exit, struct task_struct *p)
     struct state_val *st = get_state();
     if (st)
         __sync_fetch_and_add(&st->s.n_exited, 1);
+    /* A descendant that exited leaves the map, which then holds only the
+     * living: a long job forks far more processes over its life than are
+     * alive at once.  The main process stays, for user space to see. */
+    if (m->cls)
+        bpf_map_delete_elem(&members, &tgid);
     return 0;
 }

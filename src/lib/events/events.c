@@ -142,6 +142,13 @@ gt_status gt_events_open(pid_t main, gt_events **out, gt_error *err)
         st = load_failed(err, "open its BPF program", errno);
         goto fail;
     }
+    /* GT_EVENTS_MAX_PROCS: smaller maps, so tests can fill them. */
+    const char *max = getenv("GT_EVENTS_MAX_PROCS");
+    long n = max ? strtol(max, NULL, 10) : 0;
+    if (n > 0 && n < GT_EVENTS_MAX_PROCS) {
+        bpf_map__set_max_entries(e->skel->maps.members, (__u32)n);
+        bpf_map__set_max_entries(e->skel->maps.mms, (__u32)n);
+    }
     const char *sim = getenv("GT_EVENTS_SIMULATE");
     /* libbpf resolves the target's BTF at once: the failure of a kernel
      * without the tracepoint. */
@@ -229,7 +236,8 @@ void gt_events_read(gt_events *e, gt_events_reading *r)
     int main_known = bpf_map_lookup_elem(e->members_fd, &key, &m) == 0 && (m.mm || m.exit_ns);
     if (v.s.lost & GT_EVENTS_LOST_FULL)
         snprintf(r->why, sizeof r->why,
-                 "more than %d processes: some were not followed by the event backend", GT_EVENTS_MAX_PROCS);
+                 "more than %u processes: some were not followed by the event backend",
+                 bpf_map__max_entries(e->skel->maps.members));
     else if (miss)
         snprintf(r->why, sizeof r->why, "the kernel dropped %llu events of the event backend",
                  (unsigned long long)miss);

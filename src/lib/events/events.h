@@ -23,7 +23,8 @@ typedef struct gt_events gt_events;
  * backend, not privileged (root, or CAP_BPF with CAP_PERFMON), no BTF or no
  * such tracepoint in the kernel.  GT_EVENTS_SIMULATE=no-rss-stat in the
  * environment attaches to a tracepoint no kernel has, so tests can see that
- * failure on a kernel that has it. */
+ * failure on a kernel that has it; GT_EVENTS_MAX_PROCS=N makes its maps hold
+ * N processes instead of GT_EVENTS_MAX_PROCS, so tests can fill them. */
 gt_status gt_events_open(pid_t main, gt_events **out, gt_error *err);
 
 typedef struct gt_events_reading {
@@ -50,9 +51,9 @@ void gt_events_read(gt_events *e, gt_events_reading *r);
  * on each CPU (percpu_counter_batch: max(32, 2 x online CPUs) pages). */
 uint64_t gt_events_bound_per_process(void);
 
-/* The process's own largest RSS (bytes) over its life as the tree's member
- * and whether it has exited; 0 where it is not a member.  For tests and
- * the per-process figures. */
+/* The process's own largest RSS (bytes) so far as the tree's member and
+ * whether it has exited; 0 where it is not a member (a descendant leaves
+ * at its exit; the main process stays). */
 int gt_events_member(gt_events *e, pid_t pid, uint64_t *hwm_bytes, int *exited);
 
 /* Detaches and unloads; NULL-safe. */

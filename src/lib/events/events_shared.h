@@ -6,8 +6,8 @@
 #define GT_EVENTS_SHARED_H
 #include <linux/types.h>
 
-/* Processes (and mms) the maps hold; a tree that outgrows them sets
- * GT_EVENTS_LOST_FULL and its figures become bounds. */
+/* Processes alive at once (and their mms) the maps hold; a tree that
+ * outgrows them sets GT_EVENTS_LOST_FULL and its figures become bounds. */
 #define GT_EVENTS_MAX_PROCS 65536
 /* The counters are in pages; the loader refuses a kernel of another page
  * size (getpagesize()), where the figures would be wrong. */
@@ -16,7 +16,8 @@
 /* Bits of gt_events_sums.lost: why a figure is no longer exact. */
 #define GT_EVENTS_LOST_FULL 1u /* a process or mm did not fit the maps */
 
-/* One process of the tree, by tgid (the map's key). */
+/* One living process of the tree (and the main process, also after its
+ * exit), by tgid (the map's key). */
 struct gt_events_member {
     __u64 mm;        /* its mm_struct's address; 0: not known yet */
     __u32 cls;       /* 0: the main process, 1: a descendant */
