@@ -74,6 +74,11 @@ struct {
     __type(value, struct state_val);
 } state SEC(".maps");
 
+/* 1 while the main process's mm is not known (user space sets it): only
+ * then does an event of an mm not in the maps need a second look, which
+ * every other process's memory events on the machine are spared. */
+__u32 main_pending = 0;
+
 static __always_inline struct state_val *get_state(void)
 {
     __u32 zero = 0;
@@ -142,6 +147,8 @@ static __always_inline void attach_mm(struct gt_events_member *m, __u32 tgid, st
     if (!mm)
         return;
     m->mm = key;
+    if (m->cls == 0)
+        main_pending = 0;
     if (bpf_map_lookup_elem(&mms, &key))
         return; /* shared with a member (vfork, CLONE_VM): counted once */
     struct gt_events_mm fresh = {.tgid = tgid, .cls = m->cls};
@@ -181,8 +188,10 @@ int BPF_PROG(gt_rss_stat, struct mm_struct *mm, int member)
         set_pages(r, rss_pages(mm));
         return 0;
     }
-    /* A member whose mm is not known yet (the process tracking began with,
-     * or one given by user space) is known by its own events. */
+    /* The main process, whose mm is not known before its first event or
+     * exec, is known by its own events. */
+    if (!main_pending)
+        return 0;
     struct task_struct *cur = (struct task_struct *)bpf_get_current_task_btf();
     if (BPF_CORE_READ(cur, mm) != mm)
         return 0;

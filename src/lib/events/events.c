@@ -176,6 +176,7 @@ gt_status gt_events_open(pid_t main, gt_events **out, gt_error *err)
         st = load_failed(err, "fill its maps", errno);
         goto fail;
     }
+    e->skel->bss->main_pending = 1;
     if ((rc = gt_events_bpf__attach(e->skel)) != 0) {
         st = load_failed(err, "attach its BPF program", -rc);
         goto fail;
