@@ -114,7 +114,7 @@ static gt_status load_failed(gt_error *err, const char *step, int e)
     pthread_mutex_lock(&print_mu);
     memcpy(detail, last_warning, sizeof detail);
     pthread_mutex_unlock(&print_mu);
-    if (e == EPERM || e == EACCES)
+    if (e == EPERM) /* EACCES is the verifier's refusal, which the detail explains */
         return gt_err(err, GT_ERR_SYS,
                       "the event backend cannot %s: %s (it needs root, or CAP_BPF with CAP_PERFMON)", step,
                       strerror(e));
