@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (MIT OR GPL-2.0-only)
+/* SPDX-License-Identifier: MIT */
 /* The kernel side of the event backend: membership of the tracked tree and
  * its resident memory, kept by the scheduler's fork/exec/exit tracepoints
  * and the mm counters' rss_stat tracepoint, so that the sums of the tree's
@@ -10,7 +10,8 @@
  *
  * Exactness: each event reads the mm's counters as the kernel keeps them,
  * percpu_counter's global count, which lags the true count by less than the
- * counter batch on every CPU (see events.h: GT_EVENTS_BOUND_PAGES). */
+ * counter batch on every CPU (gt_events_bound_per_process() in events.h;
+ * docs/measurements.md). */
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -46,6 +47,8 @@ struct task_struct {
     struct signal_struct *signal;
 } __attribute__((preserve_access_index));
 
+/* The kernel lets only programs of a GPL-compatible license call the
+ * helpers used here; MIT code may be distributed under the GPL. */
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 struct {
