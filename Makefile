@@ -83,11 +83,12 @@ GT_CFLAGS += -DGT_HAVE_EVENTS -I$(EVENTS_GEN)
 LDLIBS    += $(shell pkg-config --libs libbpf)
 endif
 # <asm/types.h> lives under the multiarch folder, which -target bpf omits.
+# libbpf's BPF_PROG gives every program a ctx it may not use.
 BPF_ARCH_INC := /usr/include/$(shell gcc -print-multiarch 2>/dev/null)
 
 $(EVENTS_GEN)/events.bpf.o: src/lib/events/events.bpf.c src/lib/events/events_shared.h
 	@mkdir -p $(dir $@)
-	$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 -idirafter $(BPF_ARCH_INC) -Isrc/lib -c $< -o $@
+	$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 $(WARN) -Wno-unused-parameter -idirafter $(BPF_ARCH_INC) -Isrc/lib -c $< -o $@
 
 $(EVENTS_GEN)/events.skel.h: $(EVENTS_GEN)/events.bpf.o
 	$(BPFTOOL) gen skeleton $< name gt_events_bpf >$@.tmp && mv $@.tmp $@

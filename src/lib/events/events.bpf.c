@@ -259,7 +259,8 @@ int BPF_PROG(gt_exec, struct task_struct *p, int old_pid, void *bprm)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(gt_exit, struct task_struct *p)
 {
-    if (BPF_CORE_READ(p, signal, live.counter) != 0)
+    struct signal_struct *sig = BPF_CORE_READ(p, signal);
+    if (BPF_CORE_READ(sig, live.counter) != 0)
         return 0;
     __u32 tgid = BPF_CORE_READ(p, tgid);
     struct gt_events_member *m = bpf_map_lookup_elem(&members, &tgid);
