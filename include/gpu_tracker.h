@@ -407,7 +407,8 @@ typedef struct gt_usage {
      * events)" (the event backend's peak of that sum over every change of
      * the kernel's RSS counters, within bound of the kernel's own count),
      * "lower bound (kernel events)" (the backend ran but lost some events
-     * or processes: the larger of its peak and the samples'), or "lower
+     * or processes, or did not follow descendants running before it loaded:
+     * the larger of its peak and the samples'), or "lower
      * bound (sampled)" (the largest sum the samples saw).  private_rss and
      * shared_rss are always sampled.  reason says why the figures are not
      * exact ("" when they are); peak_time is the Unix time of each event

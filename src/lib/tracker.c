@@ -68,6 +68,10 @@ struct gt_tracker {
     char events_off[sizeof ((gt_usage *)0)->max_ram_method.reason];
     gt_events_reading ev;   /* as of the last sample; under mu */
     int have_ev;
+    /* Descendants running before the backend was loaded, which it does not
+     * follow: seen at the first sample as more descendants than it saw
+     * forked (0 for a command the tracker started held before its exec). */
+    size_t ev_unfollowed;
     gt_static_data sd;
     enum state state;
     pthread_t thread;
@@ -532,6 +536,11 @@ static void take(gt_tracker *t, int last)
     }
     pthread_mutex_lock(&t->mu);
     if (st == GT_OK && t->events) {
+        if (!t->have_ev) {
+            size_t alive = gt_sampler_descendants_alive(t->sampler);
+            if (alive > ev.n_members)
+                t->ev_unfollowed = alive - (size_t)ev.n_members;
+        }
         t->ev = ev;
         t->have_ev = 1;
     }
@@ -749,7 +758,7 @@ static void peaks(gt_usage *u, const aggregate *a, uint64_t maxrss, gt_ram_unit 
 /* The max_ram total RSS figures from the event backend's peaks where it
  * ran, each with its method; private and shared stay sampled. */
 static void ram_method(gt_usage *u, const gt_tracker *t, const gt_events_reading *ev, int have_ev,
-                       gt_ram_unit ru)
+                       size_t unfollowed, gt_ram_unit ru)
 {
     gt_rss_values *v[3] = {&u->max_ram.main, &u->max_ram.descendants, &u->max_ram.combined};
     const char **method[3] = {&u->max_ram_method.main, &u->max_ram_method.descendants,
@@ -767,7 +776,9 @@ static void ram_method(gt_usage *u, const gt_tracker *t, const gt_events_reading
     for (int i = 0; i < 3; i++) {
         double peak = gt_ram_in_unit((double)ev->peak[i], ru);
         *when[i] = ev->peak_time[i];
-        if (ev->exact) {
+        /* Descendants the backend does not follow: its descendants' and
+         * combined sums lack them, the main process's is whole. */
+        if (ev->exact && !(i > 0 && unfollowed)) {
             v[i]->total_rss = peak;
             *method[i] = RAM_EXACT_EVENTS;
         } else {
@@ -776,7 +787,13 @@ static void ram_method(gt_usage *u, const gt_tracker *t, const gt_events_reading
             *method[i] = RAM_BOUND_EVENTS;
         }
     }
-    snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s", ev->why);
+    if (ev->exact && unfollowed)
+        snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason,
+                 "%zu descendants were running before tracking began: the event backend follows only the "
+                 "processes forked since",
+                 unfollowed);
+    else
+        snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s", ev->why);
     u->max_ram_method.processes = (unsigned long)ev->n_members + 1;
 }
 
@@ -835,6 +852,7 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     uint64_t maxrss = t->main_maxrss;
     gt_events_reading ev = t->ev;
     int have_ev = t->have_ev;
+    size_t unfollowed = t->ev_unfollowed;
     pthread_mutex_unlock(&t->mu);
     const gt_static_data *sd = &t->sd;
     gt_ram_unit ru = sd->ram_unit, gu = sd->gpu_ram_unit;
@@ -883,7 +901,7 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     u->compute_time.time = gt_time_in_unit(elapsed(&t->t_start, &end), sd->time_unit);
 
     peaks(u, &a, maxrss, ru);
-    ram_method(u, t, &ev, have_ev, ru);
+    ram_method(u, t, &ev, have_ev, unfollowed, ru);
     unreadable(u, &a);
     u->n_samples = a.n;
     pthread_mutex_lock(&t->mu);

@@ -4,7 +4,8 @@
 # kernel's events; 1,000 processes of about a millisecond each, every one
 # followed; an unrelated busy process counted nowhere; and the sampled
 # path, labelled with its reason, where the backend is off or cannot load.
-# Maps too small for the tree turn the figures into labelled lower bounds.
+# Maps too small for the tree, and descendants running before tracking
+# began (--attach), turn the figures into labelled lower bounds.
 # Every bound is the run's own truth (what the workloads read of
 # themselves) widened by the report's own bound per process (the kernel's
 # per-CPU counter batching).
@@ -87,6 +88,25 @@ if [ $events_ran = 1 ]; then
     GT_EVENTS_MAX_PROCS=102 "$GT_BIN" --st=1 --ru=bytes -f json --disable-logs -- "$W/idle_tree" 100 0.5 >out.txt
     json_report out.txt >r.json
     [ "$(method r.json)" = "$EXACT" ] || fail "maps large enough: methods $(method r.json)"
+
+    # --attach to a process whose child already holds 50 MiB: the backend
+    # follows only what forks after it loads, so the descendants' and
+    # combined figures are labelled lower bounds, and still hold the child.
+    "$W/tree" 1 1.5 50 &
+    tree=$!
+    child=
+    until [ -n "$child" ] && [ "$(awk '/^VmRSS/ { print $2 }' /proc/"$child"/status 2>/dev/null || echo 0)" -ge 51200 ]; do
+        child=$(cat /proc/$tree/task/$tree/children 2>/dev/null | awk '{ print $1 }')
+        sleep 0.01
+    done
+    "$GT_BIN" --attach=$tree --st=0.2 --ru=bytes -f json --disable-logs >out.txt
+    wait $tree
+    json_report out.txt >r.json
+    [ "$(jget r.json .max_ram_method.descendants),$(jget r.json .max_ram_method.combined)" = \
+        "lower bound (kernel events),lower bound (kernel events)" ] || fail "attach: methods $(method r.json)"
+    jget r.json .max_ram_method.reason | grep -q "1 descendants were running before tracking began" ||
+        fail "attach: reason $(jget r.json .max_ram_method.reason)"
+    within "$(jget r.json .max_ram.descendants.total_rss)" $((50 * 1048576)) $((60 * 1048576)) "attach: descendants"
 
     # An unrelated process writing 200 MiB while the overlap runs: not a
     # member, so it changes no figure and adds no process.

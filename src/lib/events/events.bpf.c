@@ -159,6 +159,7 @@ static __always_inline void attach_mm(struct gt_events_member *m, __u32 tgid, st
     if (!mm)
         return;
     m->mm = key;
+    m->attached = 1;
     if (m->cls == 0)
         main_pending = 0;
     if (bpf_map_lookup_elem(&mms, &key))

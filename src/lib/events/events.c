@@ -234,7 +234,7 @@ void gt_events_read(gt_events *e, gt_events_reading *r)
     uint64_t miss = missed(e);
     __u32 key = (__u32)e->main;
     struct gt_events_member m;
-    int main_known = bpf_map_lookup_elem(e->members_fd, &key, &m) == 0 && (m.mm || m.exit_ns);
+    int main_known = bpf_map_lookup_elem(e->members_fd, &key, &m) == 0 && m.attached;
     if (v.s.lost & GT_EVENTS_LOST_FULL)
         snprintf(r->why, sizeof r->why,
                  "more than %u processes: some were not followed by the event backend",

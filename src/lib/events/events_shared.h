@@ -25,6 +25,8 @@ struct gt_events_member {
     __u64 hwm_bytes; /* its largest RSS over the mms it left (exec, exit) */
     __u64 start_ns;  /* CLOCK_BOOTTIME of its fork; 0 for those user space gave */
     __u64 exit_ns;   /* CLOCK_BOOTTIME of its exit; 0 while it runs */
+    __u32 attached;  /* 1 once its mm was known: its memory is in the sums since */
+    __u32 pad;
 };
 
 /* One per mm the tree owns, by the mm_struct's address: threads share it,
