@@ -121,34 +121,47 @@ static __always_inline __s64 rss_pages_arg(struct mm_struct *mm)
            positive(mm->rss_stat[MM_SHMEMPAGES].count);
 }
 
-/* Moves the record of mm to `pages` and the sums with it, keeping each
- * sum's peak and the time it was reached.  The counters were read before
- * the lock (no helper may be called under it): two CPUs updating one mm may
- * apply their readings out of order, which the mm's next event corrects. */
+/* Raises sum i's peak to v, a value the sum had, with the time: only
+ * when v is above it (a peak only grows, so the unlocked look is safe),
+ * and then under the lock, so that a peak and its time always go
+ * together.  No helper may be called under the lock: the time is read
+ * before. */
+static __always_inline void peak_up(struct state_val *st, int i, __s64 v)
+{
+    if (v <= st->s.peak[i])
+        return;
+    __u64 now = bpf_ktime_get_boot_ns();
+    bpf_spin_lock(&st->lock);
+    if (v > st->s.peak[i]) {
+        st->s.peak[i] = v;
+        st->s.peak_ns[i] = now;
+    }
+    bpf_spin_unlock(&st->lock);
+}
+
+/* Moves the record of mm to `pages` and the sums with it.  Lock-free on
+ * the path every page fault takes: the exchange makes each mm's part of
+ * the sums the last reading applied, whatever the CPUs' order (a thread's
+ * reading applied after a later one's is corrected by the mm's next
+ * event), and each atomic add returns a value the sum really had, so the
+ * peaks are those of the sums' actual states. */
 static __always_inline void set_pages(struct gt_events_mm *r, __s64 pages)
 {
     struct state_val *st = get_state();
     if (!st)
         return;
-    __u64 now = bpf_ktime_get_boot_ns();
-    __u32 cls = r->cls ? 1 : 0;
-    bpf_spin_lock(&st->lock);
-    __s64 delta = pages - r->pages;
-    r->pages = pages;
+    int cls = r->cls ? 1 : 0;
+    __s64 delta = pages - __sync_lock_test_and_set(&r->pages, pages);
     if (pages > r->hwm)
         r->hwm = pages;
-    st->s.sum[cls] += delta;
-    st->s.sum[2] += delta;
-    if (st->s.sum[cls] > st->s.peak[cls]) {
-        st->s.peak[cls] = st->s.sum[cls];
-        st->s.peak_ns[cls] = now;
+    if (!delta)
+        return;
+    __s64 part = __sync_fetch_and_add(&st->s.sum[cls], delta) + delta;
+    __s64 all = __sync_fetch_and_add(&st->s.sum[2], delta) + delta;
+    if (delta > 0) {
+        peak_up(st, cls, part);
+        peak_up(st, 2, all);
     }
-    if (st->s.sum[2] > st->s.peak[2]) {
-        st->s.peak[2] = st->s.sum[2];
-        st->s.peak_ns[2] = now;
-    }
-    st->s.events++;
-    bpf_spin_unlock(&st->lock);
 }
 
 /* Gives member m (process tgid) the mm it now runs in: its own record, or

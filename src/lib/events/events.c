@@ -230,7 +230,6 @@ void gt_events_read(gt_events *e, gt_events_reading *r)
     }
     r->n_members = v.s.n_members;
     r->n_exited = v.s.n_exited;
-    r->events = v.s.events;
     uint64_t miss = missed(e);
     __u32 key = (__u32)e->main;
     struct gt_events_member m;

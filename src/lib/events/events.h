@@ -34,15 +34,14 @@ typedef struct gt_events_reading {
     double peak_time[3];
     uint64_t n_members;  /* processes added by fork events */
     uint64_t n_exited;
-    uint64_t events;     /* counter updates applied */
     /* 1 while nothing was lost and main's memory is known; else 0 and why
      * says what makes the figures lower bounds. */
     int exact;
     char why[160];
 } gt_events_reading;
 
-/* The sums as of now: one lookup (the sums and peaks read under the lock
- * the program updates them under) and the programs' recursion misses. */
+/* The sums as of now: one lookup (each peak read with its time, under the
+ * lock the program sets them under) and the programs' recursion misses. */
 void gt_events_read(gt_events *e, gt_events_reading *r);
 
 /* How far an exact figure can be from the kernel's true count of a sum, in

@@ -46,7 +46,6 @@ struct gt_events_sums {
     __s64 sum[3];
     __s64 peak[3];
     __u64 peak_ns[3];
-    __u64 events;     /* counter updates applied */
     __u64 n_members;  /* processes the fork events added */
     __u64 n_exited;
     __u64 lost;       /* GT_EVENTS_LOST_* bits */
