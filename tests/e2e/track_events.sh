@@ -92,10 +92,11 @@ if [ $events_ran = 1 ]; then
     # --attach to a process whose child already holds 50 MiB: the backend
     # follows only what forks after it loads, so the descendants' and
     # combined figures are labelled lower bounds, and still hold the child.
-    "$W/tree" 1 1.5 50 &
+    "$W/tree" 1 3 50 &
     tree=$!
     child=
     until [ -n "$child" ] && [ "$(awk '/^VmRSS/ { print $2 }' /proc/"$child"/status 2>/dev/null || echo 0)" -ge 51200 ]; do
+        kill -0 $tree 2>/dev/null || fail "attach: the tree ended before its child held its memory"
         child=$(cat /proc/$tree/task/$tree/children 2>/dev/null | awk '{ print $1 }')
         sleep 0.01
     done
