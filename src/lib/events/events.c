@@ -75,7 +75,9 @@ struct gt_events {
 
 /* libbpf's own messages: its warnings explain a failed load (a missing
  * tracepoint, the verifier's refusal), so the last one is kept for the
- * error, and nothing is printed: the library never writes to stderr. */
+ * error, and nothing is printed: the library never writes to stderr.
+ * libbpf has one such callback per process: a program that uses libbpf
+ * itself finds its own replaced once a tracker loads the backend. */
 static pthread_mutex_t print_mu = PTHREAD_MUTEX_INITIALIZER;
 static char last_warning[200];
 
