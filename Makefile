@@ -35,7 +35,7 @@ endif
 ALL_CFLAGS  = $(GT_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(GT_LATE)
 ALL_LDFLAGS = $(GT_LDFLAGS) $(LDFLAGS)
 
-LIB_SRC  := $(shell find src/lib -name '*.c' | sort)
+LIB_SRC  := $(shell find src/lib -name '*.c' -not -name '*.bpf.c' | sort)
 CLI_SRC  := $(wildcard src/cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -68,6 +68,34 @@ FUZZ_TIME ?= 60
 CLI_LIB   := $(BUILD)/libgtcli.a
 # Writes the man page's option lists from the CLI's option tables.
 GEN_MAN   := $(BUILD)/tools/gen_man
+
+# The event backend (src/lib/events/), built where libbpf's headers,
+# bpftool and clang's BPF target are found (Debian: libbpf-dev, bpftool,
+# clang); elsewhere it is left out and --events=on says so.  The BPF object
+# is compiled with clang whatever CC is, and bpftool writes its skeleton
+# into the build folder: a build output, never committed.
+BPF_CLANG ?= clang
+BPFTOOL   ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool))
+EVENTS    := $(if $(and $(BPFTOOL),$(shell command -v $(BPF_CLANG) 2>/dev/null),$(shell pkg-config --exists libbpf 2>/dev/null && echo y)),1)
+EVENTS_GEN := $(BUILD)/gen
+ifneq ($(EVENTS),)
+GT_CFLAGS += -DGT_HAVE_EVENTS -I$(EVENTS_GEN)
+LDLIBS    += $(shell pkg-config --libs libbpf)
+endif
+# <asm/types.h> lives under the multiarch folder, which -target bpf omits.
+# libbpf's BPF_PROG gives every program a ctx it may not use.
+BPF_ARCH_INC := /usr/include/$(shell gcc -print-multiarch 2>/dev/null)
+
+$(EVENTS_GEN)/events.bpf.o: src/lib/events/events.bpf.c src/lib/events/events_shared.h
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 $(WARN) -Wno-unused-parameter -idirafter $(BPF_ARCH_INC) -Isrc/lib -c $< -o $@
+
+$(EVENTS_GEN)/events.skel.h: $(EVENTS_GEN)/events.bpf.o
+	$(BPFTOOL) gen skeleton $< name gt_events_bpf >$@.tmp && mv $@.tmp $@
+
+ifneq ($(EVENTS),)
+$(BUILD)/obj/src/lib/events/events.o: $(EVENTS_GEN)/events.skel.h
+endif
 
 # The SPANK plugin for Slurm, built where Debian's libslurm-dev gives
 # spank.h.  It runs inside slurmstepd, which no sanitizer runtime is loaded

@@ -136,7 +136,7 @@ typedef void (*gt_log_fn)(void *ctx, const char *message);
  *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and a gt_options field
  *     in its Options too.
  * ------------------------------------------------------------------------ */
-#define GT_STRUCT_VERSION 2
+#define GT_STRUCT_VERSION 3
 
 #define GT_TIMEPOINT_MAX_GPUS 16
 
@@ -249,7 +249,17 @@ typedef struct gt_options {
      * A larger share keeps the split fresher on large processes; the total
      * RSS is exact at every sample whatever it is. */
     double walk_budget;
+
+    /* Version 3. */
+    /* The event backend (kernel events through eBPF), which makes the
+     * max_ram total RSS figures exact (see gt_usage.max_ram_method):
+     * GT_EVENTS_AUTO (0) uses it where it can be loaded, GT_EVENTS_ON makes
+     * gt_tracker_new fail with the reason where it cannot, GT_EVENTS_OFF
+     * never loads it. */
+    int events;
 } gt_options;
+
+enum { GT_EVENTS_AUTO = 0, GT_EVENTS_ON = 1, GT_EVENTS_OFF = 2 };
 
 /* The Python package's defaults, of this header's version:
  *     gt_options opts = GT_OPTIONS_INIT; */
@@ -406,6 +416,30 @@ typedef struct gt_usage {
         const char *method;
         double attributed_energy[GT_ENERGY_MAX_DOMAINS];
     } dram_memory_share;
+
+    /* Version 3. */
+    /* How the total_rss figures of max_ram were obtained: "exact (kernel
+     * events)" (the event backend's peak of that sum over every change of
+     * the kernel's RSS counters, within bound of the kernel's own count),
+     * "lower bound (kernel events)" (the backend ran but lost some events
+     * or processes, or did not follow descendants running before it loaded:
+     * the larger of its peak and the samples'), or "lower
+     * bound (sampled)" (the largest sum the samples saw).  private_rss and
+     * shared_rss are always sampled.  reason says why the figures are not
+     * exact ("" when they are); peak_time is the Unix time of each event
+     * peak (0 when sampled); bound, in max_ram.unit, is how far an exact
+     * figure may lie from the kernel's true count (the per-CPU batching of
+     * its counters, for every process alive at the peak; see
+     * docs/measurements.md).  NULL strings for a version 2 tracker. */
+    struct {
+        const char *main, *descendants, *combined;
+        double main_peak_time, descendants_peak_time, combined_peak_time;
+        double bound_per_process;
+        char reason[192];
+        /* The processes the event backend followed: the main process and
+         * every process forked in the tree (0 where it did not run). */
+        unsigned long processes;
+    } max_ram_method;
 } gt_usage;
 
 /* An empty usage of this header's version, for gt_tracker_usage to fill. */

@@ -7,6 +7,10 @@
 #   scripts/setup-deps.sh [test]
 set -eu
 PKGS="build-essential libsqlite3-dev libcjson-dev"
+# The event backend (--events): its BPF program is compiled by clang and
+# turned into a skeleton by bpftool, and loaded through libbpf.  Without
+# them the build leaves the backend out (and --events=on says so).
+PKGS="$PKGS libbpf-dev bpftool clang"
 if [ "${1:-}" = test ]; then
 PKGS="$PKGS clang libcmocka-dev sqlite3 jq valgrind"
 # The Python package's tests (pandas is optional for the package itself);

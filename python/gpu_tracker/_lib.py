@@ -48,7 +48,7 @@ class Error(ctypes.Structure):
 
 # The GT_STRUCT_VERSION of include/gpu_tracker.h that Options below is
 # written for: the version that gt_options_init() is given.
-STRUCT_VERSION = 2
+STRUCT_VERSION = 3
 
 
 class Options(ctypes.Structure):
@@ -76,6 +76,8 @@ class Options(ctypes.Structure):
         ('per_process', ctypes.c_int),
         ('per_gpu', ctypes.c_int),
         ('walk_budget', ctypes.c_double),
+        # Version 3.
+        ('events', ctypes.c_int),
     ]
 
 

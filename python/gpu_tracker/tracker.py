@@ -296,7 +296,7 @@ class Tracker:
                  gpu_brand: str | None = None, tracking_file: str | None = None, overwrite: bool = False,
                  python_heap: bool = False, logger: logging.Logger | None = None, energy_unit: str | None = None,
                  model=None, input_size=None, per_process: bool = False, per_gpu: bool = False,
-                 walk_budget: float | None = None):
+                 walk_budget: float | None = None, events: str = 'auto'):
         self._handle = ctypes.c_void_p()
         self._forked = False
         self._state = _TrackerState.NEW
@@ -347,6 +347,12 @@ class Tracker:
                 raise ValueError(f'walk_budget of {walk_budget!r} is invalid: must be a percent of one core, above 0 '
                                  f'and at most 100')
             opts.walk_budget = walk_budget / 100
+        # The event backend (the C library's gt_options.events): 'auto',
+        # 'on' (fail where it cannot load) or 'off'.
+        modes = {'auto': 0, 'on': 1, 'off': 2}
+        if not isinstance(events, str) or events not in modes:
+            raise ValueError(f"events of {events!r} is invalid: valid values are 'auto', 'on', 'off'")
+        opts.events = modes[events]
         if process_id is not None:
             if isinstance(process_id, bool) or not isinstance(process_id, int) or not 1 <= process_id <= _INT_MAX:
                 raise ValueError(f'process_id of {process_id!r} is invalid: must be a positive integer up to '

@@ -73,6 +73,18 @@ static int set_walk_budget(void *ctx, const char *name, const char *v)
     return 0;
 }
 
+static int set_events(void *ctx, const char *name, const char *v)
+{
+    static const char *const modes[] = {[GT_EVENTS_AUTO] = "auto", [GT_EVENTS_ON] = "on",
+                                        [GT_EVENTS_OFF] = "off"};
+    for (int i = 0; i < (int)(sizeof modes / sizeof *modes); i++)
+        if (!strcmp(v, modes[i])) {
+            ((gt_cli_track_settings *)ctx)->o.events = i;
+            return 0;
+        }
+    return gt_cli_usage_error("invalid value '%s' for %s: valid values are 'auto', 'on', 'off'", v, name);
+}
+
 static int parse_posint(const char *name, const char *v, long max, long *out)
 {
     char *end;
@@ -286,6 +298,13 @@ const gt_cli_opt gt_cli_track_opts[] = {
              "/proc/<pid>/smaps_rollup) may use to split RAM into private and shared. Defaults to 1. A larger "
              "budget keeps the private/shared split fresher on large processes, at a CPU cost; the total RSS is "
              "exact at every sample whatever the budget."},
+    {.longname = "--events", .arg = "<mode>", .apply = set_events, .key = "events", .json = GT_CLI_JSON_STRING,
+     .help = "'auto', 'on' or 'off': the event backend, a BPF program on the kernel's fork, exec, exit and "
+             "rss_stat events that follows every process of the tree and makes the Max RAM totals (main, "
+             "descendants, combined) exact to the event instead of the largest of the samples. It needs root, "
+             "or CAP_BPF with CAP_PERFMON. 'auto' (the default) uses it where it loads and otherwise says why "
+             "once; 'on' fails with the reason where it cannot load; 'off' never loads it. The report's Max RAM "
+             "method section says which method gave each figure."},
 };
 
 const size_t gt_cli_track_n_opts = sizeof gt_cli_track_opts / sizeof *gt_cli_track_opts;

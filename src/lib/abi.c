@@ -19,6 +19,7 @@ _Static_assert(offsetof(gt_usage, version) == 0, "gt_usage starts with its versi
 static const size_t options_sizes[GT_STRUCT_VERSION + 1] = {
     [1] = GT_END_OF(gt_options, on_timepoint_ctx),
     [2] = GT_END_OF(gt_options, walk_budget), /* per_process, per_gpu, walk_budget */
+    [3] = GT_END_OF(gt_options, events),
 };
 static const size_t timepoint_sizes[GT_STRUCT_VERSION + 1] = {
     [1] = GT_END_OF(gt_timepoint, combined_n_threads),
@@ -27,6 +28,7 @@ static const size_t timepoint_sizes[GT_STRUCT_VERSION + 1] = {
 static const size_t usage_sizes[GT_STRUCT_VERSION + 1] = {
     [1] = GT_END_OF(gt_usage, ram_unavailable),
     [2] = GT_END_OF(gt_usage, dram_memory_share), /* top_processes, dram_memory_share */
+    [3] = GT_END_OF(gt_usage, max_ram_method),
 };
 
 static const struct {

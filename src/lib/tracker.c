@@ -15,6 +15,7 @@
 #include "gpu_tracker.h"
 #include "abi.h"
 #include "energy/energy.h"
+#include "events/events.h"
 #include "gpu/gpu.h"
 #include "perproc/perproc.h"
 #include "sampler/sampler.h"
@@ -74,6 +75,16 @@ struct gt_tracker {
     gt_energy *energy;
     gt_store *store;
     gt_perproc *perproc;    /* NULL without per_process / per_gpu */
+    /* The event backend; NULL where it is off or could not be loaded, and
+     * events_off says why. */
+    gt_events *events;
+    char events_off[sizeof ((gt_usage *)0)->max_ram_method.reason];
+    gt_events_reading ev;   /* as of the last sample; under mu */
+    int have_ev;
+    /* Descendants running before the backend was loaded, which it does not
+     * follow: seen at the first sample as more descendants than it saw
+     * forked (0 for a command the tracker started held before its exec). */
+    size_t ev_unfollowed;
     gt_static_data sd;
     enum state state;       /* changed under mu */
     pthread_t thread;
@@ -166,6 +177,29 @@ static gt_status fail(gt_tracker *t, gt_status st, gt_error *err)
     return st;
 }
 
+/* The event backend, as opts.events asks: where it cannot be loaded, "on"
+ * fails with the reason, "auto" keeps the sampled figures and says why
+ * once (the report's max_ram_method.reason says it again). */
+static gt_status open_events(gt_tracker *t)
+{
+    if (t->opts.events == GT_EVENTS_OFF) {
+        snprintf(t->events_off, sizeof t->events_off, "the event backend is off (events off)");
+        return GT_OK;
+    }
+    gt_error e;
+    if (gt_events_open(t->opts.process_id, &t->events, &e) == GT_OK)
+        return GT_OK;
+    if (t->opts.events == GT_EVENTS_ON)
+        return gt_err(&t->err, GT_ERR_SYS, "events on: %s", e.msg);
+    snprintf(t->events_off, sizeof t->events_off, "%.*s", (int)sizeof t->events_off - 1, e.msg);
+    if (!t->opts.disable_logs) {
+        char msg[sizeof e.msg + 96];
+        snprintf(msg, sizeof msg, "the max RAM figures are sampled (lower bounds): %s", e.msg);
+        t->opts.log(t->opts.log_ctx, msg);
+    }
+    return GT_OK;
+}
+
 gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_error *err)
 {
     gt_error scratch;
@@ -203,6 +237,9 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     if ((unsigned)opts->energy_unit > GT_KILOWATT_HOURS)
         return gt_err(err, GT_ERR_INVALID, "invalid energy unit: valid units are " GT_ENERGY_UNITS_VALID);
     /* More than one core would let the walks outrun the sampling they serve. */
+    if (opts->events != GT_EVENTS_AUTO && opts->events != GT_EVENTS_ON && opts->events != GT_EVENTS_OFF)
+        return gt_err(err, GT_ERR_INVALID, "events of %d is invalid: valid are auto (0), on (1), off (2)",
+                      opts->events);
     if (!(opts->walk_budget >= 0 && opts->walk_budget <= 1))
         return gt_err(err, GT_ERR_INVALID,
                       "walk_budget of %g is invalid: must be above 0 and at most 1 (a share of one core), "
@@ -246,6 +283,8 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         return fail(t, st, err);
     if (opts->walk_budget > 0)
         gt_sampler_set_walk_budget(t->sampler, opts->walk_budget);
+    if ((st = open_events(t)) != GT_OK)
+        return fail(t, st, err);
     if ((st = gt_energy_open(sysfs_root, &t->energy, &t->err)) != GT_OK)
         return fail(t, st, err);
     /* The report leaves out an energy group with nothing measured: why is
@@ -516,9 +555,24 @@ static void take(gt_tracker *t, int last)
     gt_error e;
     gt_status st = last ? gt_sampler_take_last(t->sampler, &s, &e) : gt_sampler_take(t->sampler, &s, &e);
     gt_energy_reading er;
-    if (st == GT_OK)
+    gt_events_reading ev;
+    if (st == GT_OK) {
         gt_energy_read(t->energy, &er);
+        /* After the sample: the event peaks then cover every change the
+         * sample could have seen. */
+        if (t->events)
+            gt_events_read(t->events, &ev);
+    }
     pthread_mutex_lock(&t->mu);
+    if (st == GT_OK && t->events) {
+        if (!t->have_ev) {
+            size_t alive = gt_sampler_descendants_alive(t->sampler);
+            if (alive > ev.n_members)
+                t->ev_unfollowed = alive - (size_t)ev.n_members;
+        }
+        t->ev = ev;
+        t->have_ev = 1;
+    }
     if (st != GT_OK) {
         if (t->status == GT_OK) {
             t->status = st;
@@ -701,6 +755,9 @@ gt_status gt_tracker_stop(gt_tracker *t)
     pthread_join(t->thread, NULL);
     struct timespec t_stop;
     clock_gettime(CLOCK_MONOTONIC, &t_stop);
+    /* The last sample read the final sums: the programs stop costing the
+     * machine anything now. */
+    gt_events_close(&t->events);
     /* The side tables first: their connection to an SQLite file would keep
      * the store's close from checkpointing the log into the file.  Rows
      * still waiting for a lock wait GT_LOCKWAIT_CLOSE_MS in all, and every
@@ -767,6 +824,52 @@ static void peaks(gt_usage *u, const aggregate *a, uint64_t maxrss, gt_ram_unit 
     u->peak_ram_method.main = a->main_hwm ? (main_exact ? PEAK_EXACT : PEAK_SAMPLED) : NULL;
     u->peak_ram_method.largest_descendant =
         !a->desc_hwm_exact ? PEAK_SAMPLED : a->desc_running ? PEAK_EXACT_AT_STOP : PEAK_EXACT;
+}
+
+#define RAM_EXACT_EVENTS "exact (kernel events)"
+#define RAM_BOUND_EVENTS "lower bound (kernel events)"
+#define RAM_SAMPLED "lower bound (sampled)"
+
+/* The max_ram total RSS figures from the event backend's peaks where it
+ * ran, each with its method; private and shared stay sampled. */
+static void ram_method(gt_usage *u, const gt_tracker *t, const gt_events_reading *ev, int have_ev,
+                       size_t unfollowed, gt_ram_unit ru)
+{
+    gt_rss_values *v[3] = {&u->max_ram.main, &u->max_ram.descendants, &u->max_ram.combined};
+    const char **method[3] = {&u->max_ram_method.main, &u->max_ram_method.descendants,
+                              &u->max_ram_method.combined};
+    double *when[3] = {&u->max_ram_method.main_peak_time, &u->max_ram_method.descendants_peak_time,
+                       &u->max_ram_method.combined_peak_time};
+    u->max_ram_method.bound_per_process = gt_ram_in_unit((double)gt_events_bound_per_process(), ru);
+    if (!have_ev) {
+        for (int i = 0; i < 3; i++)
+            *method[i] = RAM_SAMPLED;
+        snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s",
+                 t->events_off[0] ? t->events_off : "no sample was taken");
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        double peak = gt_ram_in_unit((double)ev->peak[i], ru);
+        *when[i] = ev->peak_time[i];
+        /* Descendants the backend does not follow: its descendants' and
+         * combined sums lack them, the main process's is whole. */
+        if (ev->exact && !(i > 0 && unfollowed)) {
+            v[i]->total_rss = peak;
+            *method[i] = RAM_EXACT_EVENTS;
+        } else {
+            if (peak > v[i]->total_rss)
+                v[i]->total_rss = peak;
+            *method[i] = RAM_BOUND_EVENTS;
+        }
+    }
+    if (ev->exact && unfollowed)
+        snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason,
+                 "%zu descendants were running before tracking began: the event backend follows only the "
+                 "processes forked since",
+                 unfollowed);
+    else
+        snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s", ev->why);
+    u->max_ram_method.processes = (unsigned long)ev->n_members + 1;
 }
 
 /* Memory that could not be read is unavailable, never 0. */
@@ -836,6 +939,9 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     struct timespec end = t->t_stop;
     if (t->state == ST_RUNNING || t->state == ST_STOPPING)
         clock_gettime(CLOCK_MONOTONIC, &end);
+    gt_events_reading ev = t->ev;
+    int have_ev = t->have_ev;
+    size_t unfollowed = t->ev_unfollowed;
     pthread_mutex_unlock(&t->mu);
     const gt_static_data *sd = &t->sd;
     gt_ram_unit ru = sd->ram_unit, gu = sd->gpu_ram_unit;
@@ -885,6 +991,7 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     u->compute_time.time = gt_time_in_unit(elapsed(&t->t_start, &end), sd->time_unit);
 
     peaks(u, &a, maxrss, ru);
+    ram_method(u, t, &ev, have_ev, unfollowed, ru);
     unreadable(u, &a);
     u->n_samples = a.n;
     pthread_mutex_lock(&t->mu);
@@ -971,6 +1078,7 @@ void gt_tracker_free(gt_tracker **tp)
     gt_perproc_close(&t->perproc, &e);
     gt_store_close(&t->store, &e);
     gt_sampler_free(&t->sampler);
+    gt_events_close(&t->events);
     gt_energy_close(&t->energy);
     gt_gpu_close(&t->gpu);
     pthread_cond_destroy(&t->cv);

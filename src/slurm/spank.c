@@ -5,7 +5,7 @@
  * report); DIR defaults to the job's working directory.
  *
  * Enabled by one line in plugstack.conf:
- *     optional /usr/local/lib/gpu_tracker_spank.so [st=SECONDS]
+ *     optional /usr/local/lib/gpu_tracker_spank.so [st=SECONDS] [events=auto|on|off]
  *
  * The trackers run as threads of slurmstepd and track the task's process
  * tree, never slurmstepd itself, so the figures are the tasks'.  A job must
@@ -50,6 +50,7 @@ static struct {
     int dirfd;             /* DIR/<job>.<step>, opened as the job's user; -1: not yet */
     char dirname[PATH_MAX + 40]; /* its name, for messages */
     double sleep_time;     /* plugstack.conf's st=, default 1 s */
+    int events;            /* plugstack.conf's events=, gt_options.events */
     task *tasks;
     size_t ntasks, cap;
 } step = {.sleep_time = 1.0, .dirfd = -1};
@@ -91,8 +92,15 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
                             "at most %g", av[i], GT_SLEEP_TIME_MIN, GT_SLEEP_TIME_MAX);
             else
                 step.sleep_time = st;
+        } else if (!strcmp(av[i], "events=auto")) {
+            step.events = GT_EVENTS_AUTO;
+        } else if (!strcmp(av[i], "events=on")) {
+            step.events = GT_EVENTS_ON;
+        } else if (!strcmp(av[i], "events=off")) {
+            step.events = GT_EVENTS_OFF;
         } else
-            slurm_error("gpu-tracker: unknown plugstack.conf argument '%s': valid is st=<seconds>", av[i]);
+            slurm_error("gpu-tracker: unknown plugstack.conf argument '%s': valid are st=<seconds>, "
+                        "events=auto|on|off", av[i]);
     }
     if (spank_option_register(sp, &option) != ESPANK_SUCCESS)
         slurm_error("gpu-tracker: cannot register --gpu-tracker");
@@ -330,6 +338,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
     o.process_id = pid;
     o.tracking_file = tf;
     o.sleep_time = step.sleep_time;
+    o.events = step.events;
     o.log = log_warning;
     gt_error err;
     if (gt_tracker_new(&o, &t->tracker, &err) != GT_OK) {

@@ -264,3 +264,42 @@ with gput.Tracker(sleep_time=0.05) as tracker:
 print(tracker.resource_usage.torch_cuda_memory, tracker.resource_usage.max_ram.unit)
 ''').stdout.split()
     assert out == ['None', 'gigabytes']
+
+
+@pytest.mark.parametrize('mode', ['yes', '', None, 1])
+def test_events_mode_must_be_named(mode):
+    with pytest.raises(ValueError, match="events of .* is invalid: valid values are 'auto', 'on', 'off'"):
+        gput.Tracker(events=mode)
+
+
+def test_events_off_is_sampled_and_says_why():
+    with gput.Tracker(sleep_time=0.02, ram_unit='megabytes', events='off') as tracker:
+        data = touch_mib(20)
+        time.sleep(0.05)
+        del data
+    method = tracker.to_json()['max_ram_method']
+    assert [method['main'], method['descendants'], method['combined']] == ['lower bound (sampled)'] * 3
+    assert method['reason'] == 'the event backend is off (events off)'
+
+
+def test_events_on_tracks_the_python_process_exactly():
+    # The Tracker's own process: its memory is known from its first memory
+    # event, and the peak of main is what it wrote, whatever the samples saw.
+    try:
+        tracker = gput.Tracker(sleep_time=10, ram_unit='bytes', events='on')
+    except OSError as e:
+        pytest.skip(f'the event backend cannot run here: {e}')
+    with tracker:
+        data = touch_mib(60)
+        level = int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGESIZE')
+        del data
+    method = tracker.to_json()['max_ram_method']
+    assert method['main'] == 'exact (kernel events)', method
+    # Children this process started before (earlier tests in the same
+    # pytest run) were not followed from their birth: then the combined
+    # total is a lower bound that says why.
+    assert (method['combined'] == 'exact (kernel events)' or
+            'running before tracking began' in method.get('reason', '')), method
+    # One sample at the start, one at the stop (after the 60 MiB were freed):
+    # only the events can see the level in between.
+    assert tracker.resource_usage.max_ram.main.total_rss >= level - 3 * method['bound_per_process']

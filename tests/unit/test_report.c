@@ -266,6 +266,37 @@ static void test_peak_section(void **state)
     free(got);
 }
 
+/* The max_ram methods: a section of our own after Peak RAM, with the reason
+ * only where the figures are not exact; none for a usage without them. */
+static void test_max_ram_method_section(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    u.peak_ram.main = u.peak_ram.largest_descendant = -1;
+    u.max_ram_method.main = u.max_ram_method.descendants = u.max_ram_method.combined = "exact (kernel events)";
+    u.max_ram_method.combined_peak_time = 1795656861.529881;
+    u.max_ram_method.bound_per_process = 0.786;
+    u.max_ram_method.processes = 3;
+    char *got = render(&u, GT_FORMAT_TEXT);
+    assert_non_null(strstr(got, "   Time: 300.0\nMax RAM method:\n   Main: exact (kernel events)\n"
+                                "   Descendants: exact (kernel events)\n   Combined: exact (kernel events)\n"
+                                "   Main peak time: 0.0\n   Descendants peak time: 0.0\n"
+                                "   Combined peak time: 1795656861.53\n   Bound per process: 0.786\n"
+                                "   Processes: 3"));
+    assert_null(strstr(got, "Reason"));
+    free(got);
+    u.max_ram_method.main = u.max_ram_method.descendants = u.max_ram_method.combined = "lower bound (sampled)";
+    u.max_ram_method.processes = 0;
+    snprintf(u.max_ram_method.reason, sizeof u.max_ram_method.reason, "the event backend is off (events off)");
+    got = render(&u, GT_FORMAT_JSON);
+    assert_non_null(strstr(got, "  \"processes\": 0,\n  \"reason\": \"the event backend is off (events off)\"\n }"));
+    free(got);
+    u.max_ram_method.main = u.max_ram_method.descendants = u.max_ram_method.combined = NULL;
+    got = render(&u, GT_FORMAT_JSON);
+    assert_null(strstr(got, "max_ram_method"));
+    free(got);
+}
+
 /* Memory that could not be read reads "unavailable" / null, with the reason
  * once, never 0. */
 static void test_ram_unavailable(void **state)
@@ -388,7 +419,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_matches_reference), cmocka_unit_test(test_json_matches_reference),
         cmocka_unit_test(test_text_rounding),          cmocka_unit_test(test_peak_section),
-        cmocka_unit_test(test_ram_unavailable),
+        cmocka_unit_test(test_ram_unavailable),  cmocka_unit_test(test_max_ram_method_section),
         cmocka_unit_test(test_write_error),      cmocka_unit_test(test_all_references),
         cmocka_unit_test(test_own_sections_in_order), cmocka_unit_test(test_top_processes),
     };

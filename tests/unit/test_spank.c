@@ -252,6 +252,12 @@ static void test_sleep_time_bounds(void **state)
     assert_int_equal(init_errors("st="), 1);
     assert_int_equal(init_errors("st=1s"), 1);
     assert_int_equal(init_errors("sleep=1"), 1);
+    /* The event backend's modes, and only those. */
+    assert_int_equal(init_errors("events=on"), 0);
+    assert_int_equal(init_errors("events=off"), 0);
+    assert_int_equal(init_errors("events=auto"), 0);
+    assert_int_equal(init_errors("events=yes"), 1);
+    assert_non_null(strstr(last_error, "events=auto|on|off"));
     assert_non_null(option);
     /* Back to a short interval for the steps below. */
     assert_int_equal(init_errors("st=0.01"), 0);

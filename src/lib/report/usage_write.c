@@ -465,8 +465,23 @@ static gt_status write_usage(const gt_usage *u, const gt_efficiency *eff, gt_for
         STR("Largest descendant method", "largest_descendant_method",
             u->peak_ram_method.largest_descendant),
         /* The Python package's Max RAM section keeps its layout, so what
-         * its figures are is said here, beside the peaks they are not. */
-        STR("Max RAM method", "max_ram_method", GT_MAX_RAM_METHOD),
+         * its figures are is said here, beside the peaks they are not;
+         * a usage with the Max RAM method section (version 3 on) says it
+         * there, per total, as the event backend may make them exact. */
+        STR_IF("Max RAM method", "max_ram_method", GT_MAX_RAM_METHOD, !u->max_ram_method.combined),
+        END,
+        /* gpu-tracker's own: how max_ram's total RSS figures were obtained
+         * (a usage of version 3 or later). */
+        SECTION_IF("Max RAM method", "max_ram_method", u->max_ram_method.combined != NULL),
+        STR("Main", "main", u->max_ram_method.main),
+        STR("Descendants", "descendants", u->max_ram_method.descendants),
+        STR("Combined", "combined", u->max_ram_method.combined),
+        FLT("Main peak time", "main_peak_time", u->max_ram_method.main_peak_time),
+        FLT("Descendants peak time", "descendants_peak_time", u->max_ram_method.descendants_peak_time),
+        FLT("Combined peak time", "combined_peak_time", u->max_ram_method.combined_peak_time),
+        FLT("Bound per process", "bound_per_process", u->max_ram_method.bound_per_process),
+        INT("Processes", "processes", (long)u->max_ram_method.processes),
+        STR_IF("Reason", "reason", u->max_ram_method.reason, u->max_ram_method.reason[0]),
         END,
         /* gpu-tracker's own GPU figures, where the vendor library has them. */
         SECTION_IF("GPU process utilization (SM)", "gpu_process_utilization",
