@@ -66,10 +66,12 @@ true
 SH
 # Text a twice (one reading, then none since: no share yet), then b twice
 # (the second read starts only once the first sample's share is taken).
+# The main process holds the shared xe client before the child does, so
+# that no sample sees the child as its only holder.
 cat >main.sh <<SH
+sh fdinfo.sh \$\$ 3 "$TMP/fifo"
 sh child.sh &
 while [ ! -e child.pid ]; do sleep 0.05; done
-sh fdinfo.sh \$\$ 3 "$TMP/fifo"
 sh fed.sh a 2 || exit 1
 echo b >which.new && mv which.new which
 sh fed.sh b 2 || exit 1

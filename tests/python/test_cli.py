@@ -89,8 +89,9 @@ def test_track_a_command():
     assert usage['max_ram']['unit'] == 'megabytes' and usage['compute_time']['unit'] == 'seconds'
     # As the Python package's command line does, the command starts before
     # the tracker that is given its PID: the tracker misses the moments
-    # between the two (more on a busy machine), never more than it took.
-    assert 0.1 <= usage['compute_time']['time'] <= wall
+    # between the two (more on a busy machine, or while the event backend
+    # loads), never more than it took.
+    assert 0 < usage['compute_time']['time'] <= wall
     assert open('usage.json').read().startswith('{\n "max_ram": {\n  "unit"')  # indent=1
     assert os.path.getsize('t.csv') > 0
 
