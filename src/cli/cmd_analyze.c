@@ -42,12 +42,6 @@ int gt_cli_analyze_usage(FILE *out)
     return gt_cli_print_opts(out, gt_cli_analyze_opts, gt_cli_analyze_n_opts);
 }
 
-static int exit_status(gt_status st)
-{
-    return st == GT_ERR_IO || st == GT_ERR_NOMEM || st == GT_ERR_SYS ? GT_EXIT_FAILURE
-                                                                       : GT_EXIT_USAGE;
-}
-
 int gt_cli_subtrack_analyze(int argc, char **argv)
 {
     const char *tf = NULL, *stf = NULL, *host = NULL, *output = NULL, *format = "text";
@@ -98,7 +92,7 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
     gt_status st = gt_analyze_host(tf, stf, host, &r, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
-        return exit_status(st);
+        return gt_cli_status_exit(st);
     }
     gt_cli_outfile out = {0};
     if (output && gt_cli_outfile_open(output, &out) != 0) {

@@ -105,7 +105,7 @@ int gt_cli_subtrack_combine(int argc, char **argv)
                           : gt_subtrack_combine(stf, paths, npaths, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
-        rc = st == GT_ERR_IO || st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        rc = gt_cli_status_exit(st);
         goto done;
     }
     rc = 0;

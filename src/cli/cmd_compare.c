@@ -224,7 +224,10 @@ static int run(gt_cli_compare_settings *s)
                               s->stat ? s->stat : "mean", gt_cli_log_stderr, NULL, &c, &e);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", e.msg);
-        return st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        /* The results files are compare's arguments: one that cannot be
+         * read is a usage error, the exception docs/tracking.md ("Exit
+         * status") names, kept as docs/sub-tracking.md always said. */
+        return st == GT_ERR_IO ? GT_EXIT_USAGE : gt_cli_status_exit(st);
     }
     gt_cli_outfile out = {0};
     if (s->output && gt_cli_outfile_open(s->output, &out) != 0) {

@@ -198,7 +198,7 @@ int gt_cli_merge(int argc, char **argv)
     gt_status st = gt_merge_files((const char *const *)paths, npaths, align, &m, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
-        rc = st == GT_ERR_IO || st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        rc = gt_cli_status_exit(st);
         goto done;
     }
     if (output && gt_cli_outfile_open(output, &out) != 0) {

@@ -76,10 +76,7 @@ int gt_cli_plot(int argc, char **argv)
     gt_status st = gt_plot_write_host(tf, stf, host, output, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
-        /* As 'sub-track analyze': unreadable or unwritable files and lack of
-         * memory are failures; invalid arguments or file content are usage
-         * errors. */
-        return st == GT_ERR_IO || st == GT_ERR_NOMEM || st == GT_ERR_SYS ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        return gt_cli_status_exit(st);
     }
     return 0;
 }

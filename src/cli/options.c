@@ -15,6 +15,26 @@
 #define HELP_INDENT 28
 #define HELP_WIDTH 112
 
+int gt_cli_status_exit(gt_status st)
+{
+    switch (st) {
+    case GT_OK:
+        return 0;
+    case GT_ERR_IO:
+    case GT_ERR_NOMEM:
+    case GT_ERR_SYS:
+        return GT_EXIT_FAILURE;
+    case GT_ERR_INVALID:
+    case GT_ERR_STATE:
+    case GT_ERR_EXISTS:
+    case GT_ERR_NOPROC:
+    case GT_ERR_FORMAT:
+    case GT_ERR_GPU:
+        break;
+    }
+    return GT_EXIT_USAGE;
+}
+
 int gt_cli_usage_error(const char *fmt, ...)
 {
     va_list ap;

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "gpu_tracker.h"
+
 /* How a value reaches the settings. */
 typedef enum gt_cli_store {
     GT_CLI_CALL,   /* apply(settings, name, value) checks and stores it */
@@ -47,6 +49,13 @@ typedef struct gt_cli_opt {
      * (--help). */
     int (*apply)(void *settings, const char *name, const char *value);
 } gt_cli_opt;
+
+/* The exit status of a command whose library call failed with st, the one
+ * rule every command follows (docs/tracking.md, "Exit status"): the system
+ * failed (a file could not be read or written, out of memory, a system
+ * call) is GT_EXIT_FAILURE; anything the user can mend in the arguments or
+ * the input files' content is GT_EXIT_USAGE.  GT_OK is 0. */
+int gt_cli_status_exit(gt_status st);
 
 /* Prints "gpu-tracker: <message>" on one line; returns GT_EXIT_USAGE. */
 int gt_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/option_tables.h"
+#include "cli/options.h"
 #include "cli/track_options.h"
 #include "tmpdir.h"
 
@@ -272,6 +273,22 @@ static void test_every_key_is_its_option(void **state)
     }
 }
 
+/* One rule maps a library status to every command's exit status: the
+ * system failing is 1, what the user can mend is 2 (docs/tracking.md, "Exit
+ * status"). */
+static void test_status_exit_rule(void **state)
+{
+    (void)state;
+    assert_int_equal(gt_cli_status_exit(GT_OK), 0);
+    assert_int_equal(gt_cli_status_exit(GT_ERR_IO), GT_EXIT_FAILURE);
+    assert_int_equal(gt_cli_status_exit(GT_ERR_NOMEM), GT_EXIT_FAILURE);
+    assert_int_equal(gt_cli_status_exit(GT_ERR_SYS), GT_EXIT_FAILURE);
+    const gt_status usage[] = {GT_ERR_INVALID, GT_ERR_STATE,  GT_ERR_EXISTS,
+                               GT_ERR_NOPROC,  GT_ERR_FORMAT, GT_ERR_GPU};
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++)
+        assert_int_equal(gt_cli_status_exit(usage[i]), GT_EXIT_USAGE);
+}
+
 static void test_unknown_key_and_option_are_refused(void **state)
 {
     (void)state;
@@ -308,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_every_command_lists_its_table),
         cmocka_unit_test(test_every_key_is_its_option),
         cmocka_unit_test(test_unknown_key_and_option_are_refused),
+        cmocka_unit_test(test_status_exit_rule),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
