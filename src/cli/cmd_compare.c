@@ -127,22 +127,10 @@ static int add_mapping(gt_cli_compare_settings *s, const char *v)
 
 int gt_cli_compare_load_config(gt_cli_compare_settings *s, const char *path)
 {
-    FILE *f = gt_cli_open_input(path, "config file");
-    if (!f)
-        return GT_EXIT_USAGE;
-    static char buf[1 << 20];
-    size_t len = fread(buf, 1, sizeof buf - 1, f);
-    int too_big = !feof(f);
-    fclose(f);
-    buf[len] = '\0';
-    if (too_big)
-        return gt_cli_usage_error("config file '%s' is larger than %s", path, "1 MiB");
-    cJSON *root = cJSON_Parse(buf);
-    if (!root || !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        return gt_cli_usage_error("config file '%s' is not a JSON object", path);
-    }
-    int rc = 0;
+    cJSON *root;
+    int rc = gt_cli_load_config(path, &root);
+    if (rc)
+        return rc;
     for (const cJSON *it = root->child; it && !rc; it = it->next) {
         if (!strcmp(it->string, "statistic") && cJSON_IsString(it)) {
             rc = set_stat(s, it->valuestring);

@@ -2,8 +2,11 @@
 /* Option scanning, --help lines and messages shared by the subcommands. */
 #include "options.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,6 +63,43 @@ FILE *gt_cli_open_input(const char *path, const char *what)
         fputs("gpu-tracker: out of memory\n", stderr);
     }
     return f;
+}
+
+int gt_cli_load_config(const char *path, struct cJSON **root)
+{
+    *root = NULL;
+    FILE *f = gt_cli_open_input(path, "config file");
+    if (!f)
+        return GT_EXIT_USAGE;
+    /* One byte past the limit tells a file at the limit from a larger one,
+     * and one more ends the text. */
+    char *buf = malloc(GT_CLI_CONFIG_MAX + 2);
+    if (!buf) {
+        fclose(f);
+        fputs("gpu-tracker: out of memory\n", stderr);
+        return GT_EXIT_FAILURE;
+    }
+    size_t len = fread(buf, 1, GT_CLI_CONFIG_MAX + 1, f);
+    int failed = ferror(f);
+    int e = errno;
+    fclose(f);
+    buf[len] = '\0';
+    int rc = 0;
+    if (failed) {
+        fprintf(stderr, "gpu-tracker: cannot read config file '%s': %s\n", path, strerror(e));
+        rc = GT_EXIT_FAILURE;
+    } else if (len > GT_CLI_CONFIG_MAX) {
+        rc = gt_cli_usage_error("config file '%s' is larger than %s", path, GT_CLI_CONFIG_MAX_TEXT);
+    } else {
+        *root = cJSON_Parse(buf);
+        if (!*root || !cJSON_IsObject(*root)) {
+            cJSON_Delete(*root);
+            *root = NULL;
+            rc = gt_cli_usage_error("config file '%s' is not a JSON object", path);
+        }
+    }
+    free(buf);
+    return rc;
 }
 
 void gt_cli_log_stderr(void *ctx, const char *msg)

@@ -65,6 +65,20 @@ int gt_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
  * after a message. */
 FILE *gt_cli_open_input(const char *path, const char *what);
 
+/* The largest config file (--tconfig, --cconfig) read, and its size in
+ * words for the message that refuses a larger one. */
+#define GT_CLI_CONFIG_MAX ((size_t)1 << 20)
+#define GT_CLI_CONFIG_MAX_TEXT "1 MiB"
+
+struct cJSON;
+
+/* Reads a command's JSON config file, the one way every command does: a
+ * regular file of at most GT_CLI_CONFIG_MAX bytes holding one JSON object.
+ * Returns 0 with *root set (cJSON_Delete it), or an exit status after a
+ * message naming the file (gt_cli_status_exit's rule: unreadable 1, too
+ * large or not an object 2), *root NULL. */
+int gt_cli_load_config(const char *path, struct cJSON **root);
+
 /* A gt_log_fn: "gpu-tracker: warning: <message>" on stderr. */
 void gt_cli_log_stderr(void *ctx, const char *msg);
 

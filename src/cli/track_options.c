@@ -384,22 +384,10 @@ oom:
 
 int gt_cli_track_load_tconfig(gt_cli_track_settings *s, const char *path)
 {
-    FILE *f = gt_cli_open_input(path, "config file");
-    if (!f)
-        return GT_EXIT_USAGE;
-    char buf[65536];
-    size_t len = fread(buf, 1, sizeof buf - 1, f);
-    int too_big = !feof(f);
-    fclose(f);
-    buf[len] = '\0';
-    if (too_big)
-        return gt_cli_usage_error("config file '%s' is larger than %s", path, "64 KiB");
-    cJSON *root = cJSON_Parse(buf);
-    if (!root || !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        return gt_cli_usage_error("config file '%s' is not a JSON object", path);
-    }
-    int rc = 0;
+    cJSON *root;
+    int rc = gt_cli_load_config(path, &root);
+    if (rc)
+        return rc;
     s->config = path;
     for (const cJSON *it = root->child; it && !rc; it = it->next) {
         const gt_cli_opt *d = by_key(it);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/compare.h"
 #include "cli/option_tables.h"
 #include "cli/options.h"
 #include "cli/track_options.h"
@@ -273,6 +274,51 @@ static void test_every_key_is_its_option(void **state)
     }
 }
 
+/* Writes cfg.json: a JSON object of one key padded with spaces to size
+ * bytes. */
+static void write_padded_config(const char *key, const char *json, size_t size)
+{
+    FILE *f = fopen("cfg.json", "w");
+    assert_non_null(f);
+    int head = fprintf(f, "{\"%s\": %s}", key, json);
+    assert_true(head > 0 && (size_t)head <= size);
+    for (size_t i = (size_t)head; i < size; i++)
+        fputc(' ', f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* --tconfig and --cconfig are read by one loader: the same size limit,
+ * with a file at the limit read and one byte more refused, and the same
+ * message. */
+static void test_config_files_share_one_limit(void **state)
+{
+    (void)state;
+    const char *err;
+    for (size_t extra = 0; extra < 2; extra++) {
+        size_t size = GT_CLI_CONFIG_MAX + extra;
+        gt_cli_track_settings t;
+        write_padded_config("sleep_time", "1.5", size);
+        gt_cli_track_settings_init(&t);
+        capture_start();
+        int rc = gt_cli_track_load_tconfig(&t, "cfg.json");
+        err = capture_end();
+        gt_cli_track_settings_free(&t);
+        assert_int_equal(rc, extra ? GT_EXIT_USAGE : 0);
+        if (extra)
+            assert_string_equal(err, "gpu-tracker: config file 'cfg.json' is larger than 1 MiB\n");
+
+        gt_cli_compare_settings c = {0};
+        write_padded_config("statistic", "\"max\"", size);
+        capture_start();
+        rc = gt_cli_compare_load_config(&c, "cfg.json");
+        err = capture_end();
+        gt_cli_compare_settings_free(&c);
+        assert_int_equal(rc, extra ? GT_EXIT_USAGE : 0);
+        if (extra)
+            assert_string_equal(err, "gpu-tracker: config file 'cfg.json' is larger than 1 MiB\n");
+    }
+}
+
 /* One rule maps a library status to every command's exit status: the
  * system failing is 1, what the user can mend is 2 (docs/tracking.md, "Exit
  * status"). */
@@ -326,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_every_key_is_its_option),
         cmocka_unit_test(test_unknown_key_and_option_are_refused),
         cmocka_unit_test(test_status_exit_rule),
+        cmocka_unit_test(test_config_files_share_one_limit),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
