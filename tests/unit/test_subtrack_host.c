@@ -201,6 +201,27 @@ static void test_pair_across_hosts_is_an_error(void **state)
     assert_non_null(strstr(err.msg, "(4.0, 5.0) of two processes: process ID 7 on host 'n1' and process ID 7 on host 'n2'"));
 }
 
+/* gt_subtrack_calls pairs the one block asked for: another block's marks
+ * that do not pair are no error of it, and marks of every host are its. */
+static void test_calls_of_one_block_only(void **state)
+{
+    (void)state;
+    tmpdir_write("two.csv", "process_id,code_block_name,position,timestamp,host\n"
+                            "7,A,1,4,n1\n"
+                            "7,X,0,1,n1\n7,X,1,2,n1\n7,X,0,3,n2\n7,X,1,6,n2\n");
+    double *calls = NULL;
+    size_t n = 0;
+    gt_error err;
+    assert_int_equal(gt_subtrack_calls("two.csv", "X", &calls, &n, &err), GT_OK);
+    assert_int_equal(n, 2);
+    assert_true(calls[0] == 1 && calls[1] == 2 && calls[2] == 3 && calls[3] == 6);
+    gt_calls_free(&calls);
+    assert_int_equal(gt_subtrack_calls("two.csv", "none", &calls, &n, &err), GT_OK);
+    assert_int_equal(n, 0);
+    gt_calls_free(&calls);
+    assert_int_equal(gt_subtrack_calls("two.csv", "A", &calls, &n, &err), GT_ERR_FORMAT);
+}
+
 static void clear_env(void)
 {
     unsetenv("SLURM_JOB_ID");
@@ -311,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_combine_and_pair_csv),
         cmocka_unit_test(test_combine_and_pair_sqlite),
         cmocka_unit_test(test_pair_across_hosts_is_an_error),
+        cmocka_unit_test(test_calls_of_one_block_only),
         cmocka_unit_test(test_writer_host_column),
         cmocka_unit_test(test_default_name),
     };
