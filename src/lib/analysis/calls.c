@@ -9,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const gt_mark_columns[] = {"process_id", "code_block_name", "position", "timestamp", "?host",
-                                       NULL};
-const char *const gt_mark_text_columns[] = {"code_block_name", "host", NULL};
-
 static int cmp_mark(const void *a, const void *b)
 {
     const gt_mark *x = a, *y = b;

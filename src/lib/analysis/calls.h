@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "gpu_tracker.h"
+#include "store/marks_layout.h"
 #include "store/table.h"
 
 typedef struct gt_mark {
@@ -21,11 +22,6 @@ typedef struct gt_mark {
 typedef struct gt_call {
     double start, stop;
 } gt_call;
-
-/* The columns of a sub-tracking file, for gt_table_read_columns: host is
- * optional (the Python package's files have none). */
-extern const char *const gt_mark_columns[];
-extern const char *const gt_mark_text_columns[];
 
 /* Reads the marks of a sub-tracking table (columns process_id,
  * code_block_name, position, timestamp and optionally host) into *out
