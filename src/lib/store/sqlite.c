@@ -18,7 +18,7 @@
 #include "store/store.h"
 #include "util/error.h"
 #include "util/grow.h"
-#include "store/sqltext.h"
+#include "store/sqlrow.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -57,71 +57,11 @@ static int is_busy(int rc)
     return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
 }
 
-/* "CREATE TABLE name (\n\tcol TYPE, \n\t...\n)", spelled as in the Python
- * package's files so `.schema` shows the same text.  Caller frees. */
-static char *create_sql(const char *table, const char *const *names,
-                        const char *const *types, int n)
-{
-    size_t size = 64 + strlen(table);
-    for (int i = 0; i < n; i++)
-        size += strlen(names[i]) + strlen(types[i]) + 8;
-    char *sql = malloc(size);
-    if (!sql)
-        return NULL;
-    size_t len = (size_t)snprintf(sql, size, "CREATE TABLE %s (\n", table);
-    for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(sql + len, size - len, "\t%s %s%s\n", names[i], types[i],
-                                i + 1 < n ? ", " : "");
-    snprintf(sql + len, size - len, ")");
-    return sql;
-}
-
-/* "INSERT INTO name (a, b, ...) VALUES (?, ?, ...)".  Caller frees. */
-static char *insert_sql(const char *table, const char *const *names, int n)
-{
-    size_t size = 64 + strlen(table);
-    for (int i = 0; i < n; i++)
-        size += strlen(names[i]) + 5;
-    char *sql = malloc(size);
-    if (!sql)
-        return NULL;
-    size_t len = (size_t)snprintf(sql, size, "INSERT INTO %s (", table);
-    for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(sql + len, size - len, "%s%s", i ? ", " : "", names[i]);
-    len += (size_t)snprintf(sql + len, size - len, ") VALUES (");
-    for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(sql + len, size - len, "%s?", i ? ", " : "");
-    snprintf(sql + len, size - len, ")");
-    return sql;
-}
-
-static int bind_cells(sqlite3_stmt *st, const gt_cell *c, int n)
-{
-    int rc = SQLITE_OK;
-    for (int i = 0; i < n && rc == SQLITE_OK; i++) {
-        switch (c[i].kind) {
-        case GT_CELL_FLOAT:
-            rc = sqlite3_bind_double(st, i + 1, c[i].f);
-            break;
-        case GT_CELL_INT:
-            rc = sqlite3_bind_int64(st, i + 1, c[i].i);
-            break;
-        case GT_CELL_TEXT:
-            rc = gt_sqltext_bind(st, i + 1, c[i].s);
-            break;
-        case GT_CELL_NULL:
-            rc = sqlite3_bind_null(st, i + 1);
-            break;
-        }
-    }
-    return rc;
-}
-
 /* Binds and runs st once, leaving it reset for the next row; a failure's
  * system errno goes to *sys_errno (the reset's own I/O would clear it). */
 static int run_row(sqlite3_stmt *st, const gt_cell *c, int n, int *sys_errno)
 {
-    int rc = bind_cells(st, c, n);
+    int rc = gt_sqlrow_bind(st, c, n, NULL);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
         if (rc == SQLITE_DONE)
@@ -326,24 +266,24 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
                      NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
 
-    if (!(sql = create_sql("static_data", names, types, nstatic)))
+    if (!(sql = gt_sqlrow_create("static_data", names, types, nstatic)))
         goto nomem;
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = create_sql("data", data_names, data_types, ncols)))
+    if (!(sql = gt_sqlrow_create("data", data_names, data_types, ncols)))
         goto nomem;
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
     free(sql);
 
-    if (!(sql = insert_sql("static_data", names, nstatic)))
+    if (!(sql = gt_sqlrow_insert("static_data", names, nstatic)))
         goto nomem;
     if (sqlite3_prepare_v2(s->db, sql, -1, &static_insert, NULL) != SQLITE_OK ||
         run_row(static_insert, cells, nstatic, &s->sys_errno) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = insert_sql("data", data_names, ncols)))
+    if (!(sql = gt_sqlrow_insert("data", data_names, ncols)))
         goto nomem;
     /* PERSISTENT: the statement lives as long as the file. */
     if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) !=
