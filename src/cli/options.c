@@ -148,6 +148,39 @@ int gt_cli_next_opt(int argc, char **argv, int *i, const gt_cli_opt *defs, size_
     return 0;
 }
 
+int gt_cli_parse(int argc, char **argv, const gt_cli_opt *defs, size_t n_defs, const char *help,
+                 int (*usage)(FILE *out), void *settings, int (*operand)(void *settings, const char *arg))
+{
+    int early = 0;
+    for (size_t k = 0; k < n_defs; k++)
+        early |= defs[k].early;
+    /* Without early options one pass, so that --help is shown whatever
+     * follows it. */
+    for (int pass = !early; pass < 2; pass++) {
+        for (int i = 1; i < argc; i++) {
+            int rc;
+            if (operand && argv[i][0] != '-') {
+                if (pass == 1 && (rc = operand(settings, argv[i])))
+                    return rc;
+                continue;
+            }
+            const gt_cli_opt *d;
+            const char *v;
+            if ((rc = gt_cli_next_opt(argc, argv, &i, defs, n_defs, help, &d, &v)))
+                return rc;
+            if (d->early != (pass == 0))
+                continue;
+            if (!strcmp(d->longname, "--help")) {
+                usage(stdout);
+                return -1;
+            }
+            if ((rc = gt_cli_apply(d, settings, d->longname, v)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
 int gt_cli_apply(const gt_cli_opt *def, void *settings, const char *name, const char *value)
 {
     char *member = (char *)settings + def->field;

@@ -48,6 +48,7 @@ typedef struct gt_cli_opt {
      * one.  Returns 0, an exit status after a message, or -1: done, exit 0
      * (--help). */
     int (*apply)(void *settings, const char *name, const char *value);
+    int early; /* applied in a pass before the others: a config file that the command line overrides */
 } gt_cli_opt;
 
 /* The exit status of a command whose library call failed with st, the one
@@ -89,6 +90,15 @@ void gt_cli_log_stderr(void *ctx, const char *msg);
  * "see '<help> --help'".  "--" is no option: callers take it first. */
 int gt_cli_next_opt(int argc, char **argv, int *i, const gt_cli_opt *defs, size_t n_defs, const char *help,
                     const gt_cli_opt **def, const char **value);
+
+/* Parses a subcommand's argv[1..argc) by its table into settings: each
+ * option applied as its entry says (gt_cli_apply; the early ones in a pass
+ * before the rest), --help printed by usage.  An argument not starting with
+ * '-' is given to operand, or refused as an unknown option where operand is
+ * NULL.  help names the command as for gt_cli_next_opt.  Returns 0, an exit
+ * status after a message, or -1 after --help. */
+int gt_cli_parse(int argc, char **argv, const gt_cli_opt *defs, size_t n_defs, const char *help,
+                 int (*usage)(FILE *out), void *settings, int (*operand)(void *settings, const char *arg));
 
 /* Stores value (see gt_cli_opt) in settings; name is how the user wrote the
  * option or key.  Returns what apply returns, 0 for a stored flag or

@@ -223,7 +223,7 @@ const gt_cli_opt gt_cli_track_opts[] = {
     {.longname = "--format", .shortname = 'f', .arg = "<format>", .apply = set_format,
      .help = "'text' or 'json'. Defaults to 'text'."},
     /* Read before every other option, so that the command line overrides it. */
-    {.longname = "--tconfig", .arg = "<config-file>", .apply = load_tconfig,
+    {.longname = "--tconfig", .arg = "<config-file>", .apply = load_tconfig, .early = 1,
      .help = "JSON file with the Tracker's keyword arguments ({keys}). Command-line options override it."},
     {.longname = "--st", .arg = "<sleep-time>", .apply = set_sleep_time, .key = "sleep_time",
      .json = GT_CLI_JSON_NUMBER,
@@ -423,7 +423,7 @@ int gt_cli_track_parse(int argc, char **argv, gt_cli_track_settings *s)
             int rc = gt_cli_next_opt(argc, argv, &i, gt_cli_track_opts, gt_cli_track_n_opts, "gpu-tracker", &d, &v);
             if (rc)
                 return rc;
-            if ((d->apply == load_tconfig) != (pass == 0))
+            if (d->early != (pass == 0))
                 continue;
             if ((rc = gt_cli_apply(d, s, d->longname, v)))
                 return rc;

@@ -274,6 +274,51 @@ static void test_every_key_is_its_option(void **state)
     }
 }
 
+/* Every command applies its table: each entry but --help stores its value
+ * in a field or has an apply, so no command matches option names by hand. */
+static void test_every_entry_is_applied_by_its_table(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < gt_cli_n_commands; c++) {
+        const gt_cli_command_opts *cmd = &gt_cli_commands[c];
+        for (size_t i = 0; i < *cmd->n_opts; i++) {
+            const gt_cli_opt *d = &cmd->opts[i];
+            if (!strcmp(d->longname, "--help") || !strcmp(d->longname, "--"))
+                continue;
+            if (d->store == GT_CLI_CALL && !d->apply)
+                fail_msg("%s: %s is neither stored nor applied", cmd->name, d->longname);
+        }
+    }
+}
+
+/* --help is shown by every subcommand, whatever follows it; an early
+ * option's config is read before the options that override it. */
+static void test_subcommand_help_and_order(void **state)
+{
+    (void)state;
+    char *argv[] = {(char *)"analyze", (char *)"--help", (char *)"--bogus", NULL};
+    FILE *saved = stdout;
+    stdout = fopen("/dev/null", "w");
+    assert_non_null(stdout);
+    int rc = gt_cli_subtrack_analyze(3, argv);
+    fclose(stdout);
+    stdout = saved;
+    assert_int_equal(rc, 0);
+
+    FILE *f = fopen("cc.json", "w");
+    assert_non_null(f);
+    fputs("{\"statistic\": \"min\"}", f);
+    fclose(f);
+    char *cargv[] = {(char *)"compare", (char *)"--stat=max", (char *)"--cconfig=cc.json", NULL};
+    gt_cli_compare_settings s = {0};
+    capture_start();
+    rc = gt_cli_parse(3, cargv, gt_cli_compare_opts, gt_cli_compare_n_opts, "compare", gt_cli_compare_usage, &s, NULL);
+    capture_end();
+    assert_int_equal(rc, 0);
+    assert_string_equal(s.stat, "max");
+    gt_cli_compare_settings_free(&s);
+}
+
 /* Writes cfg.json: a JSON object of one key padded with spaces to size
  * bytes. */
 static void write_padded_config(const char *key, const char *json, size_t size)
@@ -372,6 +417,8 @@ int main(void)
         cmocka_unit_test(test_every_key_is_its_option),
         cmocka_unit_test(test_unknown_key_and_option_are_refused),
         cmocka_unit_test(test_status_exit_rule),
+        cmocka_unit_test(test_every_entry_is_applied_by_its_table),
+        cmocka_unit_test(test_subcommand_help_and_order),
         cmocka_unit_test(test_config_files_share_one_limit),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
