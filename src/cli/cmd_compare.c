@@ -39,14 +39,16 @@ const gt_cli_opt gt_cli_compare_opts[] = {
     {.longname = "-m", .shortname = 'm', .apply = apply_mapping, .arg = "<name>=<file-path>",
      .help = "A session's name and its results file (from 'sub-track analyze -f json'). Repeat for every "
              "session; the first is the one the others are matched to."},
-    {.longname = "--stat", .apply = apply_stat, .arg = "<statistic>", .help = "'min', 'max', 'mean' or 'std'. Defaults to 'mean'."},
+    {.longname = "--stat", .apply = apply_stat, .arg = "<statistic>",
+     .help = "'min', 'max', 'mean' or 'std'. Defaults to 'mean'."},
     {.longname = "--cconfig", .apply = apply_cconfig, .early = 1, .arg = "<config-file>",
      .help = "JSON object with 'file_path_map' (name -> file) and/or 'statistic'. -m adds to (or replaces a name "
              "of) the map; --stat overrides the statistic."},
     {.longname = "--output", .shortname = 'o', .store = GT_CLI_STRING,
      .field = offsetof(gt_cli_compare_settings, output), .arg = "<output>",
      .help = "File to write the comparison to. If not set, prints to the screen."},
-    {.longname = "--format", .shortname = 'f', .apply = apply_format, .arg = "<format>", .help = "'text' or 'json'. Defaults to 'text'."},
+    {.longname = "--format", .shortname = 'f', .apply = apply_format, .arg = "<format>",
+     .help = "'text' or 'json'. Defaults to 'text'."},
     {.longname = "--help", .shortname = 'h'},
 };
 

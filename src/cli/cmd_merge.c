@@ -48,10 +48,12 @@ static int add_arg(void *ctx, const char *arg)
 
 /* In --help's order; --help lists the entries with help. */
 const gt_cli_opt gt_cli_merge_opts[] = {
-    {.longname = "--format", .shortname = 'f', STRING(format), .arg = "<format>", .help = "'text' (default) or 'json'."},
+    {.longname = "--format", .shortname = 'f', STRING(format), .arg = "<format>",
+     .help = "'text' (default) or 'json'."},
     {.longname = "--output", .shortname = 'o', STRING(output), .arg = "<output>",
      .help = "Write the report to this file instead of the screen."},
-    {.longname = "--align", STRING(align), .arg = "<seconds>", .help = "Step of the time grid on which files are summed (default 1)."},
+    {.longname = "--align", STRING(align), .arg = "<seconds>",
+     .help = "Step of the time grid on which files are summed (default 1)."},
     {.longname = "--help", .shortname = 'h'},
 };
 

@@ -300,23 +300,11 @@ gt_status gt_side_add(gt_side *s, const gt_cell *cells, gt_error *err)
  * each), all or none: SQLITE_OK empties the queue. */
 static int flush_rows(gt_side *s)
 {
-    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    for (size_t r = 0; r < s->n_rows && rc == SQLITE_OK; r++) {
-        const gt_cell *row = s->rows + r * (size_t)s->ncols;
-        rc = gt_sqlrow_bind(s->insert, row, s->ncols, s->text); /* its text in s->text, see gt_side */
-        if (rc == SQLITE_OK)
-            rc = sqlite3_step(s->insert);
-        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-        sqlite3_reset(s->insert);
-    }
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        snprintf(s->failed_msg, sizeof s->failed_msg, "%s", sqlite3_errmsg(s->db));
-        if (!sqlite3_get_autocommit(s->db))
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    /* The rows' text is in s->text (see gt_side). */
+    int rc = gt_sqlrow_write_all(s->db, s->insert, s->rows, s->n_rows, s->ncols, (size_t)s->ncols, s->text, NULL,
+                                 s->failed_msg, sizeof s->failed_msg);
+    if (rc != SQLITE_OK)
         return rc;
-    }
     s->n_rows = s->text_len = s->queued_samples = 0;
     /* A long wait's queue is not kept once written. */
     if (s->cap_rows * (size_t)s->ncols * sizeof *s->rows + s->text_cap > (1u << 20)) {

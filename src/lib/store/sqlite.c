@@ -57,25 +57,6 @@ static int is_busy(int rc)
     return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
 }
 
-/* Binds and runs st once, leaving it reset for the next row; a failure's
- * system errno goes to *sys_errno (the reset's own I/O would clear it). */
-static int run_row(sqlite3_stmt *st, const gt_cell *c, int n, int *sys_errno)
-{
-    int rc = gt_sqlrow_bind(st, c, n, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            rc = SQLITE_OK;
-        else if ((rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL)
-            /* sqlite3_system_errno() is often 0 for a failed write; errno
-             * still holds the write's reason here. */
-            *sys_errno = sqlite3_system_errno(sqlite3_db_handle(st)) ? sqlite3_system_errno(sqlite3_db_handle(st))
-                                                                     : errno;
-    }
-    sqlite3_reset(st);
-    return rc;
-}
-
 /* Adds a row to the queue; -1 when out of memory.  Text cells point to
  * static storage, so a copy of the cells is a copy of the row. */
 static int queue_row(sqlite_store *s, const gt_cell *cells)
@@ -97,17 +78,10 @@ static int queue_row(sqlite_store *s, const gt_cell *cells)
  * empty on SQLITE_OK and unchanged otherwise. */
 static int flush_pending(sqlite_store *s)
 {
-    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    for (size_t i = 0; i < s->n_pending && rc == SQLITE_OK; i++)
-        rc = run_row(s->insert, s->pending + i * GT_STORE_MAX_COLUMNS, s->ncols, &s->sys_errno);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        snprintf(s->failed_msg, sizeof s->failed_msg, "%s", sqlite3_errmsg(s->db));
-        if (!sqlite3_get_autocommit(s->db))
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    int rc = gt_sqlrow_write_all(s->db, s->insert, s->pending, s->n_pending, s->ncols, GT_STORE_MAX_COLUMNS, NULL,
+                                 &s->sys_errno, s->failed_msg, sizeof s->failed_msg);
+    if (rc != SQLITE_OK)
         return rc;
-    }
     s->n_pending = 0;
     /* A long wait's queue is not kept once written. */
     if (s->cap_pending * ROW_BYTES > (1u << 20)) {
@@ -124,11 +98,11 @@ static gt_status sqlite_append(void *impl, const gt_cell *cells, gt_error *err)
     s->failed_msg[0] = '\0';
     int rc;
     if (s->n_pending == 0) {
-        rc = run_row(s->insert, cells, s->ncols, &s->sys_errno);
+        rc = gt_sqlrow_run(s->insert, cells, s->ncols, NULL, &s->sys_errno);
     } else if ((s->n_pending + 1) * ROW_BYTES > GT_LOCKWAIT_QUEUE_BYTES) {
         /* Full: the queue alone, in order, and this row after it. */
         if ((rc = flush_pending(s)) == SQLITE_OK)
-            rc = run_row(s->insert, cells, s->ncols, &s->sys_errno);
+            rc = gt_sqlrow_run(s->insert, cells, s->ncols, NULL, &s->sys_errno);
         else if (is_busy(rc)) {
             s->dropped++;
             return GT_OK;
@@ -202,8 +176,10 @@ static gt_status sqlite_add_static(void *impl, const gt_cell *static_cells, cons
         rc = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
     else if (sqlite3_exec(s->db, alter, NULL, NULL, NULL) != SQLITE_OK ||
              sqlite3_prepare_v2(s->db, update, -1, &st, NULL) != SQLITE_OK ||
-             run_row(st, x->value ? &(gt_cell){.kind = GT_CELL_TEXT, .s = x->value} : &(gt_cell){.kind = GT_CELL_NULL},
-                     1, &s->sys_errno) != SQLITE_OK)
+             gt_sqlrow_run(st,
+                           x->value ? &(gt_cell){.kind = GT_CELL_TEXT, .s = x->value}
+                                    : &(gt_cell){.kind = GT_CELL_NULL},
+                           1, NULL, &s->sys_errno) != SQLITE_OK)
         rc = db_err(s, "write", err);
     sqlite3_finalize(st);
     sqlite3_free(alter);
@@ -280,7 +256,7 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
     if (!(sql = gt_sqlrow_insert("static_data", names, nstatic)))
         goto nomem;
     if (sqlite3_prepare_v2(s->db, sql, -1, &static_insert, NULL) != SQLITE_OK ||
-        run_row(static_insert, cells, nstatic, &s->sys_errno) != SQLITE_OK)
+        gt_sqlrow_run(static_insert, cells, nstatic, NULL, &s->sys_errno) != SQLITE_OK)
         goto db_fail;
     free(sql);
     if (!(sql = gt_sqlrow_insert("data", data_names, ncols)))

@@ -3,6 +3,7 @@
 #include "store/sqlrow.h"
 #include "store/sqltext.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,39 @@ int gt_sqlrow_bind(sqlite3_stmt *st, const gt_cell *c, int n, const char *text)
             rc = sqlite3_bind_null(st, i + 1);
             break;
         }
+    }
+    return rc;
+}
+
+int gt_sqlrow_run(sqlite3_stmt *st, const gt_cell *c, int n, const char *text, int *sys_errno)
+{
+    int rc = gt_sqlrow_bind(st, c, n, text);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+        else if (sys_errno && ((rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL))
+            /* sqlite3_system_errno() is often 0 for a failed write; errno
+             * still holds the write's reason here. */
+            *sys_errno = sqlite3_system_errno(sqlite3_db_handle(st)) ? sqlite3_system_errno(sqlite3_db_handle(st))
+                                                                     : errno;
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int gt_sqlrow_write_all(sqlite3 *db, sqlite3_stmt *st, const gt_cell *rows, size_t nrows, int n, size_t stride,
+                        const char *text, int *sys_errno, char *msg, size_t size)
+{
+    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    for (size_t r = 0; r < nrows && rc == SQLITE_OK; r++)
+        rc = gt_sqlrow_run(st, rows + r * stride, n, text, sys_errno);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(msg, size, "%s", sqlite3_errmsg(db));
+        if (!sqlite3_get_autocommit(db))
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     }
     return rc;
 }

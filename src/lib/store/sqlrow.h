@@ -24,4 +24,17 @@ char *gt_sqlrow_insert(const char *table, const char *const *names, int n);
  * Returns SQLite's code. */
 int gt_sqlrow_bind(sqlite3_stmt *st, const gt_cell *c, int n, const char *text);
 
+/* Binds (as gt_sqlrow_bind) and runs st once, leaving it reset for the next
+ * row.  A failed write's system errno goes to *sys_errno (NULL: not
+ * wanted), read before the reset's own I/O clears it.  Returns SQLITE_OK
+ * or SQLite's code. */
+int gt_sqlrow_run(sqlite3_stmt *st, const gt_cell *c, int n, const char *text, int *sys_errno);
+
+/* Writes nrows rows with st in one transaction, all or none: row r is the
+ * n cells at rows + r * stride (text as gt_sqlrow_bind).  On failure the
+ * transaction is rolled back and SQLite's message, which the rollback
+ * clears, is kept in msg[size].  Returns SQLITE_OK or SQLite's code. */
+int gt_sqlrow_write_all(sqlite3 *db, sqlite3_stmt *st, const gt_cell *rows, size_t nrows, int n, size_t stride,
+                        const char *text, int *sys_errno, char *msg, size_t size);
+
 #endif
