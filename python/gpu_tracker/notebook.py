@@ -41,6 +41,7 @@ import tracemalloc
 
 from . import torch_memory
 from .python_heap import HeapPeak
+from ._units import ram_divisor
 from .tracker import Tracker, _RAM_UNITS
 
 _ABBREVIATIONS = {'bytes': 'B', 'kilobytes': 'KB', 'megabytes': 'MB', 'gigabytes': 'GB', 'terabytes': 'TB'}
@@ -173,7 +174,7 @@ class _CellTracker:
             return
         heap_peak = self._heap.peak_bytes() if self.tracemalloc and self._heap is not None else None
         if heap_peak is not None:
-            heap_peak /= 10 ** (3 * _RAM_UNITS.index(self.settings['ram_unit']))
+            heap_peak /= ram_divisor(self.settings['ram_unit'])
         self._settle()
         # The level after the cell: one sample, from a tracker that samples once
         # at start and once at stop.

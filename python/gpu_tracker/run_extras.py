@@ -11,6 +11,7 @@ import dataclasses as dclass
 import logging
 
 from . import torch_memory
+from ._units import ram_divisor
 from .energy import Energy
 from .model_complexity import model_complexity
 from .python_heap import HeapPeak
@@ -33,11 +34,6 @@ class IncrementalPeaks:
     ram: float
     gpu_ram_unit: str
     gpu_ram: float | None
-
-
-def _divisor(unit):
-    from .tracker import _RAM_UNITS
-    return 10 ** (3 * _RAM_UNITS.index(unit))
 
 
 def _ram(usage):
@@ -77,7 +73,7 @@ class RunExtras:
         ram_unit, gpu_unit = usage.max_ram.unit, usage.max_gpu_ram.unit
         if self.heap is not None:
             peak = self.heap.end()
-            usage.python_heap = PythonHeap(ram_unit, None if peak is None else peak / _divisor(ram_unit))
+            usage.python_heap = PythonHeap(ram_unit, None if peak is None else peak / ram_divisor(ram_unit))
             sections.append(('Python heap (tracemalloc)', 'python_heap', dclass.asdict(usage.python_heap)))
         if self._first is not None:
             gpu_start, gpu_peak = _gpu_ram(self._first), _gpu_ram(usage)
@@ -86,7 +82,7 @@ class RunExtras:
                 None if gpu_peak is None or gpu_start is None else gpu_peak - gpu_start)
             sections.append(('Incremental peaks (peak minus the level at start)', 'incremental',
                              dclass.asdict(usage.incremental)))
-        view = torch_memory.allocator_view(self._torch_start, _divisor(gpu_unit), gpu_unit)
+        view = torch_memory.allocator_view(self._torch_start, ram_divisor(gpu_unit), gpu_unit)
         if view is not None:
             usage.torch_cuda_memory = view
             sections.append(('PyTorch CUDA allocator (torch.cuda.max_memory_allocated)', 'torch_cuda_memory',

@@ -16,6 +16,7 @@ import re
 import weakref
 
 from . import _lib
+from ._units import RAM_UNITS
 from .energy import ENERGY_UNITS
 from .run_extras import RunExtras
 
@@ -24,7 +25,7 @@ log = logging.getLogger(__name__)
 # The C options hold a C int: a larger value would wrap to another PID or
 # core count instead of being refused.
 _INT_MAX = 2 ** 31 - 1
-_RAM_UNITS = ('bytes', 'kilobytes', 'megabytes', 'gigabytes', 'terabytes')
+_RAM_UNITS = RAM_UNITS
 _TIME_UNITS = ('seconds', 'minutes', 'hours', 'days')
 
 

@@ -18,18 +18,24 @@ static const char usage_head[] =
     "of the sub-tracking file (CSV or SQLite).\n"
     "\n";
 
+typedef struct settings {
+    const char *tf, *stf, *host, *output, *format;
+} settings;
+
+#define STRING(member) .store = GT_CLI_STRING, .field = offsetof(settings, member)
+
 /* In --help's order; --help lists the entries with help. */
 const gt_cli_opt gt_cli_analyze_opts[] = {
-    {.longname = "--tf", .arg = "<tracking-file>",
+    {.longname = "--tf", STRING(tf), .arg = "<tracking-file>",
      .help = "The tracking file (.csv or .sqlite) written with --tf."},
-    {.longname = "--stf", .arg = "<sub-track-file>", .help = "The sub-tracking file (.csv or .sqlite)."},
-    {.longname = "--host", .arg = "<name>",
+    {.longname = "--stf", STRING(stf), .arg = "<sub-track-file>", .help = "The sub-tracking file (.csv or .sqlite)."},
+    {.longname = "--host", STRING(host), .arg = "<name>",
      .help = "Only the marks of this host, for a sub-tracking file combined from several nodes (its marks carry "
              "a 'host' column); --tf must be that host's tracking file. Marks of several hosts are refused "
              "without it; --host= (empty) selects the marks written without a host."},
-    {.longname = "--output", .shortname = 'o', .arg = "<output>",
+    {.longname = "--output", .shortname = 'o', STRING(output), .arg = "<output>",
      .help = "Write the results to this file instead of the screen."},
-    {.longname = "--format", .shortname = 'f', .arg = "<format>",
+    {.longname = "--format", .shortname = 'f', STRING(format), .arg = "<format>",
      .help = "'text' (default) or 'json' (the input of 'sub-track compare')."},
     {.longname = "--help", .shortname = 'h'},
 };
@@ -42,37 +48,14 @@ int gt_cli_analyze_usage(FILE *out)
     return gt_cli_print_opts(out, gt_cli_analyze_opts, gt_cli_analyze_n_opts);
 }
 
-static int exit_status(gt_status st)
-{
-    return st == GT_ERR_IO || st == GT_ERR_NOMEM || st == GT_ERR_SYS ? GT_EXIT_FAILURE
-                                                                       : GT_EXIT_USAGE;
-}
-
 int gt_cli_subtrack_analyze(int argc, char **argv)
 {
-    const char *tf = NULL, *stf = NULL, *host = NULL, *output = NULL, *format = "text";
-    for (int i = 1; i < argc; i++) {
-        const gt_cli_opt *d;
-        const char *v;
-        int rc = gt_cli_next_opt(argc, argv, &i, gt_cli_analyze_opts, gt_cli_analyze_n_opts,
-                                 "gpu-tracker sub-track analyze", &d, &v);
-        if (rc)
-            return rc;
-        if (!strcmp(d->longname, "--tf"))
-            tf = v;
-        else if (!strcmp(d->longname, "--stf"))
-            stf = v;
-        else if (!strcmp(d->longname, "--output"))
-            output = v;
-        else if (!strcmp(d->longname, "--format"))
-            format = v;
-        else if (!strcmp(d->longname, "--host"))
-            host = v;
-        else {
-            gt_cli_analyze_usage(stdout);
-            return 0;
-        }
-    }
+    settings s = {.format = "text"};
+    int rc = gt_cli_parse(argc, argv, gt_cli_analyze_opts, gt_cli_analyze_n_opts, "gpu-tracker sub-track analyze",
+                          gt_cli_analyze_usage, &s, NULL);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    const char *tf = s.tf, *stf = s.stf, *host = s.host, *output = s.output, *format = s.format;
     if (!tf || !stf)
         return gt_cli_usage_error("sub-track analyze needs --tf=<tracking-file> and --stf=<sub-track-file>");
     gt_format fmt;
@@ -89,7 +72,6 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
                                   format);
 
     const char *inputs[] = {tf, stf};
-    int rc;
     if (output && (rc = gt_cli_outfile_check(output, "--output", inputs, 2, "the input")))
         return rc;
 
@@ -98,7 +80,7 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
     gt_status st = gt_analyze_host(tf, stf, host, &r, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
-        return exit_status(st);
+        return gt_cli_status_exit(st);
     }
     gt_cli_outfile out = {0};
     if (output && gt_cli_outfile_open(output, &out) != 0) {

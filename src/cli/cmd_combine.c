@@ -19,11 +19,31 @@ static const char usage_head[] =
     "Combines sub-tracking files (e.g. one per process) into one new sub-tracking file.\n"
     "\n";
 
+typedef struct settings {
+    const char *stf;
+    const char **paths; /* room for argc */
+    size_t npaths;
+} settings;
+
+/* A file after -p, or after the file after it, as a shell glob gives them. */
+static int add_path(void *ctx, const char *path)
+{
+    settings *s = ctx;
+    s->paths[s->npaths++] = path;
+    return 0;
+}
+
+static int apply_path(void *ctx, const char *name, const char *path)
+{
+    (void)name;
+    return add_path(ctx, path);
+}
+
 /* In --help's order; --help lists the entries with help. */
 const gt_cli_opt gt_cli_combine_opts[] = {
-    {.longname = "--stf", .arg = "<sub-track-file>",
+    {.longname = "--stf", .store = GT_CLI_STRING, .field = offsetof(settings, stf), .arg = "<sub-track-file>",
      .help = "The file to create (.csv or .sqlite); it must not exist."},
-    {.longname = "--path", .shortname = 'p', .arg = "<file-path>",
+    {.longname = "--path", .shortname = 'p', .apply = apply_path, .arg = "<file-path>",
      .help = "A file to combine; all must have the extension of --stf. Files may also follow one -p: -p a.csv "
              "b.csv. Given once with a directory: every .csv or .sqlite file in it, by name."},
     {.longname = "--help", .shortname = 'h'},
@@ -39,7 +59,6 @@ int gt_cli_combine_usage(FILE *out)
 
 int gt_cli_subtrack_combine(int argc, char **argv)
 {
-    const char *stf = NULL;
     const char **paths = calloc((size_t)argc, sizeof *paths);
     char **listed = NULL;
     size_t npaths = 0, nlisted = 0;
@@ -50,28 +69,14 @@ int gt_cli_subtrack_combine(int argc, char **argv)
         fputs("gpu-tracker: out of memory\n", stderr);
         return GT_EXIT_FAILURE;
     }
-    for (int i = 1; i < argc; i++) {
-        const gt_cli_opt *d;
-        const char *v;
-        if (argv[i][0] != '-') {
-            /* More files after one -p, as a shell glob gives them. */
-            paths[npaths++] = argv[i];
-            continue;
-        }
-        if ((rc = gt_cli_next_opt(argc, argv, &i, gt_cli_combine_opts, gt_cli_combine_n_opts,
-                                  "gpu-tracker sub-track combine", &d, &v)))
-            goto done;
-        rc = GT_EXIT_USAGE;
-        if (!strcmp(d->longname, "--stf"))
-            stf = v;
-        else if (!strcmp(d->longname, "--path"))
-            paths[npaths++] = v;
-        else {
-            gt_cli_combine_usage(stdout);
-            rc = 0;
-            goto done;
-        }
+    settings s = {.paths = paths};
+    if ((rc = gt_cli_parse(argc, argv, gt_cli_combine_opts, gt_cli_combine_n_opts, "gpu-tracker sub-track combine",
+                           gt_cli_combine_usage, &s, add_path))) {
+        rc = rc < 0 ? 0 : rc;
+        goto done;
     }
+    const char *stf = s.stf;
+    npaths = s.npaths;
     if (!stf || npaths == 0) {
         rc = gt_cli_usage_error("sub-track combine: needs --stf=<sub-track-file> and at least one -p");
         goto done;
@@ -105,7 +110,7 @@ int gt_cli_subtrack_combine(int argc, char **argv)
                           : gt_subtrack_combine(stf, paths, npaths, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
-        rc = st == GT_ERR_IO || st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        rc = gt_cli_status_exit(st);
         goto done;
     }
     rc = 0;

@@ -28,18 +28,27 @@ static const char usage_tail[] =
     "\n"
     "Exit status: 0 on success, 2 for invalid options or input files, 1 if the output cannot be written.\n";
 
+/* How the options reach gt_cli_compare_settings (defined below). */
+static int apply_mapping(void *ctx, const char *name, const char *v);
+static int apply_stat(void *ctx, const char *name, const char *v);
+static int apply_cconfig(void *ctx, const char *name, const char *v);
+static int apply_format(void *ctx, const char *name, const char *v);
+
 /* In --help's order; --help lists the entries with help. */
 const gt_cli_opt gt_cli_compare_opts[] = {
-    {.longname = "-m", .shortname = 'm', .arg = "<name>=<file-path>",
+    {.longname = "-m", .shortname = 'm', .apply = apply_mapping, .arg = "<name>=<file-path>",
      .help = "A session's name and its results file (from 'sub-track analyze -f json'). Repeat for every "
              "session; the first is the one the others are matched to."},
-    {.longname = "--stat", .arg = "<statistic>", .help = "'min', 'max', 'mean' or 'std'. Defaults to 'mean'."},
-    {.longname = "--cconfig", .arg = "<config-file>",
+    {.longname = "--stat", .apply = apply_stat, .arg = "<statistic>",
+     .help = "'min', 'max', 'mean' or 'std'. Defaults to 'mean'."},
+    {.longname = "--cconfig", .apply = apply_cconfig, .early = 1, .arg = "<config-file>",
      .help = "JSON object with 'file_path_map' (name -> file) and/or 'statistic'. -m adds to (or replaces a name "
              "of) the map; --stat overrides the statistic."},
-    {.longname = "--output", .shortname = 'o', .arg = "<output>",
+    {.longname = "--output", .shortname = 'o', .store = GT_CLI_STRING,
+     .field = offsetof(gt_cli_compare_settings, output), .arg = "<output>",
      .help = "File to write the comparison to. If not set, prints to the screen."},
-    {.longname = "--format", .shortname = 'f', .arg = "<format>", .help = "'text' or 'json'. Defaults to 'text'."},
+    {.longname = "--format", .shortname = 'f', .apply = apply_format, .arg = "<format>",
+     .help = "'text' or 'json'. Defaults to 'text'."},
     {.longname = "--help", .shortname = 'h'},
 };
 
@@ -127,22 +136,10 @@ static int add_mapping(gt_cli_compare_settings *s, const char *v)
 
 int gt_cli_compare_load_config(gt_cli_compare_settings *s, const char *path)
 {
-    FILE *f = gt_cli_open_input(path, "config file");
-    if (!f)
-        return GT_EXIT_USAGE;
-    static char buf[1 << 20];
-    size_t len = fread(buf, 1, sizeof buf - 1, f);
-    int too_big = !feof(f);
-    fclose(f);
-    buf[len] = '\0';
-    if (too_big)
-        return gt_cli_usage_error("config file '%s' is larger than %s", path, "1 MiB");
-    cJSON *root = cJSON_Parse(buf);
-    if (!root || !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        return gt_cli_usage_error("config file '%s' is not a JSON object", path);
-    }
-    int rc = 0;
+    cJSON *root;
+    int rc = gt_cli_load_config(path, &root);
+    if (rc)
+        return rc;
     for (const cJSON *it = root->child; it && !rc; it = it->next) {
         if (!strcmp(it->string, "statistic") && cJSON_IsString(it)) {
             rc = set_stat(s, it->valuestring);
@@ -162,46 +159,34 @@ int gt_cli_compare_load_config(gt_cli_compare_settings *s, const char *path)
     return rc;
 }
 
-/* Parses argv into s: --cconfig first, then the rest in order, so that the
- * command line overrides the config.  Returns 0, an exit status, or -1
- * after --help. */
-static int parse_args(int argc, char **argv, gt_cli_compare_settings *s)
+static int apply_mapping(void *ctx, const char *name, const char *v)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 1; i < argc; i++) {
-            const gt_cli_opt *d;
-            const char *v;
-            int rc = gt_cli_next_opt(argc, argv, &i, gt_cli_compare_opts, gt_cli_compare_n_opts,
-                                     "gpu-tracker sub-track compare", &d, &v);
-            if (rc)
-                return rc;
-            int is_cconfig = !strcmp(d->longname, "--cconfig");
-            if (pass != !is_cconfig)
-                continue;
-            if (!strcmp(d->longname, "--help")) {
-                gt_cli_compare_usage(stdout);
-                return -1;
-            }
-            if (is_cconfig)
-                rc = gt_cli_compare_load_config(s, s->cconfig = v);
-            else if (!strcmp(d->longname, "-m"))
-                rc = add_mapping(s, v);
-            else if (!strcmp(d->longname, "--stat"))
-                rc = set_stat(s, v);
-            else if (!strcmp(d->longname, "--output"))
-                s->output = v;
-            else if (!strcmp(v, "pickle"))
-                rc = gt_cli_usage_error("--format=pickle is written by `python3 -m gpu_tracker sub-track "
-                                        "compare`; this program writes 'text' or 'json'");
-            else if (strcmp(v, "text") && strcmp(v, "json"))
-                rc = gt_cli_usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v,
-                                        "--format");
-            else
-                s->format = v;
-            if (rc)
-                return rc;
-        }
-    }
+    (void)name;
+    return add_mapping(ctx, v);
+}
+
+static int apply_stat(void *ctx, const char *name, const char *v)
+{
+    (void)name;
+    return set_stat(ctx, v);
+}
+
+static int apply_cconfig(void *ctx, const char *name, const char *v)
+{
+    (void)name;
+    gt_cli_compare_settings *s = ctx;
+    return gt_cli_compare_load_config(s, s->cconfig = v);
+}
+
+static int apply_format(void *ctx, const char *name, const char *v)
+{
+    (void)name;
+    if (!strcmp(v, "pickle"))
+        return gt_cli_usage_error("--format=pickle is written by `python3 -m gpu_tracker sub-track compare`; this "
+                                  "program writes 'text' or 'json'");
+    if (strcmp(v, "text") && strcmp(v, "json"))
+        return gt_cli_usage_error("invalid value '%s' for %s: valid formats are 'text', 'json'", v, "--format");
+    ((gt_cli_compare_settings *)ctx)->format = v;
     return 0;
 }
 
@@ -224,7 +209,10 @@ static int run(gt_cli_compare_settings *s)
                               s->stat ? s->stat : "mean", gt_cli_log_stderr, NULL, &c, &e);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", e.msg);
-        return st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        /* The results files are compare's arguments: one that cannot be
+         * read is a usage error, the exception docs/tracking.md ("Exit
+         * status") names, kept as docs/sub-tracking.md always said. */
+        return st == GT_ERR_IO ? GT_EXIT_USAGE : gt_cli_status_exit(st);
     }
     gt_cli_outfile out = {0};
     if (s->output && gt_cli_outfile_open(s->output, &out) != 0) {
@@ -252,7 +240,9 @@ int gt_cli_subtrack_compare(int argc, char **argv)
 {
     gt_cli_compare_settings s;
     memset(&s, 0, sizeof s);
-    int rc = parse_args(argc, argv, &s);
+    /* --cconfig first, so that the command line overrides it. */
+    int rc = gt_cli_parse(argc, argv, gt_cli_compare_opts, gt_cli_compare_n_opts, "gpu-tracker sub-track compare",
+                          gt_cli_compare_usage, &s, NULL);
     if (rc == 0)
         rc = run(&s);
     else if (rc < 0)

@@ -31,12 +31,29 @@ static const char usage_head[] =
     "\n"
     "    <directory>             Every .csv and .sqlite tracking file in it, not the side files.\n";
 
+typedef struct settings {
+    const char *output, *format, *align;
+    const char **args; /* the files and directories named, room for argc */
+    size_t nargs;
+} settings;
+
+#define STRING(member) .store = GT_CLI_STRING, .field = offsetof(settings, member)
+
+static int add_arg(void *ctx, const char *arg)
+{
+    settings *s = ctx;
+    s->args[s->nargs++] = arg;
+    return 0;
+}
+
 /* In --help's order; --help lists the entries with help. */
 const gt_cli_opt gt_cli_merge_opts[] = {
-    {.longname = "--format", .shortname = 'f', .arg = "<format>", .help = "'text' (default) or 'json'."},
-    {.longname = "--output", .shortname = 'o', .arg = "<output>",
+    {.longname = "--format", .shortname = 'f', STRING(format), .arg = "<format>",
+     .help = "'text' (default) or 'json'."},
+    {.longname = "--output", .shortname = 'o', STRING(output), .arg = "<output>",
      .help = "Write the report to this file instead of the screen."},
-    {.longname = "--align", .arg = "<seconds>", .help = "Step of the time grid on which files are summed (default 1)."},
+    {.longname = "--align", STRING(align), .arg = "<seconds>",
+     .help = "Step of the time grid on which files are summed (default 1)."},
     {.longname = "--help", .shortname = 'h'},
 };
 
@@ -133,11 +150,10 @@ static int gather(const char **args, size_t nargs, char ***listed, size_t *nlist
 
 int gt_cli_merge(int argc, char **argv)
 {
-    const char *output = NULL, *format = "text", *align_text = NULL;
     const char **args = calloc((size_t)argc, sizeof *args);
     const char **paths = NULL;
     char **listed = NULL;
-    size_t nargs = 0, nlisted = 0, npaths = 0;
+    size_t nlisted = 0, npaths = 0;
     gt_merge *m = NULL;
     gt_cli_outfile out = {0};
     int rc;
@@ -145,27 +161,14 @@ int gt_cli_merge(int argc, char **argv)
         fputs("gpu-tracker: out of memory\n", stderr);
         return GT_EXIT_FAILURE;
     }
-    for (int i = 1; i < argc; i++) {
-        const gt_cli_opt *d;
-        const char *v;
-        if (argv[i][0] != '-') {
-            args[nargs++] = argv[i];
-            continue;
-        }
-        if ((rc = gt_cli_next_opt(argc, argv, &i, gt_cli_merge_opts, gt_cli_merge_n_opts, "gpu-tracker merge", &d, &v)))
-            goto done;
-        if (!strcmp(d->longname, "--format"))
-            format = v;
-        else if (!strcmp(d->longname, "--output"))
-            output = v;
-        else if (!strcmp(d->longname, "--align"))
-            align_text = v;
-        else {
-            gt_cli_merge_usage(stdout);
-            rc = 0;
-            goto done;
-        }
+    settings s = {.format = "text", .args = args};
+    if ((rc = gt_cli_parse(argc, argv, gt_cli_merge_opts, gt_cli_merge_n_opts, "gpu-tracker merge", gt_cli_merge_usage,
+                           &s, add_arg))) {
+        rc = rc < 0 ? 0 : rc;
+        goto done;
     }
+    const char *output = s.output, *format = s.format, *align_text = s.align;
+    size_t nargs = s.nargs;
     gt_format fmt = GT_FORMAT_TEXT;
     double align = 1.0;
     char *end;
@@ -198,7 +201,7 @@ int gt_cli_merge(int argc, char **argv)
     gt_status st = gt_merge_files((const char *const *)paths, npaths, align, &m, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
-        rc = st == GT_ERR_IO || st == GT_ERR_NOMEM ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        rc = gt_cli_status_exit(st);
         goto done;
     }
     if (output && gt_cli_outfile_open(output, &out) != 0) {

@@ -18,17 +18,23 @@ static const char usage_head[] =
     "self-contained file: an HTML page (.html) or an SVG image (.svg).\n"
     "\n";
 
+typedef struct settings {
+    const char *tf, *stf, *host, *output;
+} settings;
+
+#define STRING(member) .store = GT_CLI_STRING, .field = offsetof(settings, member)
+
 /* In --help's order; --help lists the entries with help. */
 const gt_cli_opt gt_cli_plot_opts[] = {
-    {.longname = "--tf", .arg = "<tracking-file>",
+    {.longname = "--tf", STRING(tf), .arg = "<tracking-file>",
      .help = "The tracking file (.csv or .sqlite) written with --tf."},
-    {.longname = "--stf", .arg = "<sub-track-file>",
+    {.longname = "--stf", STRING(stf), .arg = "<sub-track-file>",
      .help = "A sub-tracking file (.csv or .sqlite) of the same run."},
-    {.longname = "--host", .arg = "<host>",
+    {.longname = "--host", STRING(host), .arg = "<host>",
      .help = "Only the code blocks of this host's marks, for a sub-tracking file of several nodes (the tracking "
              "file must be that host's); without it such a file is refused, and a host with no marks is refused "
              "with the file's hosts named. --host= (empty) selects the marks written without a host."},
-    {.longname = "--output", .shortname = 'o', .arg = "<file>",
+    {.longname = "--output", .shortname = 'o', STRING(output), .arg = "<file>",
      .help = "The plot to write; its extension chooses the format."},
     {.longname = "--help", .shortname = 'h'},
 };
@@ -43,43 +49,26 @@ int gt_cli_plot_usage(FILE *out)
 
 int gt_cli_plot(int argc, char **argv)
 {
-    const char *tf = NULL, *stf = NULL, *output = NULL, *host = NULL;
-    for (int i = 1; i < argc; i++) {
-        const gt_cli_opt *d;
-        const char *v;
-        int rc = gt_cli_next_opt(argc, argv, &i, gt_cli_plot_opts, gt_cli_plot_n_opts, "gpu-tracker plot", &d, &v);
-        if (rc)
-            return rc;
-        if (!strcmp(d->longname, "--help")) {
-            gt_cli_plot_usage(stdout);
-            return 0;
-        }
-        if (!strcmp(d->longname, "--tf"))
-            tf = v;
-        else if (!strcmp(d->longname, "--stf"))
-            stf = v;
-        else if (!strcmp(d->longname, "--host"))
-            host = v;
-        else
-            output = v;
-    }
+    settings s = {0};
+    int rc = gt_cli_parse(argc, argv, gt_cli_plot_opts, gt_cli_plot_n_opts, "gpu-tracker plot", gt_cli_plot_usage,
+                          &s, NULL);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    const char *tf = s.tf, *stf = s.stf, *output = s.output, *host = s.host;
     if (!tf || !output)
         return gt_cli_usage_error("plot needs --tf=<tracking-file> and --output=<file.html|file.svg>; "
                                   "see 'gpu-tracker plot --help'");
     if (host && !stf)
         return gt_cli_usage_error("plot: --host selects marks of a sub-tracking file: it needs --stf");
     const char *inputs[] = {tf, stf};
-    int rc = gt_cli_outfile_check(output, "--output", inputs, stf ? 2 : 1, "the input");
+    rc = gt_cli_outfile_check(output, "--output", inputs, stf ? 2 : 1, "the input");
     if (rc)
         return rc;
     gt_error err;
     gt_status st = gt_plot_write_host(tf, stf, host, output, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
-        /* As 'sub-track analyze': unreadable or unwritable files and lack of
-         * memory are failures; invalid arguments or file content are usage
-         * errors. */
-        return st == GT_ERR_IO || st == GT_ERR_NOMEM || st == GT_ERR_SYS ? GT_EXIT_FAILURE : GT_EXIT_USAGE;
+        return gt_cli_status_exit(st);
     }
     return 0;
 }

@@ -2,8 +2,11 @@
 /* Option scanning, --help lines and messages shared by the subcommands. */
 #include "options.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,6 +17,26 @@
  * broken before this column. */
 #define HELP_INDENT 28
 #define HELP_WIDTH 112
+
+int gt_cli_status_exit(gt_status st)
+{
+    switch (st) {
+    case GT_OK:
+        return 0;
+    case GT_ERR_IO:
+    case GT_ERR_NOMEM:
+    case GT_ERR_SYS:
+        return GT_EXIT_FAILURE;
+    case GT_ERR_INVALID:
+    case GT_ERR_STATE:
+    case GT_ERR_EXISTS:
+    case GT_ERR_NOPROC:
+    case GT_ERR_FORMAT:
+    case GT_ERR_GPU:
+        break;
+    }
+    return GT_EXIT_USAGE;
+}
 
 int gt_cli_usage_error(const char *fmt, ...)
 {
@@ -40,6 +63,43 @@ FILE *gt_cli_open_input(const char *path, const char *what)
         fputs("gpu-tracker: out of memory\n", stderr);
     }
     return f;
+}
+
+int gt_cli_load_config(const char *path, struct cJSON **root)
+{
+    *root = NULL;
+    FILE *f = gt_cli_open_input(path, "config file");
+    if (!f)
+        return GT_EXIT_USAGE;
+    /* One byte past the limit tells a file at the limit from a larger one,
+     * and one more ends the text. */
+    char *buf = malloc(GT_CLI_CONFIG_MAX + 2);
+    if (!buf) {
+        fclose(f);
+        fputs("gpu-tracker: out of memory\n", stderr);
+        return GT_EXIT_FAILURE;
+    }
+    size_t len = fread(buf, 1, GT_CLI_CONFIG_MAX + 1, f);
+    int failed = ferror(f);
+    int e = errno;
+    fclose(f);
+    buf[len] = '\0';
+    int rc = 0;
+    if (failed) {
+        fprintf(stderr, "gpu-tracker: cannot read config file '%s': %s\n", path, strerror(e));
+        rc = GT_EXIT_FAILURE;
+    } else if (len > GT_CLI_CONFIG_MAX) {
+        rc = gt_cli_usage_error("config file '%s' is larger than %s", path, GT_CLI_CONFIG_MAX_TEXT);
+    } else {
+        *root = cJSON_Parse(buf);
+        if (!*root || !cJSON_IsObject(*root)) {
+            cJSON_Delete(*root);
+            *root = NULL;
+            rc = gt_cli_usage_error("config file '%s' is not a JSON object", path);
+        }
+    }
+    free(buf);
+    return rc;
 }
 
 void gt_cli_log_stderr(void *ctx, const char *msg)
@@ -85,6 +145,39 @@ int gt_cli_next_opt(int argc, char **argv, int *i, const gt_cli_opt *defs, size_
     }
     *def = d;
     *value = v;
+    return 0;
+}
+
+int gt_cli_parse(int argc, char **argv, const gt_cli_opt *defs, size_t n_defs, const char *help,
+                 int (*usage)(FILE *out), void *settings, int (*operand)(void *settings, const char *arg))
+{
+    int early = 0;
+    for (size_t k = 0; k < n_defs; k++)
+        early |= defs[k].early;
+    /* Without early options one pass, so that --help is shown whatever
+     * follows it. */
+    for (int pass = !early; pass < 2; pass++) {
+        for (int i = 1; i < argc; i++) {
+            int rc;
+            if (operand && argv[i][0] != '-') {
+                if (pass == 1 && (rc = operand(settings, argv[i])))
+                    return rc;
+                continue;
+            }
+            const gt_cli_opt *d;
+            const char *v;
+            if ((rc = gt_cli_next_opt(argc, argv, &i, defs, n_defs, help, &d, &v)))
+                return rc;
+            if (d->early != (pass == 0))
+                continue;
+            if (!strcmp(d->longname, "--help")) {
+                usage(stdout);
+                return -1;
+            }
+            if ((rc = gt_cli_apply(d, settings, d->longname, v)))
+                return rc;
+        }
+    }
     return 0;
 }
 

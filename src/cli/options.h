@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "gpu_tracker.h"
+
 /* How a value reaches the settings. */
 typedef enum gt_cli_store {
     GT_CLI_CALL,   /* apply(settings, name, value) checks and stores it */
@@ -46,7 +48,15 @@ typedef struct gt_cli_opt {
      * one.  Returns 0, an exit status after a message, or -1: done, exit 0
      * (--help). */
     int (*apply)(void *settings, const char *name, const char *value);
+    int early; /* applied in a pass before the others: a config file that the command line overrides */
 } gt_cli_opt;
+
+/* The exit status of a command whose library call failed with st, the one
+ * rule every command follows (docs/tracking.md, "Exit status"): the system
+ * failed (a file could not be read or written, out of memory, a system
+ * call) is GT_EXIT_FAILURE; anything the user can mend in the arguments or
+ * the input files' content is GT_EXIT_USAGE.  GT_OK is 0. */
+int gt_cli_status_exit(gt_status st);
 
 /* Prints "gpu-tracker: <message>" on one line; returns GT_EXIT_USAGE. */
 int gt_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -55,6 +65,20 @@ int gt_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
  * regular file only (util/infile.h: a FIFO cannot block the open).  NULL
  * after a message. */
 FILE *gt_cli_open_input(const char *path, const char *what);
+
+/* The largest config file (--tconfig, --cconfig) read, and its size in
+ * words for the message that refuses a larger one. */
+#define GT_CLI_CONFIG_MAX ((size_t)1 << 20)
+#define GT_CLI_CONFIG_MAX_TEXT "1 MiB"
+
+struct cJSON;
+
+/* Reads a command's JSON config file, the one way every command does: a
+ * regular file of at most GT_CLI_CONFIG_MAX bytes holding one JSON object.
+ * Returns 0 with *root set (cJSON_Delete it), or an exit status after a
+ * message naming the file (gt_cli_status_exit's rule: unreadable 1, too
+ * large or not an object 2), *root NULL. */
+int gt_cli_load_config(const char *path, struct cJSON **root);
 
 /* A gt_log_fn: "gpu-tracker: warning: <message>" on stderr. */
 void gt_cli_log_stderr(void *ctx, const char *msg);
@@ -66,6 +90,15 @@ void gt_cli_log_stderr(void *ctx, const char *msg);
  * "see '<help> --help'".  "--" is no option: callers take it first. */
 int gt_cli_next_opt(int argc, char **argv, int *i, const gt_cli_opt *defs, size_t n_defs, const char *help,
                     const gt_cli_opt **def, const char **value);
+
+/* Parses a subcommand's argv[1..argc) by its table into settings: each
+ * option applied as its entry says (gt_cli_apply; the early ones in a pass
+ * before the rest), --help printed by usage.  An argument not starting with
+ * '-' is given to operand, or refused as an unknown option where operand is
+ * NULL.  help names the command as for gt_cli_next_opt.  Returns 0, an exit
+ * status after a message, or -1 after --help. */
+int gt_cli_parse(int argc, char **argv, const gt_cli_opt *defs, size_t n_defs, const char *help,
+                 int (*usage)(FILE *out), void *settings, int (*operand)(void *settings, const char *arg));
 
 /* Stores value (see gt_cli_opt) in settings; name is how the user wrote the
  * option or key.  Returns what apply returns, 0 for a stored flag or

@@ -235,7 +235,7 @@ const gt_cli_opt gt_cli_track_opts[] = {
     {.longname = "--format", .shortname = 'f', .arg = "<format>", .apply = set_format,
      .help = "'text' or 'json'. Defaults to 'text'."},
     /* Read before every other option, so that the command line overrides it. */
-    {.longname = "--tconfig", .arg = "<config-file>", .apply = load_tconfig,
+    {.longname = "--tconfig", .arg = "<config-file>", .apply = load_tconfig, .early = 1,
      .help = "JSON file with the Tracker's keyword arguments ({keys}). Command-line options override it."},
     {.longname = "--st", .arg = "<sleep-time>", .apply = set_sleep_time, .key = "sleep_time",
      .json = GT_CLI_JSON_NUMBER,
@@ -403,22 +403,10 @@ oom:
 
 int gt_cli_track_load_tconfig(gt_cli_track_settings *s, const char *path)
 {
-    FILE *f = gt_cli_open_input(path, "config file");
-    if (!f)
-        return GT_EXIT_USAGE;
-    char buf[65536];
-    size_t len = fread(buf, 1, sizeof buf - 1, f);
-    int too_big = !feof(f);
-    fclose(f);
-    buf[len] = '\0';
-    if (too_big)
-        return gt_cli_usage_error("config file '%s' is larger than %s", path, "64 KiB");
-    cJSON *root = cJSON_Parse(buf);
-    if (!root || !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        return gt_cli_usage_error("config file '%s' is not a JSON object", path);
-    }
-    int rc = 0;
+    cJSON *root;
+    int rc = gt_cli_load_config(path, &root);
+    if (rc)
+        return rc;
     s->config = path;
     for (const cJSON *it = root->child; it && !rc; it = it->next) {
         const gt_cli_opt *d = by_key(it);
@@ -454,7 +442,7 @@ int gt_cli_track_parse(int argc, char **argv, gt_cli_track_settings *s)
             int rc = gt_cli_next_opt(argc, argv, &i, gt_cli_track_opts, gt_cli_track_n_opts, "gpu-tracker", &d, &v);
             if (rc)
                 return rc;
-            if ((d->apply == load_tconfig) != (pass == 0))
+            if (d->early != (pass == 0))
                 continue;
             if ((rc = gt_cli_apply(d, s, d->longname, v)))
                 return rc;

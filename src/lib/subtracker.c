@@ -23,6 +23,7 @@
  * Python package's four columns. */
 #include "gpu_tracker.h"
 #include "store/csvfield.h"
+#include "store/marks_layout.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -41,8 +42,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char header[] = "process_id,code_block_name,position,timestamp\n";
-static const char header_host[] = "process_id,code_block_name,position,timestamp,host\n";
 
 struct gt_subtracker {
     pthread_mutex_t lock;
@@ -140,8 +139,6 @@ static gt_status check_file(gt_subtracker *s)
     return GT_OK;
 }
 
-static const char insert_sql[] = "INSERT INTO data VALUES (?, ?, ?, ?)";
-static const char insert_host_sql[] = "INSERT INTO data VALUES (?, ?, ?, ?, ?)";
 
 /* Connections inherited across fork: SQLite forbids using or closing them
  * in the child, so they stay here, reachable rather than leaked, until the
@@ -170,7 +167,7 @@ static gt_status connect_sqlite(gt_subtracker *s, gt_error *err)
     if (sqlite3_open_v2(s->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
         sqlite3_busy_timeout(db, 10000) != SQLITE_OK ||
         sqlite3_exec(db, "PRAGMA synchronous=OFF", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v3(db, s->host ? insert_host_sql : insert_sql, -1, SQLITE_PREPARE_PERSISTENT,
+        sqlite3_prepare_v3(db, gt_marks_layout_of(s->host != NULL)->sql_insert, -1, SQLITE_PREPARE_PERSISTENT,
                            &insert, NULL) != SQLITE_OK) {
         gt_status st = gt_err(err, GT_ERR_IO, "cannot open sub-tracking file '%s': %s", s->path,
                               db ? sqlite3_errmsg(db) : "out of memory");
@@ -296,20 +293,14 @@ gt_status gt_subtracker_mark_at(gt_subtracker *s, const char *code_block_name, i
 
 static gt_status open_sqlite(gt_subtracker *s, gt_error *err)
 {
-    static const char create[] =
-        "PRAGMA synchronous=OFF;"
-        "CREATE TABLE data (process_id BIGINT, code_block_name TEXT, position BIGINT,"
-        " timestamp FLOAT)";
-    static const char create_host[] =
-        "PRAGMA synchronous=OFF;"
-        "CREATE TABLE data (process_id BIGINT, code_block_name TEXT, position BIGINT,"
-        " timestamp FLOAT, host TEXT)";
+    const gt_marks_layout *layout = gt_marks_layout_of(s->host != NULL);
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
             SQLITE_OK ||
         sqlite3_busy_timeout(s->db, 10000) != SQLITE_OK ||
-        sqlite3_exec(s->db, s->host ? create_host : create, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v3(s->db, s->host ? insert_host_sql : insert_sql, -1, SQLITE_PREPARE_PERSISTENT,
-                           &s->insert, NULL) != SQLITE_OK)
+        sqlite3_exec(s->db, "PRAGMA synchronous=OFF", NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(s->db, layout->sql_create, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(s->db, layout->sql_insert, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) !=
+            SQLITE_OK)
         return gt_err(err, GT_ERR_IO, "cannot create sub-tracking file '%s': %s", s->path,
                       s->db ? sqlite3_errmsg(s->db) : "out of memory");
     return GT_OK;
@@ -356,7 +347,7 @@ gt_status gt_subtracker_open(const char *path, int overwrite, gt_subtracker **ou
     s->ino = sb.st_ino;
     if (csv) {
         s->fd = fd;
-        const char *h = s->host ? header_host : header;
+        const char *h = gt_marks_layout_of(s->host != NULL)->csv_header;
         if (fcntl(fd, F_SETFL, O_APPEND) != 0 || write(fd, h, strlen(h)) != (ssize_t)strlen(h)) {
             st = gt_err(err, GT_ERR_IO, "cannot write sub-tracking file '%s': %s", path,
                         strerror(errno));

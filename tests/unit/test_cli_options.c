@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/compare.h"
 #include "cli/option_tables.h"
+#include "cli/options.h"
 #include "cli/track_options.h"
 #include "tmpdir.h"
 
@@ -272,6 +274,112 @@ static void test_every_key_is_its_option(void **state)
     }
 }
 
+/* Every command applies its table: each entry but --help stores its value
+ * in a field or has an apply, so no command matches option names by hand. */
+static void test_every_entry_is_applied_by_its_table(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < gt_cli_n_commands; c++) {
+        const gt_cli_command_opts *cmd = &gt_cli_commands[c];
+        for (size_t i = 0; i < *cmd->n_opts; i++) {
+            const gt_cli_opt *d = &cmd->opts[i];
+            if (!strcmp(d->longname, "--help") || !strcmp(d->longname, "--"))
+                continue;
+            if (d->store == GT_CLI_CALL && !d->apply)
+                fail_msg("%s: %s is neither stored nor applied", cmd->name, d->longname);
+        }
+    }
+}
+
+/* --help is shown by every subcommand, whatever follows it; an early
+ * option's config is read before the options that override it. */
+static void test_subcommand_help_and_order(void **state)
+{
+    (void)state;
+    char *argv[] = {(char *)"analyze", (char *)"--help", (char *)"--bogus", NULL};
+    FILE *saved = stdout;
+    stdout = fopen("/dev/null", "w");
+    assert_non_null(stdout);
+    int rc = gt_cli_subtrack_analyze(3, argv);
+    fclose(stdout);
+    stdout = saved;
+    assert_int_equal(rc, 0);
+
+    FILE *f = fopen("cc.json", "w");
+    assert_non_null(f);
+    fputs("{\"statistic\": \"min\"}", f);
+    fclose(f);
+    char *cargv[] = {(char *)"compare", (char *)"--stat=max", (char *)"--cconfig=cc.json", NULL};
+    gt_cli_compare_settings s = {0};
+    capture_start();
+    rc = gt_cli_parse(3, cargv, gt_cli_compare_opts, gt_cli_compare_n_opts, "compare", gt_cli_compare_usage, &s, NULL);
+    capture_end();
+    assert_int_equal(rc, 0);
+    assert_string_equal(s.stat, "max");
+    gt_cli_compare_settings_free(&s);
+}
+
+/* Writes cfg.json: a JSON object of one key padded with spaces to size
+ * bytes. */
+static void write_padded_config(const char *key, const char *json, size_t size)
+{
+    FILE *f = fopen("cfg.json", "w");
+    assert_non_null(f);
+    int head = fprintf(f, "{\"%s\": %s}", key, json);
+    assert_true(head > 0 && (size_t)head <= size);
+    for (size_t i = (size_t)head; i < size; i++)
+        fputc(' ', f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* --tconfig and --cconfig are read by one loader: the same size limit,
+ * with a file at the limit read and one byte more refused, and the same
+ * message. */
+static void test_config_files_share_one_limit(void **state)
+{
+    (void)state;
+    const char *err;
+    for (size_t extra = 0; extra < 2; extra++) {
+        size_t size = GT_CLI_CONFIG_MAX + extra;
+        gt_cli_track_settings t;
+        write_padded_config("sleep_time", "1.5", size);
+        gt_cli_track_settings_init(&t);
+        capture_start();
+        int rc = gt_cli_track_load_tconfig(&t, "cfg.json");
+        err = capture_end();
+        gt_cli_track_settings_free(&t);
+        assert_int_equal(rc, extra ? GT_EXIT_USAGE : 0);
+        if (extra)
+            assert_string_equal(err, "gpu-tracker: config file 'cfg.json' is larger than 1 MiB\n");
+
+        gt_cli_compare_settings c = {0};
+        write_padded_config("statistic", "\"max\"", size);
+        capture_start();
+        rc = gt_cli_compare_load_config(&c, "cfg.json");
+        err = capture_end();
+        gt_cli_compare_settings_free(&c);
+        assert_int_equal(rc, extra ? GT_EXIT_USAGE : 0);
+        if (extra)
+            assert_string_equal(err, "gpu-tracker: config file 'cfg.json' is larger than 1 MiB\n");
+    }
+}
+
+/* One rule maps a library status to every command's exit status: the
+ * system failing is 1, what the user can mend is 2 (docs/tracking.md, "Exit
+ * status"). */
+static void test_status_exit_rule(void **state)
+{
+    (void)state;
+    assert_int_equal(gt_cli_status_exit(GT_OK), 0);
+    assert_int_equal(gt_cli_status_exit(GT_ERR_IO), GT_EXIT_FAILURE);
+    assert_int_equal(gt_cli_status_exit(GT_ERR_NOMEM), GT_EXIT_FAILURE);
+    assert_int_equal(gt_cli_status_exit(GT_ERR_SYS), GT_EXIT_FAILURE);
+    const gt_status usage[] = {GT_ERR_INVALID, GT_ERR_STATE,  GT_ERR_EXISTS,
+                               GT_ERR_NOPROC,  GT_ERR_FORMAT, GT_ERR_GPU};
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++)
+        assert_int_equal(gt_cli_status_exit(usage[i]), GT_EXIT_USAGE);
+}
+
 static void test_unknown_key_and_option_are_refused(void **state)
 {
     (void)state;
@@ -308,6 +416,10 @@ int main(void)
         cmocka_unit_test(test_every_command_lists_its_table),
         cmocka_unit_test(test_every_key_is_its_option),
         cmocka_unit_test(test_unknown_key_and_option_are_refused),
+        cmocka_unit_test(test_status_exit_rule),
+        cmocka_unit_test(test_every_entry_is_applied_by_its_table),
+        cmocka_unit_test(test_subcommand_help_and_order),
+        cmocka_unit_test(test_config_files_share_one_limit),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -19,35 +19,7 @@
 
 #include "perproc/perproc.h"
 #include "sampler/sampler.h"
-
-static char root[64];
-
-static void put(const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-        *p = '\0';
-        mkdir(path, 0755);
-        *p = '/';
-    }
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
-static void copy_fixture(const char *name, const char *rel)
-{
-    char path[256], buf[65536];
-    snprintf(path, sizeof path, "tests/fixtures/proc/%s", name);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    put(rel, buf);
-}
+#include "unit/fakeproc.h"
 
 /* A process with utime ticks of CPU, started at starttime ticks after
  * boot, priv kB of private memory, and the children in list. */
@@ -76,23 +48,17 @@ static void put_proc(int pid, int ppid, unsigned long long utime, unsigned long 
 static int setup(void **state)
 {
     (void)state;
-    strcpy(root, "/tmp/gt-perproc-XXXXXX");
-    assert_non_null(mkdtemp(root));
+    fakeproc_new(1, 1);
     copy_fixture("meminfo", "meminfo");
     copy_fixture("proc_stat", "stat");
-    put("self/smaps_rollup", "");
-    char rel[64];
-    snprintf(rel, sizeof rel, "%d/task/%d/children", (int)getpid(), (int)getpid());
-    put(rel, "");
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    return system(cmd);
+    fakeproc_drop("");
+    return 0;
 }
 
 static gt_perproc *top_only(void)

@@ -21,27 +21,9 @@
 #include "proc/parse.h"
 #include "sampler/processes.h"
 #include "sampler/sampler.h"
+#include "unit/fakeproc.h"
 
 #define KB 1024ULL
-
-static char root[64];
-
-static void put(const char *rel, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    /* Each parent folder, then the file, rewritten in place so that a
-     * descriptor the sampler keeps open sees the new text. */
-    for (char *s = strchr(path + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
-        *s = '\0';
-        mkdir(path, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 /* /proc/PID/stat up to rss and a little beyond; times in ticks; minflt:
  * page faults, which tell the sampler that memory may have changed. */
@@ -131,13 +113,8 @@ static void within(double v, double lo, double hi)
 static void test_tree(void **state)
 {
     (void)state;
-    snprintf(root, sizeof root, "/tmp/gt-test-sampler-XXXXXX");
-    assert_non_null(mkdtemp(root));
     /* What gt_procfs probes once: smaps_rollup and children files exist. */
-    put("self/smaps_rollup", "");
-    char rel[64];
-    snprintf(rel, sizeof rel, "%d/task/%d/children", (int)getpid(), (int)getpid());
-    put(rel, "");
+    fakeproc_new(1, 1);
     put("meminfo", "MemTotal:  8000000 kB\nMemFree:  1000000 kB\nMemAvailable: 5000000 kB\n"
                    "Buffers:  100000 kB\nCached:  2000000 kB\nShmem:  10000 kB\n"
                    "SReclaimable:  300000 kB\n");
@@ -200,9 +177,7 @@ static void test_tree(void **state)
     put_stat(100, 1, 2, 60, 0);
     put_stat(101, 100, 1, 25, 40);
     put("101/task/101/children", "");
-    char gone[128];
-    snprintf(gone, sizeof gone, "rm -r '%s/102'", root);
-    assert_int_equal(system(gone), 0);
+    fakeproc_drop("102");
     put_system(130, 970, 200, 900); /* cpu0: 30 of 100 ticks busy; cpu1: 100 of 100 */
     m[0] = '\0';
     mapping(m, sizeof m, "/usr/lib/libc.so.6", 0, 100);
@@ -257,31 +232,21 @@ static void test_tree(void **state)
 
     gt_sampler_free(&s);
     assert_null(s);
-    snprintf(gone, sizeof gone, "rm -r '%s'", root);
-    assert_int_equal(system(gone), 0);
+    fakeproc_drop("");
 }
 
 /* A fixture root with the system files; children: whether the kernel has
  * /proc/PID/task/TID/children (otherwise the sampler scans /proc). */
 static void new_root(int children)
 {
-    snprintf(root, sizeof root, "/tmp/gt-test-sampler-XXXXXX");
-    assert_non_null(mkdtemp(root));
-    put("self/smaps_rollup", "");
-    if (children) {
-        char rel[64];
-        snprintf(rel, sizeof rel, "%d/task/%d/children", (int)getpid(), (int)getpid());
-        put(rel, "");
-    }
+    fakeproc_new(1, children);
     put("meminfo", "MemTotal:  8000000 kB\nMemFree:  1000000 kB\nBuffers:  1 kB\nCached:  1 kB\n");
     put_system(100, 900, 100, 900);
 }
 
 static void remove_root(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -r '%s'", root);
-    assert_int_equal(system(cmd), 0);
+    fakeproc_drop("");
 }
 
 static gt_sampler *new_sampler(int main_pid)
@@ -491,9 +456,7 @@ static void test_exited_reaper(void **state)
     /* It ran 0.05 s more, exited, and main reaped 0.1 + 0.05 + 0.2 s. */
     put_stat(100, 1, 1, 0, 35);
     put("100/task/100/children", "");
-    char gone[128];
-    snprintf(gone, sizeof gone, "rm -r '%s/101'", root);
-    assert_int_equal(system(gone), 0);
+    fakeproc_drop("101");
     struct timespec pause = {0, 300 * 1000000L};
     nanosleep(&pause, NULL);
     double t2 = now();
@@ -644,8 +607,8 @@ static void drop_proc(int pid)
         if (f)
             fclose(f);
     }
-    snprintf(cmd, sizeof cmd, "rm -r '%s/%d'", root, pid);
-    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%d", pid);
+    fakeproc_drop(cmd);
 }
 
 /* While no PID is given out, a process that ran keeps the last sample's
@@ -808,8 +771,7 @@ static void test_system_period(void **state)
 static void test_missing_main(void **state)
 {
     (void)state;
-    snprintf(root, sizeof root, "/tmp/gt-test-sampler-XXXXXX");
-    assert_non_null(mkdtemp(root));
+    fakeproc_new(0, 0);
     put("meminfo", "MemTotal:  8000000 kB\nMemFree:  1000000 kB\nBuffers:  1 kB\nCached:  1 kB\n");
     put_system(1, 1, 1, 1);
     gt_sampler_config cfg = {.main_pid = 4242, .proc_root = root};
@@ -820,9 +782,7 @@ static void test_missing_main(void **state)
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_ERR_NOPROC);
     assert_non_null(strstr(err.msg, "4242"));
     gt_sampler_free(&s);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -r '%s'", root);
-    assert_int_equal(system(cmd), 0);
+    fakeproc_drop("");
 }
 
 /* A sample's timestamp is the instant its CPU interval ends, so the time

@@ -22,27 +22,9 @@
 #include <unistd.h>
 
 #include "sampler/sampler.h"
+#include "unit/fakeproc.h"
 
 #define KB 1024ull
-
-static char root[64];
-
-/* Writes a file in place (creating its folders): an fd the sampler keeps
- * open on it sees the new text, as a kept /proc fd of a live process does. */
-static void put(const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-        *p = '\0';
-        mkdir(path, 0755);
-        *p = '/';
-    }
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
 
 /* Empties a file in place: an fd the sampler keeps open on it reads
  * nothing, as a kept /proc fd of an exited process fails. */
@@ -53,25 +35,6 @@ static void vanish(const char *rel)
     int fd = open(path, O_WRONLY | O_TRUNC);
     if (fd >= 0)
         close(fd);
-}
-
-static void drop(const char *rel)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s/%s'", root, rel);
-    assert_int_equal(system(cmd), 0);
-}
-
-static void copy_fixture(const char *name, const char *rel)
-{
-    char path[256], buf[65536];
-    snprintf(path, sizeof path, "tests/fixtures/proc/%s", name);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    put(rel, buf);
 }
 
 /* minflt: page faults, which tell the sampler that memory may have changed. */
@@ -126,14 +89,9 @@ static void put_children(int pid, const char *list)
 static int setup(void **state)
 {
     (void)state;
-    strcpy(root, "/tmp/gt-fakeproc-XXXXXX");
-    assert_non_null(mkdtemp(root));
+    fakeproc_new(1, 1);
     copy_fixture("meminfo", "meminfo");
     copy_fixture("proc_stat", "stat");
-    put("self/smaps_rollup", "");      /* this kernel has smaps_rollup */
-    char rel[64];
-    snprintf(rel, sizeof rel, "%d/task/%d/children", (int)getpid(), (int)getpid());
-    put(rel, "");                      /* ... and children files */
     put_stat(1000, 1, 100, 0, 400);
     put_memory(1000, 4000);
     put_children(1000, "2000 ");
@@ -146,7 +104,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    drop("");
+    fakeproc_drop("");
     return 0;
 }
 
@@ -186,7 +144,7 @@ static void test_pid_reuse(void **state)
      * holds its 10.5 s); a new process got PID 2000: 0.07 s of CPU, a later
      * start time, 3000 kB. */
     vanish("2000/stat");
-    drop("2000/stat"); /* a new file: the old fd never shows the new process */
+    fakeproc_drop("2000/stat"); /* a new file: the old fd never shows the new process */
     put_stat(1000, 1, 100, 1050, 400);
     put_stat(2000, 1000, 7, 0, 900);
     put_memory(2000, 3000);
@@ -214,17 +172,17 @@ static void test_vanishing_files(void **state)
     /* 2000 exits between its stat and its memory files (its faults say
      * its memory changed). */
     put_stat_faults(2000, 1000, 1010, 0, 500, 11);
-    drop("2000/smaps_rollup");
-    drop("2000/smaps");
+    fakeproc_drop("2000/smaps_rollup");
+    fakeproc_drop("2000/smaps");
     vanish("2000/status"); /* what a descriptor kept open reads now */
-    drop("2000/status");
+    fakeproc_drop("2000/status");
     take(s, &a);
     assert_int_equal(a.main.private_rss, 4000 * KB);
     assert_int_equal(a.descendants.private_rss, 0);
     assert_int_equal(a.combined.private_rss, 4000 * KB);
     /* Its folder is gone although its parent still lists it. */
     vanish("2000/stat");
-    drop("2000");
+    fakeproc_drop("2000");
     take(s, &a);
     assert_int_equal(a.descendants_n_threads, 0);
     assert_int_equal(a.main_n_threads, 1);
@@ -237,7 +195,7 @@ static void test_vanishing_files(void **state)
     assert_int_equal(a.main.private_rss, 4000 * KB);
     /* The main process vanishes: the sample still comes, without it. */
     vanish("1000/stat");
-    drop("1000");
+    fakeproc_drop("1000");
     take(s, &a);
     assert_false(gt_sampler_main_alive(s));
     assert_int_equal(a.main.private_rss, 0);
@@ -325,7 +283,7 @@ static void test_main_missing_at_start(void **state)
 {
     (void)state;
     vanish("1000/stat");
-    drop("1000");
+    fakeproc_drop("1000");
     gt_sampler *s = new_sampler();
     gt_sample a;
     gt_error e;

@@ -120,6 +120,36 @@ static sqlite3 *sqlite_pair(const char *path, gt_side **s, gt_lockwait *w)
     return other;
 }
 
+/* A side table is created as the main file's tables are (the Python
+ * package's `.schema` text), and its rows, text included, read back. */
+static void test_sqlite_table_text_and_rows(void **state)
+{
+    (void)state;
+    gt_side *s = NULL;
+    gt_lockwait w;
+    sqlite3 *other = sqlite_pair("t.sqlite", &s, &w);
+    gt_error err;
+    gt_cell row[3] = {{.kind = GT_CELL_FLOAT, .f = 1.5}, {.kind = GT_CELL_FLOAT, .f = 2.25}, {.kind = GT_CELL_INT, .i = 17}};
+    assert_int_equal(gt_side_add(s, row, &err), GT_OK);
+    assert_int_equal(gt_side_end_sample(s, &err), GT_OK);
+    assert_int_equal(gt_side_close(&s, &err), GT_OK);
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(other, "SELECT sql FROM sqlite_master WHERE name = 'processes'", -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    char want[256];
+    snprintf(want, sizeof want, "CREATE TABLE processes (\n\t%s %s, \n\t%s %s, \n\t%s %s\n)", names[0], types[0],
+             names[1], types[1], names[2], types[2]);
+    assert_string_equal((const char *)sqlite3_column_text(q, 0), want);
+    sqlite3_finalize(q);
+    assert_int_equal(sqlite3_prepare_v2(other, "SELECT * FROM processes", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_true(sqlite3_column_double(q, 0) == 1.5 && sqlite3_column_double(q, 1) == 2.25);
+    assert_int_equal(sqlite3_column_int64(q, 2), 17);
+    sqlite3_finalize(q);
+    sqlite3_close(other);
+}
+
 static long long count_rows(sqlite3 *db)
 {
     sqlite3_stmt *q;
@@ -188,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_zero_first),
         cmocka_unit_test(test_failed_write_keeps_rows),
         cmocka_unit_test(test_sqlite_error_message),
+        cmocka_unit_test(test_sqlite_table_text_and_rows),
         cmocka_unit_test(test_sqlite_queue_cap),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

@@ -201,6 +201,27 @@ static void test_pair_across_hosts_is_an_error(void **state)
     assert_non_null(strstr(err.msg, "(4.0, 5.0) of two processes: process ID 7 on host 'n1' and process ID 7 on host 'n2'"));
 }
 
+/* gt_subtrack_calls pairs the one block asked for: another block's marks
+ * that do not pair are no error of it, and marks of every host are its. */
+static void test_calls_of_one_block_only(void **state)
+{
+    (void)state;
+    tmpdir_write("two.csv", "process_id,code_block_name,position,timestamp,host\n"
+                            "7,A,1,4,n1\n"
+                            "7,X,0,1,n1\n7,X,1,2,n1\n7,X,0,3,n2\n7,X,1,6,n2\n");
+    double *calls = NULL;
+    size_t n = 0;
+    gt_error err;
+    assert_int_equal(gt_subtrack_calls("two.csv", "X", &calls, &n, &err), GT_OK);
+    assert_int_equal(n, 2);
+    assert_true(calls[0] == 1 && calls[1] == 2 && calls[2] == 3 && calls[3] == 6);
+    gt_calls_free(&calls);
+    assert_int_equal(gt_subtrack_calls("two.csv", "none", &calls, &n, &err), GT_OK);
+    assert_int_equal(n, 0);
+    gt_calls_free(&calls);
+    assert_int_equal(gt_subtrack_calls("two.csv", "A", &calls, &n, &err), GT_ERR_FORMAT);
+}
+
 static void clear_env(void)
 {
     unsetenv("SLURM_JOB_ID");
@@ -273,6 +294,48 @@ static void test_writer_host_column(void **state)
     sqlite3_close(db);
 }
 
+/* The schema text of path's data table (static, for one comparison). */
+static const char *schema_of(const char *path)
+{
+    static char text[512];
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE name = 'data'", -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    snprintf(text, sizeof text, "%s", (const char *)sqlite3_column_text(q, 0));
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return text;
+}
+
+/* The writer and combine create the one table, word for word, with and
+ * without the host column. */
+static void test_writer_and_combine_share_the_schema(void **state)
+{
+    (void)state;
+    static const char *const want[2] = {
+        "CREATE TABLE data (process_id BIGINT, code_block_name TEXT, position BIGINT, timestamp FLOAT)",
+        "CREATE TABLE data (process_id BIGINT, code_block_name TEXT, position BIGINT, timestamp FLOAT, host TEXT)"};
+    for (int host = 0; host < 2; host++) {
+        clear_env();
+        if (host) {
+            setenv("GT_SUBTRACK_HOST", "1", 1);
+            setenv("SLURMD_NODENAME", "n1", 1);
+        }
+        mark_once("w.sqlite");
+        clear_env();
+        assert_string_equal(schema_of("w.sqlite"), want[host]);
+        const char *in[] = {"w.sqlite"};
+        gt_error err;
+        unlink("c.sqlite");
+        if (gt_subtrack_combine("c.sqlite", in, 1, &err) != GT_OK)
+            fail_msg("%s", err.msg);
+        assert_string_equal(schema_of("c.sqlite"), want[host]);
+    }
+}
+
 /* The default name: "<pid>.csv" (the Python package's) on one node, with
  * the host in front on a multi-node run, where PIDs repeat across nodes. */
 static void test_default_name(void **state)
@@ -311,7 +374,9 @@ int main(void)
         cmocka_unit_test(test_combine_and_pair_csv),
         cmocka_unit_test(test_combine_and_pair_sqlite),
         cmocka_unit_test(test_pair_across_hosts_is_an_error),
+        cmocka_unit_test(test_calls_of_one_block_only),
         cmocka_unit_test(test_writer_host_column),
+        cmocka_unit_test(test_writer_and_combine_share_the_schema),
         cmocka_unit_test(test_default_name),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

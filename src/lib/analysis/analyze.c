@@ -346,9 +346,8 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
                          gt_results *r, gt_error *err)
 {
     gt_status st;
-    gt_mark *marks = NULL;
-    pair *pairs = NULL;
-    size_t nmarks = 0;
+    gt_block_set set = {0};
+    size_t ncalls = 0;
     timeline tl = {0};
     work w = {0};
 
@@ -369,11 +368,12 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
     r->nmeasures = ncols - 1 - r->nenergy - count_power_columns(tp, ts_col);
     r->measures = calloc((size_t)(ncols ? ncols : 1), sizeof *r->measures);
     r->overall = calloc((size_t)(ncols ? ncols : 1), sizeof *r->overall);
-    if (mk && ((st = gt_marks_load(mk, &marks, &nmarks, err)) != GT_OK ||
-               (st = gt_marks_select_host(gt_table_path(mk), marks, &nmarks, host, err)) != GT_OK))
+    if (mk && (st = gt_blocks_pair(mk, &(gt_blocks_want){.host = host}, &set, err)) != GT_OK)
         goto done;
+    for (size_t b = 0; b < set.nblocks; b++)
+        ncalls += set.blocks[b].ncalls;
     /* Room for a block's timepoints or its compute times. */
-    size_t nwork = n > nmarks ? n : nmarks;
+    size_t nwork = n > ncalls ? n : ncalls;
     w.vals = malloc((nwork ? nwork : 1) * sizeof *w.vals);
     w.scratch = malloc((nwork ? nwork : 1) * sizeof *w.scratch);
     if (!r->measures || !r->overall || !w.vals || !w.scratch) {
@@ -406,40 +406,30 @@ static gt_status analyze(const gt_table *st_tab, gt_table *tp, const gt_table *m
     if ((st = timeline_build(ts, n, &tl, err)) != GT_OK ||
         (st = load_energy(tp, &tl, r, &w, err)) != GT_OK)
         goto done;
-    pairs = malloc((nmarks ? nmarks : 1) * sizeof *pairs);
-    w.merged = malloc((nmarks ? nmarks : 1) * sizeof *w.merged);
+    w.merged = malloc((ncalls ? ncalls : 1) * sizeof *w.merged);
     w.rows = malloc((tl.n ? tl.n : 1) * sizeof *w.rows);
-    if (!pairs || !w.merged || !w.rows) {
+    if (!w.merged || !w.rows) {
         st = nomem(err);
         goto done;
     }
     w.tl = &tl;
 
-    size_t nblocks = 0;
-    for (size_t i = 0; i < nmarks; i++)
-        nblocks += i == 0 || strcmp(marks[i].name, marks[i - 1].name) != 0;
-    if (!(r->blocks = calloc(nblocks ? nblocks : 1, sizeof *r->blocks))) {
+    if (!(r->blocks = calloc(set.nblocks ? set.nblocks : 1, sizeof *r->blocks))) {
         st = nomem(err);
         goto done;
     }
-    for (size_t i = 0; i < nmarks;) {
-        size_t j = i + 1;
-        while (j < nmarks && strcmp(marks[j].name, marks[i].name) == 0)
-            j++;
+    for (size_t i = 0; i < set.nblocks; i++) {
+        const gt_block_calls *bc = &set.blocks[i];
         gt_block_result *b = &r->blocks[r->nblocks++];
-        size_t np = 0;
-        if (!(b->name = strdup(marks[i].name))) {
+        if (!(b->name = strdup(bc->name))) {
             st = nomem(err);
             goto done;
         }
-        if ((st = gt_marks_pair(gt_table_path(mk), marks + i, j - i, pairs, &np, NULL, NULL, err)) != GT_OK ||
-            (st = block_stats(&w, r, pairs, np, b, err)) != GT_OK)
+        if ((st = block_stats(&w, r, bc->calls, bc->ncalls, b, err)) != GT_OK)
             goto done;
-        i = j;
     }
 done:
-    free(marks);
-    free(pairs);
+    gt_block_set_free(&set);
     free(tl.own_ts);
     free(tl.row);
     for (int e = 0; w.energy && e < r->nenergy; e++)

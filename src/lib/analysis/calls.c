@@ -9,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const gt_mark_columns[] = {"process_id", "code_block_name", "position", "timestamp", "?host",
-                                       NULL};
-const char *const gt_mark_text_columns[] = {"code_block_name", "host", NULL};
-
 static int cmp_mark(const void *a, const void *b)
 {
     const gt_mark *x = a, *y = b;
@@ -183,6 +179,57 @@ gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *c
     return GT_OK;
 }
 
+gt_status gt_blocks_pair(const gt_table *t, const gt_blocks_want *want, gt_block_set *out, gt_error *err)
+{
+    *out = (gt_block_set){0};
+    const char *path = gt_table_path(t);
+    gt_mark *m = NULL;
+    size_t n = 0;
+    gt_status st = gt_marks_load(t, &m, &n, err);
+    if (st == GT_OK && !want->every_host)
+        st = gt_marks_select_host(path, m, &n, want->host, err);
+    if (st != GT_OK)
+        goto done;
+    size_t nblocks = 0;
+    for (size_t i = 0; i < n; i++)
+        nblocks += (i == 0 || strcmp(m[i].name, m[i - 1].name) != 0) && (!want->only || !strcmp(m[i].name, want->only));
+    /* A block pairs at most half its marks and leaves at most all of them
+     * open; never a zero-size malloc. */
+    out->blocks = malloc((nblocks ? nblocks : 1) * sizeof *out->blocks);
+    out->calls = malloc((n ? n : 1) * sizeof *out->calls);
+    out->open = malloc((n ? n : 1) * sizeof *out->open);
+    if (!out->blocks || !out->calls || !out->open) {
+        st = gt_err(err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory", path);
+        goto done;
+    }
+    size_t nc = 0, no = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && !strcmp(m[j].name, m[i].name); j++)
+            ;
+        if (want->only && strcmp(m[i].name, want->only) != 0)
+            continue;
+        size_t bc = 0, bo = 0;
+        if ((st = gt_marks_pair(path, m + i, j - i, out->calls + nc, &bc, out->open + no, &bo, err)) != GT_OK)
+            goto done;
+        out->blocks[out->nblocks++] = (gt_block_calls){m[i].name, out->calls + nc, bc, out->open + no, bo};
+        nc += bc;
+        no += bo;
+    }
+done:
+    free(m);
+    if (st != GT_OK)
+        gt_block_set_free(out);
+    return st;
+}
+
+void gt_block_set_free(gt_block_set *s)
+{
+    free(s->blocks);
+    free(s->calls);
+    free(s->open);
+    *s = (gt_block_set){0};
+}
+
 gt_status gt_subtrack_calls(const char *path, const char *name, double **out, size_t *nout, gt_error *err)
 {
     if (!path || !name || !out || !nout)
@@ -191,33 +238,18 @@ gt_status gt_subtrack_calls(const char *path, const char *name, double **out, si
     *out = NULL;
     *nout = 0;
     gt_table *t = NULL;
-    gt_mark *m = NULL;
-    gt_call *calls = NULL;
-    size_t n = 0, nc = 0;
+    gt_block_set set = {0};
     gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, gt_mark_columns, gt_mark_text_columns, &t, err);
     if (st == GT_OK)
-        st = gt_marks_load(t, &m, &n, err);
-    if (st != GT_OK)
-        goto done;
-    size_t i = 0, j;
-    while (i < n && strcmp(m[i].name, name) != 0)
-        i++;
-    for (j = i; j < n && !strcmp(m[j].name, name); j++)
-        ;
-    /* Room for a pair of doubles per mark, and never a zero-size malloc. */
-    if (!(calls = malloc((j - i + 1) * sizeof *calls))) {
-        st = gt_err(err, GT_ERR_NOMEM, "sub-tracking file '%s': out of memory", path);
-        goto done;
+        st = gt_blocks_pair(t, &(gt_blocks_want){.every_host = 1, .only = name}, &set, err);
+    if (st == GT_OK) {
+        /* The one block's calls are the first of the set's. */
+        _Static_assert(sizeof(gt_call) == 2 * sizeof(double), "a call is a start and a stop, unpadded");
+        *nout = set.nblocks ? set.blocks[0].ncalls : 0;
+        *out = (double *)set.calls;
+        set.calls = NULL;
     }
-    if ((st = gt_marks_pair(path, m + i, j - i, calls, &nc, NULL, NULL, err)) != GT_OK)
-        goto done;
-    _Static_assert(sizeof(gt_call) == 2 * sizeof(double), "a call is a start and a stop, unpadded");
-    *out = (double *)calls;
-    *nout = nc;
-    calls = NULL;
-done:
-    free(calls);
-    free(m);
+    gt_block_set_free(&set);
     gt_table_free(&t);
     return st;
 }

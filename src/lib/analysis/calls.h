@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "gpu_tracker.h"
+#include "store/marks_layout.h"
 #include "store/table.h"
 
 typedef struct gt_mark {
@@ -21,11 +22,6 @@ typedef struct gt_mark {
 typedef struct gt_call {
     double start, stop;
 } gt_call;
-
-/* The columns of a sub-tracking file, for gt_table_read_columns: host is
- * optional (the Python package's files have none). */
-extern const char *const gt_mark_columns[];
-extern const char *const gt_mark_text_columns[];
 
 /* Reads the marks of a sub-tracking table (columns process_id,
  * code_block_name, position, timestamp and optionally host) into *out
@@ -54,5 +50,38 @@ gt_status gt_marks_select_host(const char *path, gt_mark *m, size_t *n, const ch
  * or a mark left without a partner. */
 gt_status gt_marks_pair(const char *path, const gt_mark *m, size_t n, gt_call *calls, size_t *ncalls,
                         double *open, size_t *nopen, gt_error *err);
+
+/* One code block's calls, as gt_blocks_pair pairs them. */
+typedef struct gt_block_calls {
+    const char *name;     /* the table's text: valid while the table is */
+    const gt_call *calls; /* in gt_marks_pair's order */
+    size_t ncalls;
+    const double *open;   /* the starts still open, one per process at most */
+    size_t nopen;
+} gt_block_calls;
+
+/* The code blocks of a sub-tracking table, in name order, each paired. */
+typedef struct gt_block_set {
+    gt_block_calls *blocks;
+    size_t nblocks;
+    gt_call *calls; /* every block's calls, the first block's first */
+    double *open;   /* every block's open starts */
+} gt_block_set;
+
+/* Which marks gt_blocks_pair pairs. */
+typedef struct gt_blocks_want {
+    int every_host;   /* 1: the marks of every host; 0: of one, as gt_marks_select_host selects */
+    const char *host; /* for gt_marks_select_host when !every_host */
+    const char *only; /* one code block's marks (then the set has it first, or none); NULL: all */
+} gt_blocks_want;
+
+/* The one path from a sub-tracking table to its calls that analysis, plots
+ * and gt_subtrack_calls() share: the marks loaded (gt_marks_load), one
+ * host's kept (gt_marks_select_host), grouped by code block, each block
+ * paired (gt_marks_pair, with its open starts).  Messages name the table's
+ * path.  On failure *out is empty. */
+gt_status gt_blocks_pair(const gt_table *t, const gt_blocks_want *want, gt_block_set *out, gt_error *err);
+
+void gt_block_set_free(gt_block_set *s);
 
 #endif

@@ -6,6 +6,7 @@
  * input has it, empty for the rows of inputs without it; when none has it
  * the output has the Python package's four columns only. */
 #include "gpu_tracker.h"
+#include "analysis/calls.h"
 #include "store/csvfield.h"
 #include "store/store.h"
 #include "store/table.h"
@@ -20,9 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const columns[] = {"process_id", "code_block_name", "position", "timestamp", "?host",
-                                      NULL};
-static const char *const text_columns[] = {"code_block_name", "host", NULL};
+/* Indexes into gt_mark_columns. */
 enum { PID, NAME, POS, TS, HOST, NCOLS };
 
 static const char *extension(const char *path)
@@ -81,9 +80,7 @@ static gt_status write_csv(int fd, const char *out, const input *in, size_t n, i
         close(fd);
         return gt_err(err, GT_ERR_IO, "cannot write sub-tracking file '%s'", out);
     }
-    fputs(hosts ? "process_id,code_block_name,position,timestamp,host\n"
-                : "process_id,code_block_name,position,timestamp\n",
-          f);
+    fputs(gt_marks_layout_of(hosts)->csv_header, f);
     for (size_t k = 0; k < n; k++) {
         const gt_table *t = in[k].t;
         int pid_int = gt_table_is_integer(t, in[k].col[PID]);
@@ -135,16 +132,11 @@ static gt_status write_sqlite(const char *out, const input *in, size_t n, int ho
     sqlite3 *db = NULL;
     sqlite3_stmt *q = NULL;
     gt_status st = GT_OK;
-    if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
-            SQLITE_OK ||
-        sqlite3_exec(db,
-                     hosts ? "BEGIN; CREATE TABLE data (process_id BIGINT, code_block_name TEXT,"
-                             " position BIGINT, timestamp FLOAT, host TEXT)"
-                           : "BEGIN; CREATE TABLE data (process_id BIGINT, code_block_name TEXT,"
-                             " position BIGINT, timestamp FLOAT)",
-                     NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, hosts ? "INSERT INTO data VALUES (?, ?, ?, ?, ?)" : "INSERT INTO data VALUES (?, ?, ?, ?)",
-                           -1, &q, NULL) != SQLITE_OK)
+    const gt_marks_layout *layout = gt_marks_layout_of(hosts);
+    if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, layout->sql_create, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, layout->sql_insert, -1, &q, NULL) != SQLITE_OK)
         goto db_fail;
     for (size_t k = 0; k < n; k++) {
         const gt_table *t = in[k].t;
@@ -208,11 +200,11 @@ gt_status gt_subtrack_combine(const char *out_file, const char *const *inputs, s
     if (!(in = calloc(n_inputs, sizeof *in)))
         return gt_err(err, GT_ERR_NOMEM, "combine: out of memory");
     for (size_t k = 0; k < n_inputs; k++) {
-        if ((st = gt_table_read_columns(inputs[k], GT_TABLE_MARKS, columns, text_columns,
+        if ((st = gt_table_read_columns(inputs[k], GT_TABLE_MARKS, gt_mark_columns, gt_mark_text_columns,
                                         &in[k].t, err)) != GT_OK)
             goto done;
         for (int c = 0; c < NCOLS; c++)
-            in[k].col[c] = gt_table_find(in[k].t, columns[c] + (columns[c][0] == '?'));
+            in[k].col[c] = gt_table_find(in[k].t, gt_mark_columns[c] + (gt_mark_columns[c][0] == '?'));
         hosts |= in[k].col[HOST] >= 0;
     }
     if ((st = gt_store_create_file(out_file, 0, "sub-tracking file", "it is never replaced", &fd,

@@ -67,44 +67,29 @@ static gt_status load_spans(const char *path, const char *host, double end_ts, g
     gt_status st = gt_table_read_columns(path, GT_TABLE_MARKS, gt_mark_columns, gt_mark_text_columns, tab, err);
     if (st != GT_OK)
         return st;
-    gt_mark *m = NULL;
-    size_t n = 0;
-    if ((st = gt_marks_load(*tab, &m, &n, err)) != GT_OK)
-        return st;
     /* One tracking file is one node's timeline: marks of several hosts on
      * it would mix nodes, so they are refused as analyze refuses them,
      * unless host picks that node's. */
-    if ((st = gt_marks_select_host(path, m, &n, host, err)) != GT_OK) {
-        free(m);
+    gt_block_set set;
+    if ((st = gt_blocks_pair(*tab, &(gt_blocks_want){.host = host}, &set, err)) != GT_OK)
         return st;
+    size_t total = 0;
+    for (size_t b = 0; b < set.nblocks; b++)
+        total += set.blocks[b].ncalls + set.blocks[b].nopen;
+    gt_plot_span *sp = malloc((total ? total : 1) * sizeof *sp);
+    if (!sp) {
+        gt_block_set_free(&set);
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
     }
-    gt_plot_span *sp = malloc((n ? n : 1) * sizeof *sp);
-    gt_call *calls = malloc((n ? n : 1) * sizeof *calls);
-    double *open = malloc((n ? n : 1) * sizeof *open);
     size_t k = 0;
-    if (!sp || !calls || !open) {
-        st = gt_err(err, GT_ERR_NOMEM, "out of memory");
-        goto done;
+    for (size_t b = 0; b < set.nblocks; b++) {
+        const gt_block_calls *bc = &set.blocks[b];
+        for (size_t c = 0; c < bc->ncalls; c++)
+            sp[k++] = (gt_plot_span){bc->name, bc->calls[c].start, bc->calls[c].stop};
+        for (size_t c = 0; c < bc->nopen; c++)
+            sp[k++] = (gt_plot_span){bc->name, bc->open[c], end_ts > bc->open[c] ? end_ts : bc->open[c]};
     }
-    for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && !strcmp(m[j].name, m[i].name); j++)
-            ;
-        size_t nc = 0, no = 0;
-        if ((st = gt_marks_pair(path, m + i, j - i, calls, &nc, open, &no, err)) != GT_OK)
-            goto done;
-        for (size_t c = 0; c < nc; c++)
-            sp[k++] = (gt_plot_span){m[i].name, calls[c].start, calls[c].stop};
-        for (size_t c = 0; c < no; c++)
-            sp[k++] = (gt_plot_span){m[i].name, open[c], end_ts > open[c] ? end_ts : open[c]};
-    }
-done:
-    free(m);
-    free(calls);
-    free(open);
-    if (st != GT_OK) {
-        free(sp);
-        return st;
-    }
+    gt_block_set_free(&set);
     *out = sp;
     *nout = k;
     return GT_OK;

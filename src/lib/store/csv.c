@@ -4,7 +4,8 @@
  * the handle, so no row ever waits in a user-space buffer. */
 #include "store/backend.h"
 #include "store/csvfield.h"
-#include "store/store.h"
+#include "store/append.h"
+#include "store/extra.h"
 #include "util/error.h"
 #include "util/pyfloat.h"
 

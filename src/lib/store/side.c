@@ -6,7 +6,7 @@
 #include "util/error.h"
 #include "util/pyfloat.h"
 #include "util/grow.h"
-#include "store/sqltext.h"
+#include "store/sqlrow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,24 +105,13 @@ static gt_status open_sqlite(gt_side *s, const char *name, const char *const *na
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
         return db_fail(s, "open", err);
     sqlite3_busy_timeout(s->db, GT_LOCKWAIT_SAMPLE_MS);
-    /* Column names are ours (fixed words and GPU indexes): no quoting. */
-    size_t size = 64 + strlen(name);
-    for (int i = 0; i < ncols; i++)
-        size += strlen(names[i]) + strlen(types[i]) + 16;
-    char *create = malloc(size), *ins = malloc(size);
+    char *create = gt_sqlrow_create(name, names, types, ncols);
+    char *ins = gt_sqlrow_insert(name, names, ncols);
     gt_status st = GT_OK;
     if (!create || !ins) {
         st = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
         goto done;
     }
-    size_t a = (size_t)snprintf(create, size, "CREATE TABLE %s (\n", name);
-    size_t b = (size_t)snprintf(ins, size, "INSERT INTO %s VALUES (", name);
-    for (int i = 0; i < ncols; i++) {
-        a += (size_t)snprintf(create + a, size - a, "\t%s %s%s\n", names[i], types[i], i + 1 < ncols ? ", " : "");
-        b += (size_t)snprintf(ins + b, size - b, "%s?", i ? ", " : "");
-    }
-    snprintf(create + a, size - a, ")");
-    snprintf(ins + b, size - b, ")");
     if (sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(s->db, ins, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) != SQLITE_OK)
         st = db_fail(s, "create", err);
@@ -277,21 +266,6 @@ static int grow_rows(gt_side *s, size_t *cap)
     return 0;
 }
 
-/* Binds a queued row (its text in text, see gt_side). */
-static int bind_row(sqlite3_stmt *st, const gt_cell *c, int n, const char *text)
-{
-    int rc = SQLITE_OK;
-    for (int i = 0; i < n && rc == SQLITE_OK; i++) {
-        switch (c[i].kind) {
-        case GT_CELL_FLOAT: rc = sqlite3_bind_double(st, i + 1, c[i].f); break;
-        case GT_CELL_INT: rc = sqlite3_bind_int64(st, i + 1, c[i].i); break;
-        case GT_CELL_TEXT: rc = gt_sqltext_bind(st, i + 1, text + c[i].i); break;
-        case GT_CELL_NULL: rc = sqlite3_bind_null(st, i + 1); break;
-        }
-    }
-    return rc;
-}
-
 gt_status gt_side_add(gt_side *s, const gt_cell *cells, gt_error *err)
 {
     if (!s->db)
@@ -326,23 +300,11 @@ gt_status gt_side_add(gt_side *s, const gt_cell *cells, gt_error *err)
  * each), all or none: SQLITE_OK empties the queue. */
 static int flush_rows(gt_side *s)
 {
-    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    for (size_t r = 0; r < s->n_rows && rc == SQLITE_OK; r++) {
-        const gt_cell *row = s->rows + r * (size_t)s->ncols;
-        rc = bind_row(s->insert, row, s->ncols, s->text);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_step(s->insert);
-        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-        sqlite3_reset(s->insert);
-    }
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        snprintf(s->failed_msg, sizeof s->failed_msg, "%s", sqlite3_errmsg(s->db));
-        if (!sqlite3_get_autocommit(s->db))
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    /* The rows' text is in s->text (see gt_side). */
+    int rc = gt_sqlrow_write_all(s->db, s->insert, s->rows, s->n_rows, s->ncols, (size_t)s->ncols, s->text, NULL,
+                                 s->failed_msg, sizeof s->failed_msg);
+    if (rc != SQLITE_OK)
         return rc;
-    }
     s->n_rows = s->text_len = s->queued_samples = 0;
     /* A long wait's queue is not kept once written. */
     if (s->cap_rows * (size_t)s->ncols * sizeof *s->rows + s->text_cap > (1u << 20)) {

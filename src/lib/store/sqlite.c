@@ -18,7 +18,7 @@
 #include "store/store.h"
 #include "util/error.h"
 #include "util/grow.h"
-#include "store/sqltext.h"
+#include "store/sqlrow.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -57,85 +57,6 @@ static int is_busy(int rc)
     return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
 }
 
-/* "CREATE TABLE name (\n\tcol TYPE, \n\t...\n)", spelled as in the Python
- * package's files so `.schema` shows the same text.  Caller frees. */
-static char *create_sql(const char *table, const char *const *names,
-                        const char *const *types, int n)
-{
-    size_t size = 64 + strlen(table);
-    for (int i = 0; i < n; i++)
-        size += strlen(names[i]) + strlen(types[i]) + 8;
-    char *sql = malloc(size);
-    if (!sql)
-        return NULL;
-    size_t len = (size_t)snprintf(sql, size, "CREATE TABLE %s (\n", table);
-    for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(sql + len, size - len, "\t%s %s%s\n", names[i], types[i],
-                                i + 1 < n ? ", " : "");
-    snprintf(sql + len, size - len, ")");
-    return sql;
-}
-
-/* "INSERT INTO name (a, b, ...) VALUES (?, ?, ...)".  Caller frees. */
-static char *insert_sql(const char *table, const char *const *names, int n)
-{
-    size_t size = 64 + strlen(table);
-    for (int i = 0; i < n; i++)
-        size += strlen(names[i]) + 5;
-    char *sql = malloc(size);
-    if (!sql)
-        return NULL;
-    size_t len = (size_t)snprintf(sql, size, "INSERT INTO %s (", table);
-    for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(sql + len, size - len, "%s%s", i ? ", " : "", names[i]);
-    len += (size_t)snprintf(sql + len, size - len, ") VALUES (");
-    for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(sql + len, size - len, "%s?", i ? ", " : "");
-    snprintf(sql + len, size - len, ")");
-    return sql;
-}
-
-static int bind_cells(sqlite3_stmt *st, const gt_cell *c, int n)
-{
-    int rc = SQLITE_OK;
-    for (int i = 0; i < n && rc == SQLITE_OK; i++) {
-        switch (c[i].kind) {
-        case GT_CELL_FLOAT:
-            rc = sqlite3_bind_double(st, i + 1, c[i].f);
-            break;
-        case GT_CELL_INT:
-            rc = sqlite3_bind_int64(st, i + 1, c[i].i);
-            break;
-        case GT_CELL_TEXT:
-            rc = gt_sqltext_bind(st, i + 1, c[i].s);
-            break;
-        case GT_CELL_NULL:
-            rc = sqlite3_bind_null(st, i + 1);
-            break;
-        }
-    }
-    return rc;
-}
-
-/* Binds and runs st once, leaving it reset for the next row; a failure's
- * system errno goes to *sys_errno (the reset's own I/O would clear it). */
-static int run_row(sqlite3_stmt *st, const gt_cell *c, int n, int *sys_errno)
-{
-    int rc = bind_cells(st, c, n);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            rc = SQLITE_OK;
-        else if ((rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL)
-            /* sqlite3_system_errno() is often 0 for a failed write; errno
-             * still holds the write's reason here. */
-            *sys_errno = sqlite3_system_errno(sqlite3_db_handle(st)) ? sqlite3_system_errno(sqlite3_db_handle(st))
-                                                                     : errno;
-    }
-    sqlite3_reset(st);
-    return rc;
-}
-
 /* Adds a row to the queue; -1 when out of memory.  Text cells point to
  * static storage, so a copy of the cells is a copy of the row. */
 static int queue_row(sqlite_store *s, const gt_cell *cells)
@@ -157,17 +78,10 @@ static int queue_row(sqlite_store *s, const gt_cell *cells)
  * empty on SQLITE_OK and unchanged otherwise. */
 static int flush_pending(sqlite_store *s)
 {
-    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    for (size_t i = 0; i < s->n_pending && rc == SQLITE_OK; i++)
-        rc = run_row(s->insert, s->pending + i * GT_STORE_MAX_COLUMNS, s->ncols, &s->sys_errno);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        snprintf(s->failed_msg, sizeof s->failed_msg, "%s", sqlite3_errmsg(s->db));
-        if (!sqlite3_get_autocommit(s->db))
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    int rc = gt_sqlrow_write_all(s->db, s->insert, s->pending, s->n_pending, s->ncols, GT_STORE_MAX_COLUMNS, NULL,
+                                 &s->sys_errno, s->failed_msg, sizeof s->failed_msg);
+    if (rc != SQLITE_OK)
         return rc;
-    }
     s->n_pending = 0;
     /* A long wait's queue is not kept once written. */
     if (s->cap_pending * ROW_BYTES > (1u << 20)) {
@@ -184,11 +98,11 @@ static gt_status sqlite_append(void *impl, const gt_cell *cells, gt_error *err)
     s->failed_msg[0] = '\0';
     int rc;
     if (s->n_pending == 0) {
-        rc = run_row(s->insert, cells, s->ncols, &s->sys_errno);
+        rc = gt_sqlrow_run(s->insert, cells, s->ncols, NULL, &s->sys_errno);
     } else if ((s->n_pending + 1) * ROW_BYTES > GT_LOCKWAIT_QUEUE_BYTES) {
         /* Full: the queue alone, in order, and this row after it. */
         if ((rc = flush_pending(s)) == SQLITE_OK)
-            rc = run_row(s->insert, cells, s->ncols, &s->sys_errno);
+            rc = gt_sqlrow_run(s->insert, cells, s->ncols, NULL, &s->sys_errno);
         else if (is_busy(rc)) {
             s->dropped++;
             return GT_OK;
@@ -262,8 +176,10 @@ static gt_status sqlite_add_static(void *impl, const gt_cell *static_cells, cons
         rc = gt_err(err, GT_ERR_NOMEM, "tracking file '%s': out of memory", s->path);
     else if (sqlite3_exec(s->db, alter, NULL, NULL, NULL) != SQLITE_OK ||
              sqlite3_prepare_v2(s->db, update, -1, &st, NULL) != SQLITE_OK ||
-             run_row(st, x->value ? &(gt_cell){.kind = GT_CELL_TEXT, .s = x->value} : &(gt_cell){.kind = GT_CELL_NULL},
-                     1, &s->sys_errno) != SQLITE_OK)
+             gt_sqlrow_run(st,
+                           x->value ? &(gt_cell){.kind = GT_CELL_TEXT, .s = x->value}
+                                    : &(gt_cell){.kind = GT_CELL_NULL},
+                           1, NULL, &s->sys_errno) != SQLITE_OK)
         rc = db_err(s, "write", err);
     sqlite3_finalize(st);
     sqlite3_free(alter);
@@ -326,24 +242,24 @@ gt_status gt_store_sqlite_open(const char *path, const gt_cell *static_cells,
                      NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
 
-    if (!(sql = create_sql("static_data", names, types, nstatic)))
+    if (!(sql = gt_sqlrow_create("static_data", names, types, nstatic)))
         goto nomem;
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = create_sql("data", data_names, data_types, ncols)))
+    if (!(sql = gt_sqlrow_create("data", data_names, data_types, ncols)))
         goto nomem;
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto db_fail;
     free(sql);
 
-    if (!(sql = insert_sql("static_data", names, nstatic)))
+    if (!(sql = gt_sqlrow_insert("static_data", names, nstatic)))
         goto nomem;
     if (sqlite3_prepare_v2(s->db, sql, -1, &static_insert, NULL) != SQLITE_OK ||
-        run_row(static_insert, cells, nstatic, &s->sys_errno) != SQLITE_OK)
+        gt_sqlrow_run(static_insert, cells, nstatic, NULL, &s->sys_errno) != SQLITE_OK)
         goto db_fail;
     free(sql);
-    if (!(sql = insert_sql("data", data_names, ncols)))
+    if (!(sql = gt_sqlrow_insert("data", data_names, ncols)))
         goto nomem;
     /* PERSISTENT: the statement lives as long as the file. */
     if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->insert, NULL) !=

@@ -8,19 +8,11 @@
 
 #include "gpu_tracker.h"
 #include "sampler/sample.h"
+#include "store/append.h"
+#include "store/extra.h"
 
 typedef struct gt_store gt_store;
 struct gt_lockwait;
-
-/* A static-data column of gpu-tracker's own, written after the Python
- * package's nine (whose readers take the static row by name, so they still
- * find theirs): the node's name, Slurm's job, step and task, a model's
- * complexity.  value NULL: unavailable (empty CSV cell, SQL NULL).  Stored
- * as text (SQL type TEXT). */
-typedef struct gt_store_extra {
-    const char *key;
-    const char *value;
-} gt_store_extra;
 
 /* Creates path (".csv" or ".sqlite", else GT_ERR_INVALID).  An existing file
  * is GT_ERR_EXISTS unless overwrite; a planted symlink is never followed
@@ -80,15 +72,6 @@ gt_status gt_store_check_file(const char *path, int overwrite, const char *what,
 gt_status gt_store_create_file(const char *path, int overwrite, const char *what,
                                const char *hint, int *fd_out, gt_error *err);
 
-/* Appends len bytes of complete rows to the CSV file fd (opened
- * O_APPEND), whose rows so far end at *size; advances *size.  A file whose
- * size is not *size (another program truncated or wrote to it) gets no
- * more rows: GT_ERR_IO, saying so.  A write that fails half-way is cut off
- * again, so the file ends with its last complete row. */
-gt_status gt_store_append_rows(int fd, const char *path, off_t *size, const char *buf, size_t len,
-                               gt_error *err);
-/* Whether fd's file has been deleted (no name left). */
-int gt_store_unlinked(int fd);
 typedef struct gt_file_owner {
     uid_t uid;
     gid_t gid;

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* The column store both readers fill, and what reads it (see table.h);
+ * table_read.c picks the reader. */
 #include "store/table_impl.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -9,12 +11,6 @@
 #include <string.h>
 
 const char *const GT_TABLE_ALL_TEXT[] = {NULL};
-
-static int has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n > m && strcmp(s + n - m, suffix) == 0;
-}
 
 static int wanted_as_text(const char *name, const char *const *text_columns)
 {
@@ -348,40 +344,6 @@ slow:
         *out = x;
         return 0;
     }
-}
-
-gt_status gt_table_read(const char *path, gt_table_part part, const char *const *text_columns,
-                        gt_table **out, gt_error *err)
-{
-    return gt_table_read_columns(path, part, NULL, text_columns, out, err);
-}
-
-gt_status gt_table_read_columns(const char *path, gt_table_part part, const char *const *columns,
-                                const char *const *text_columns, gt_table **out, gt_error *err)
-{
-    gt_status st;
-    gt_table *t = NULL;
-
-    *out = NULL;
-    if (!path)
-        return gt_err(err, GT_ERR_INVALID, "no file given");
-    int csv = has_suffix(path, ".csv");
-    if (!csv && !has_suffix(path, ".sqlite"))
-        return gt_err(err, GT_ERR_INVALID,
-                      "invalid file name '%s': the extension must be '.csv' or '.sqlite'", path);
-    if (!(t = calloc(1, sizeof *t)) || !(t->path = strdup(path))) {
-        st = gt_err(err, GT_ERR_NOMEM, "'%s': out of memory", path);
-        goto fail;
-    }
-    st = csv ? gt_table_read_csv(t, part, columns, text_columns, err)
-             : gt_table_read_sqlite(t, part, columns, text_columns, err);
-    if (st != GT_OK)
-        goto fail;
-    *out = t;
-    return GT_OK;
-fail:
-    gt_table_free(&t);
-    return st;
 }
 
 gt_status gt_table_check_range(const char *path, const char *column, const double *v, size_t n, double lo,
