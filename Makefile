@@ -103,7 +103,7 @@ endif
 SPANK    := $(if $(SAN),,$(if $(wildcard /usr/include/slurm/spank.h),$(BUILD)/gpu_tracker_spank.so))
 
 .PHONY: all deps test-deps demo test test-fast test-build test-builds build-gcc build-san build-fuzz \
-        check-san check-valgrind fuzz fuzz-build fuzz-run install uninstall clean python man FORCE
+        check-san check-valgrind fuzz fuzz-build fuzz-run install uninstall clean python man print-ldlibs FORCE
 all: $(STATIC) $(SHARED) $(BIN) $(EXAMPLES) $(SPANK) $(PY_VERSION)
 
 $(BUILD)/obj/%.o: %.c
@@ -191,6 +191,11 @@ man: $(GEN_MAN)
 
 deps:
 	@scripts/setup-deps.sh
+
+# The libraries gpu-tracker links, for scripts that link it themselves
+# (bench/gpu-check's bundle).
+print-ldlibs:
+	@echo $(LDLIBS)
 
 test-deps:
 	@scripts/setup-deps.sh test
