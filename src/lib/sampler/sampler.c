@@ -1313,11 +1313,9 @@ static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
 {
     double main_cpu = 0, desc_cpu = 0;
     int churn = 0;
-    int ticks[2] = {0, 0}; /* a member of main / of the descendants without a CPU clock */
     for (size_t i = 0; i < s->cur.n; i++) {
         proc_entry *e = &s->cur.v[i];
         proc_entry *p = find_prev(s, e);
-        ticks[!e->is_main] |= !e->cpu_from_clock;
         double dcpu, dccpu;
         if (p && p->cpu_from_clock == e->cpu_from_clock) {
             dcpu = e->cpu - p->cpu;
@@ -1355,14 +1353,12 @@ static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
     s->int_main = main_cpu;
     s->int_desc = desc_cpu;
     /* An idle spell ends: no thread of the set ran through it, so its
-     * clock was exact a tick before the spell's last sample.  Times in
-     * USER_HZ ticks (no CPU clock) stand still between ticks while threads
-     * run: such a set is never taken for idle. */
+     * clock was exact a tick before the spell's last sample. */
     const double moved[2] = {main_cpu, desc_cpu}, before[2] = {s->cum_main - main_cpu, s->cum_desc - desc_cpu};
     for (int k = 0; k < 2; k++) {
-        if (moved[k] <= 0 && !ticks[k])
+        if (moved[k] <= 0)
             continue;
-        if (!ticks[k] && s->prev_read_mono - s->moved_t[k] >= GT_CPU_IDLE_SPAN) {
+        if (s->prev_read_mono - s->moved_t[k] >= GT_CPU_IDLE_SPAN) {
             s->woke_t[k] = s->prev_read_mono - GT_CPU_TICK_MAX;
             s->woke_cpu[k] = before[k];
         }
