@@ -58,16 +58,6 @@ typedef struct gt_cpu_window {
  * per core the set may use. */
 #define GT_CPU_HOLD_PER_CORE 0.01
 
-/* Seconds over which a set's CPU clock standing still means that none of
- * its threads ran (up to the one tick the clock of a thread that started
- * running since may lag): a running thread's clock moves at every
- * scheduler tick, 10 ms apart at CONFIG_HZ=100, the slowest; 2 ms more for
- * the sample's own reads.  (A CPU in nohz_full mode ticks less often; its
- * thread's time is then credited when the clock moves.) */
-#define GT_CPU_IDLE_SPAN 0.012
-/* The longest scheduler tick (CONFIG_HZ=100), seconds. */
-#define GT_CPU_TICK_MAX 0.010
-
 typedef struct gt_cpu_flow {
     double carry; /* seconds reported but not yet credited; < 0: a debt */
 } gt_cpu_flow;

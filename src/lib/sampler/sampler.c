@@ -149,11 +149,6 @@ struct gt_sampler {
     double int_main, int_desc; /* reported in the last interval */
     gt_cpu_flow flow_main, flow_desc;
     double churn_t;            /* when processes last came or went */
-    /* Per set (main, descendants): read_mono of the last sample whose
-     * interval moved its clock, and where the last idle spell (the clock
-     * still over at least GT_CPU_IDLE_SPAN) left it: a time at which the
-     * clock was exact, and its value then (see cpu_percents). */
-    double moved_t[2], woke_t[2], woke_cpu[2];
     gt_cpu_window window;
     int cpu_seen;  /* some sample so far had CPU figures */
     double first_mono, first_mono_main; /* read_mono and read_mono_main of the first sample */
@@ -1352,18 +1347,6 @@ static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
         main_cpu -= thread_cpu - s->prev_self_thread_cpu;
     s->int_main = main_cpu;
     s->int_desc = desc_cpu;
-    /* An idle spell ends: no thread of the set ran through it, so its
-     * clock was exact a tick before the spell's last sample. */
-    const double moved[2] = {main_cpu, desc_cpu}, before[2] = {s->cum_main - main_cpu, s->cum_desc - desc_cpu};
-    for (int k = 0; k < 2; k++) {
-        if (moved[k] <= 0)
-            continue;
-        if (s->prev_read_mono - s->moved_t[k] >= GT_CPU_IDLE_SPAN) {
-            s->woke_t[k] = s->prev_read_mono - GT_CPU_TICK_MAX;
-            s->woke_cpu[k] = before[k];
-        }
-        s->moved_t[k] = s->read_mono;
-    }
     s->cum_main += main_cpu;
     s->cum_desc += desc_cpu;
     if (churn)
@@ -1426,38 +1409,19 @@ static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now,
     double bm = mt < cores ? mt : cores, bd = dt < cores ? dt : cores;
     double rm = clamp((now->main - from->main) / (now->t - from->t_main) + GT_CPU_SLACK, bm);
     double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, bd);
-    /* A window that began while the set idled holds the idle time, and
-     * lags its burst.  The rate since the clock was last exact (in the
-     * spell) is never above the true one: the clock then had no lag, and
-     * now it lags if anything.  So it serves as the rate where higher. */
-    if (!since_first && s->woke_t[0] > from->t && now->t > s->woke_t[0]) {
-        double r = clamp((now->main - s->woke_cpu[0]) / (now->t - s->woke_t[0]) + GT_CPU_SLACK, bm);
-        rm = r > rm ? r : rm;
-    }
-    if (!since_first && s->woke_t[1] > from->t && now->t > s->woke_t[1]) {
-        double r = clamp((now->desc - s->woke_cpu[1]) / (now->t - s->woke_t[1]) + GT_CPU_SLACK, bd);
-        rd = r > rd ? r : rd;
-    }
     if (rm + rd > cores) /* the descendants' bound was the looser */
         rd = cores - rm;
-    /* A set whose clock has stood still for a tick and more ran nothing
-     * since (a running thread's clock moves at every tick): its interval is
-     * credited nothing, whatever the window's rate still holds. */
-    int idle_m = !since_first && dm <= 0 && now->t - s->moved_t[0] >= GT_CPU_IDLE_SPAN;
-    int idle_d = !since_first && dd <= 0 && now->t - s->moved_t[1] >= GT_CPU_IDLE_SPAN;
-    double m = idle_m ? 0
-                      : gt_cpu_flow_credit(&s->flow_main, dm, wall, rm,
-                                           gt_cpu_payout_bound(from->main_threads, now->main_threads, 0, rm, bm),
-                                           bm * GT_CPU_HOLD_PER_CORE);
+    double m = gt_cpu_flow_credit(&s->flow_main, dm, wall, rm,
+                                  gt_cpu_payout_bound(from->main_threads, now->main_threads, 0, rm, bm),
+                                  bm * GT_CPU_HOLD_PER_CORE);
     if (bd > cores - m / wall) /* main took more than its window's rate */
         bd = cores - m / wall;
     if (rd > bd)
         rd = bd;
-    double d = idle_d ? 0
-                      : gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd,
-                                           gt_cpu_payout_bound(from->desc_threads, now->desc_threads,
-                                                               s->churn_t > from->t, rd, bd),
-                                           bd * GT_CPU_HOLD_PER_CORE);
+    double d = gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd,
+                                  gt_cpu_payout_bound(from->desc_threads, now->desc_threads,
+                                                      s->churn_t > from->t, rd, bd),
+                                  bd * GT_CPU_HOLD_PER_CORE);
     out->cpu_valid = 1;
     out->cpu_since_first = since_first;
     out->cpu_span = wall;
@@ -1765,7 +1729,6 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     if (!s->have_prev) {
         s->first_mono = s->read_mono;
         s->first_mono_main = s->read_mono_main;
-        s->moved_t[0] = s->moved_t[1] = s->read_mono;
     }
     if (!s->last_pid || s->last_pid != s->prev_last_pid)
         s->spawn_t = s->read_mono;
