@@ -280,14 +280,16 @@ $(PC): include/gpu_tracker.h FORCE
 FORCE:
 
 # Rewritten only when the header's version differs from it, so that the
-# package's files do not change with every build.
+# package's files do not change with every build.  The builds of make test
+# (gcc, sanitizers, fuzzing) run side by side and all write this one file:
+# each writes its own temporary file and renames it into place.
 $(PY_VERSION): include/gpu_tracker.h FORCE
-	@printf '%s\n' '# SPDX-License-Identifier: MIT' \
+	@tmp=$@.tmp.$$$$; printf '%s\n' '# SPDX-License-Identifier: MIT' \
 	    '"""The version of this package: the version of the C library it is built for.' \
 	    'Written by make from GT_VERSION_MAJOR/MINOR/PATCH in include/gpu_tracker.h;' \
 	    'do not edit.  The library'"'"'s gt_version() must return it."""' \
-	    "__version__ = '$(VERSION)'" >$@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+	    "__version__ = '$(VERSION)'" >$$tmp && \
+	if cmp -s $$tmp $@; then rm -f $$tmp; else mv -f $$tmp $@; fi
 
 # What install puts in place, under DESTDIR; uninstall removes exactly these.
 INSTALLED := $(BINDIR)/gpu-tracker $(LIBDIR)/libgputracker.a $(LIBDIR)/libgputracker.so.$(VERSION) \
