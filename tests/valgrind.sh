@@ -39,7 +39,7 @@ for name in $SUBSET; do
     chmod 1777 "$logs"
     cat >"$logs/gpu-tracker" <<EOF
 #!/bin/sh
-exec valgrind -q --suppressions="$PWD/tests/valgrind.supp" --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
+exec valgrind -q --vgdb=no --suppressions="$PWD/tests/valgrind.supp" --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
     --errors-for-leak-kinds=definite,indirect --log-file="$logs/vg.%p.log" "$PWD/$BUILD/gpu-tracker" "\$@"
 EOF
     chmod 755 "$logs/gpu-tracker"

@@ -70,7 +70,7 @@ fi
 if [ -z "${GT_TEST_SAN:-}" ] && command -v valgrind >/dev/null; then
     cat >vg.sh <<EOF
 #!/bin/sh
-exec valgrind -q --suppressions=$ROOT/tests/valgrind.supp --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
+exec valgrind -q --vgdb=no --suppressions=$ROOT/tests/valgrind.supp --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
     --errors-for-leak-kinds=definite,indirect --log-file="$TMP/vg.%p.log" "$GT_BIN" "\$@"
 EOF
     chmod +x vg.sh
