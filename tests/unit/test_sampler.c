@@ -870,6 +870,60 @@ static void test_threads_between_samples(void **state)
     remove_root();
 }
 
+/* A process born after the sampler was created ran before any sample (a
+ * command released once the tracker exists forks at once): its CPU time
+ * until the first sample is the run's, and the first figure credits it.
+ * One that was there before the sampler is a baseline at the first sample. */
+static void test_born_before_the_first_sample(void **state)
+{
+    (void)state;
+    new_root(1);
+    put_last_pid(500);
+    put_proc(100, 1, 0, "200 300 ");
+    put_proc(200, 100, 0, "");
+    put_proc(300, 100, 40, "");
+    gt_sampler *s = new_sampler(100);
+    struct timespec boot;
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    long hz = sysconf(_SC_CLK_TCK);
+    unsigned born = (unsigned)(((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) * (double)hz) + 1;
+    char rel[64] = "200/stat", text[512];
+    snprintf(text, sizeof text,
+             "200 (w) S 100 100 100 0 -1 4194304 100 0 0 0 30 0 0 0 20 0 1 0 %u 10000000 500 "
+             "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+             born);
+    put(rel, text); /* 30 ticks since its birth, after the sampler's */
+    gt_sample a, b;
+    gt_error err;
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    struct timespec pause = {0, 300 * 1000000L}; /* longer than the CPU window */
+    nanosleep(&pause, NULL);
+    assert_int_equal(gt_sampler_take(s, &b, &err), GT_OK);
+    assert_true(b.cpu_valid && b.cpu_since_first);
+    double want = 30.0 / (double)hz; /* 200's; not 300's 40 ticks from before */
+    within(b.cpu_descendants_sum / 100 * b.cpu_span, want - 1e-9, want + 1e-9);
+    within(b.cpu_main_sum, 0, 0);
+    gt_sampler_free(&s);
+
+    /* Main launched by the caller (the tree's root), held until the
+     * sampler existed: all its time is the run's, however old the process. */
+    int self = (int)getpid();
+    char kids[32];
+    snprintf(kids, sizeof kids, "100 ");
+    put_proc(self, 1, 0, kids);
+    put_proc(100, self, 20, ""); /* less than the interval: one thread ran it */
+    gt_sampler_config cfg = {.main_pid = 100, .tree_root = self, .proc_root = root};
+    assert_int_equal(gt_sampler_new(&cfg, &s, &err), GT_OK);
+    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    nanosleep(&pause, NULL);
+    assert_int_equal(gt_sampler_take(s, &b, &err), GT_OK);
+    assert_true(b.cpu_valid && b.cpu_since_first);
+    want = 20.0 / (double)hz;
+    within(b.cpu_main_sum / 100 * b.cpu_span, want - 1e-9, want + 1e-9);
+    gt_sampler_free(&s);
+    remove_root();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -890,6 +944,7 @@ int main(void)
         cmocka_unit_test(test_memory_without_faults),
         cmocka_unit_test(test_system_period),
         cmocka_unit_test(test_threads_between_samples),
+        cmocka_unit_test(test_born_before_the_first_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

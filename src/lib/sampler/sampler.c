@@ -153,7 +153,14 @@ struct gt_sampler {
     int cpu_seen;  /* some sample so far had CPU figures */
     double first_mono, first_mono_main; /* read_mono and read_mono_main of the first sample */
     int closing;   /* the sample being taken is the run's last */
+    /* Boot-time ticks of the last sample (before the first: of the
+     * sampler's creation), from which a process is born within the
+     * interval and counts with all its CPU time. */
     double prev_boot_ticks;
+    /* The caller launched main held before its exec (it is the tree's root
+     * and not main): nothing of the command ran before the sampler, so the
+     * first sample counts all of main's CPU time too. */
+    int launched;
     struct timespec self_thread_cpu; /* read with the main process's clock */
     double prev_self_thread_cpu;
     double prev_root_ccpu, root_ccpu_now;
@@ -281,6 +288,8 @@ static void keep_exit(void *ctx, const gt_exit_record *r)
     s->taken[s->n_taken++] = *r;
 }
 
+static int read_self_root(proc_entry *e);
+
 gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_error *err)
 {
     *out = NULL;
@@ -304,6 +313,16 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
         s->hz = 100;
+    s->launched = cfg->tree_root == s->self_pid && cfg->main_pid != s->self_pid;
+    struct timespec boot;
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    s->prev_boot_ticks = ts_seconds(&boot) * (double)s->hz;
+    /* The root's reaped children until now are not the command's (the
+     * first sample's root reading is the baseline otherwise). */
+    if (s->root != s->main_pid) {
+        proc_entry e = {0};
+        s->prev_root_ccpu = s->root == s->self_pid && s->use_clock && read_self_root(&e) == 0 ? e.ccpu : -1;
+    }
     gt_status st = gt_procfs_open(cfg->proc_root, &s->fs, err);
     if (st == GT_OK && !(s->paths = gt_paths_new()))
         st = gt_err(err, GT_ERR_NOMEM, "out of memory");
@@ -1315,7 +1334,7 @@ static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
         if (p && p->cpu_from_clock == e->cpu_from_clock) {
             dcpu = e->cpu - p->cpu;
             dccpu = e->ccpu - p->ccpu;
-        } else if (!p && (double)e->starttime >= s->prev_boot_ticks - 1) {
+        } else if (!p && ((double)e->starttime >= s->prev_boot_ticks - 1 || (e->is_main && s->launched))) {
             dcpu = e->cpu; /* born during the interval */
             dccpu = e->ccpu;
             churn = 1;
@@ -1341,9 +1360,11 @@ static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
         desc_cpu -= p->cpu + p->ccpu;
         churn = 1;
     }
-    desc_cpu += rccpu - s->prev_root_ccpu;
-    churn |= rccpu != s->prev_root_ccpu;
-    if (s->self_tracking) /* the sampling thread is not tracked */
+    if (s->prev_root_ccpu >= 0) { /* below 0: unknown before the first sample */
+        desc_cpu += rccpu - s->prev_root_ccpu;
+        churn |= rccpu != s->prev_root_ccpu;
+    }
+    if (s->self_tracking && s->have_prev) /* the sampling thread is not tracked */
         main_cpu -= thread_cpu - s->prev_self_thread_cpu;
     s->int_main = main_cpu;
     s->int_desc = desc_cpu;
@@ -1722,8 +1743,10 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
     double thread_cpu = ts_seconds(&s->self_thread_cpu);
     double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
-    if (s->have_prev)
-        cpu_interval(s, thread_cpu, rccpu);
+    /* The first sample too: processes born since the sampler was created
+     * (the command released after it, say) ran before any sample, and
+     * their CPU time until now belongs to the run. */
+    cpu_interval(s, thread_cpu, rccpu);
     gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc, out->main_n_threads, out->descendants_n_threads,
                        s->read_mono_main};
     if (!s->have_prev) {
