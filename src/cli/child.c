@@ -23,6 +23,7 @@ void gt_cli_child_init(gt_cli_child *c)
     c->pid = -1;
     c->gate = c->exec_r = c->sfd = -1;
     c->witness_q = c->witness_a = -1;
+    c->early_status = -1;
     sigemptyset(&c->oldmask);
     sigemptyset(&c->taken);
 }
@@ -202,8 +203,11 @@ int gt_cli_child_spawn(gt_cli_child *c, char **cmd)
         close(gate[1]);
         close(ex[0]);
         char ch;
+        ssize_t got;
+        while ((got = read(gate[0], &ch, 1)) < 0 && errno == EINTR)
+            ;
         /* EOF without a byte: the tracker gave up; do not run the command. */
-        if (read(gate[0], &ch, 1) != 1)
+        if (got != 1)
             _exit(GT_EXIT_FAILURE);
         signal(SIGPIPE, SIG_DFL);
         sigaction(SIGXFSZ, &c->xfsz_old, NULL);
@@ -234,8 +238,13 @@ int gt_cli_child_spawn(gt_cli_child *c, char **cmd)
 int gt_cli_child_release(gt_cli_child *c)
 {
     int e = 0;
-    if (write(c->gate, "g", 1) != 1)
-        return errno;
+    if (write(c->gate, "g", 1) != 1) {
+        e = errno;
+        /* Gone before it was let run: how it ended is the reason to give. */
+        if (e == EPIPE && waitpid(c->pid, &c->early_status, 0) == c->pid)
+            c->pid = -1;
+        return e;
+    }
     if (read(c->exec_r, &e, sizeof e) > 0)
         return e ? e : errno;
     /* Both pipes have done their work: under a low open-files limit every

@@ -20,6 +20,7 @@ typedef struct gt_cli_child {
     /* The witness (see gt_cli_child_spawn): queries to it, its answers;
      * -1: none. */
     int witness_q, witness_a;
+    int early_status; /* wait status of a child gone before its release; -1: none */
 } gt_cli_child;
 
 /* Sets every handle to none. */
@@ -46,7 +47,8 @@ void gt_cli_child_raise_nofile(gt_cli_child *c);
 int gt_cli_child_spawn(gt_cli_child *c, char **cmd);
 
 /* Opens the gate.  Returns 0 once the command runs, or the errno of the
- * failed exec (EPIPE if the child is gone). */
+ * failed exec (EPIPE if the child is gone: then it is reaped, and
+ * early_status says how it ended). */
 int gt_cli_child_release(gt_cli_child *c);
 
 /* Waits for the child to exit, forwarding signals sent to gpu-tracker and

@@ -187,6 +187,17 @@ static int start_tracking(run *r)
     }
     if (!s->attach) {
         int e = gt_cli_child_release(&r->child);
+        int st = r->child.early_status;
+        if (e && st != -1 && WIFSIGNALED(st)) {
+            fprintf(stderr, "gpu-tracker: cannot run '%s': its process was killed by signal %d (%s) before it started\n",
+                    s->cmd[0], WTERMSIG(st), strsignal(WTERMSIG(st)));
+            return GT_EXIT_NOEXEC;
+        }
+        if (e && st != -1) {
+            fprintf(stderr, "gpu-tracker: cannot run '%s': its process exited with status %d before it started\n",
+                    s->cmd[0], WEXITSTATUS(st));
+            return GT_EXIT_NOEXEC;
+        }
         if (e) {
             fprintf(stderr, "gpu-tracker: cannot run '%s': %s\n", s->cmd[0], strerror(e));
             return GT_EXIT_NOEXEC;

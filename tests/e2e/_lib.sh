@@ -40,6 +40,10 @@ wait_for() {
     done
 }
 
+# running PID: the process runs (a child that ended is a zombie until the
+# shell waits for it, which kill -0 cannot tell).
+running() { local st; st=$(ps -o stat= -p "$1") && [ "${st#Z}" = "$st" ]; }
+
 # lines_at_least FILE N: FILE exists and has N lines or more (a tracking
 # CSV: its three header lines, then one per sample).
 lines_at_least() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }

@@ -189,7 +189,9 @@ fork_bomb() { # gpu-tracker, churn, command prefix...
     "$@" bash -c "ulimit -u $lim; exec \"\$0\" --st=0.005 -f json -o bomb.json --tf=bomb.csv -- \"\$1\" 120 500 bomb release" \
         "$gt" "$churn" >out.txt 2>err.txt &
     local tracker=$!
-    wait_for rows_at_least bomb.csv 20
+    # Or until the tracker has ended: its status and message say why.
+    bomb_ready() { rows_at_least bomb.csv 20 || ! running "$tracker"; }
+    wait_for bomb_ready
     touch release
     wait $tracker || rc=$?
     [ $rc = 0 ] || fail "fork bomb: exit $rc: $(cat err.txt)"

@@ -5,6 +5,9 @@
  *
  * {
  *   "errors": {"nvmlInit_v2": 9},               return codes of global calls
+ *   "init_hold": path,                          nvmlInit* returns once path
+ *                                               exists (a test acts while
+ *                                               gpu-tracker sets up)
  *   "devices": [{
  *     "uuid": "GPU-...", "total": bytes,
  *     "errors": {"nvmlDeviceGetPowerUsage": 3},  returned on every call
@@ -48,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The types and prototypes gpu-tracker's backend uses (src/lib/gpu), so
  * that the fake defines exactly what the backend declares. */
@@ -152,6 +156,10 @@ static nvmlReturn_t do_init(const char *name)
     cJSON_Delete(scenario);
     if (!(scenario = cJSON_Parse(text)))
         return 999;
+    const cJSON *hold = cJSON_GetObjectItemCaseSensitive(scenario, "init_hold");
+    /* At most 600 s: a test that died cannot leave the tracker waiting. */
+    for (int i = 0; cJSON_IsString(hold) && access(hold->valuestring, F_OK) != 0 && i < 60000; i++)
+        nanosleep(&(struct timespec){0, 10000000L}, NULL);
     int e = error_in(scenario, "nvmlInit_v2");
     if (e) {
         cJSON_Delete(scenario);
