@@ -298,6 +298,22 @@ static int reap_others(pid_t keep)
     return alive;
 }
 
+/* Reads /proc/PID/NAME (its start: size - 1 bytes at most) into buf as a
+ * string; 0 if the process is gone or the file cannot be read. */
+static int read_proc(pid_t pid, const char *name, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return 1;
+}
+
 /* Whether pid is the command or one of its descendants (by its parents
  * now: an orphan adopted by us no longer is). */
 static int in_command_tree(pid_t pid, pid_t command)
@@ -305,15 +321,9 @@ static int in_command_tree(pid_t pid, pid_t command)
     for (int depth = 0; pid > 1 && depth < 4096; depth++) {
         if (pid == command)
             return 1;
-        char path[64], buf[512];
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        if (n <= 0)
+        char buf[512];
+        if (!read_proc(pid, "stat", buf, sizeof buf))
             return 0;
-        buf[n] = '\0';
         const char *paren = strrchr(buf, ')');
         int ppid;
         if (!paren || sscanf(paren, ") %*c %d", &ppid) != 1)
@@ -327,15 +337,9 @@ static int in_command_tree(pid_t pid, pid_t command)
  * --signal and scancel --signal to every process of the step. */
 static int sender_is(pid_t pid, const char *comm)
 {
-    char path[64], buf[32];
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
+    char buf[32];
+    if (!read_proc(pid, "comm", buf, sizeof buf))
         return 0;
-    buf[n] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
     return strcmp(buf, comm) == 0;
 }

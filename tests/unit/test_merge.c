@@ -147,6 +147,25 @@ static void test_held_between_samples(void **state)
     gt_merge_free(&m);
 }
 
+/* A node holds its memory into a step until its first sample there: a
+ * releases 1 GB at its sample at 2005.6, after b took 1 GB at 2005.3, so
+ * both held 1 GB at once in step 2005 (2 GB), though a's only sample in
+ * the step reads 0.  A sample that opens a step exactly ends the value
+ * held before it (test_peak_is_max_of_sums). */
+static void test_held_into_the_step(void **state)
+{
+    (void)state;
+    const double a[] = {1, 1, 0};
+    const double b[] = {0, 0, 1, 1};
+    write_file("a.csv", "gigabytes", 2003.6, 1.0, a, 3, 0, 0, 0);
+    write_file("b.csv", "gigabytes", 2003.3, 1.0, b, 4, 0, 0, 0);
+    const char *const paths[] = {"a.csv", "b.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    assert_near(m->peak[GT_MERGE_RAM], 2.0, 1e-12);
+    assert_near(m->peak_time[GT_MERGE_RAM], 2005.0, 1e-9);
+    gt_merge_free(&m);
+}
+
 /* Nodes that do not overlap in time never add up. */
 static void test_disjoint_in_time(void **state)
 {
@@ -493,7 +512,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_peak_is_max_of_sums),
         cmocka_unit_test(test_cpu_seconds_first_figure),
-        cmocka_unit_test(test_held_between_samples),
+        cmocka_unit_test(test_held_between_samples), cmocka_unit_test(test_held_into_the_step),
         cmocka_unit_test(test_disjoint_in_time),    cmocka_unit_test(test_json),
         cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
         cmocka_unit_test(test_nodes),              cmocka_unit_test(test_hostless_named_as_host),

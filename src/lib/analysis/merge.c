@@ -287,8 +287,9 @@ static void reduce(const series *x, gt_merge_part *p)
 }
 
 /* Adds the file into the grid: in each step it counts with the largest
- * value it sampled in that step or, with no sample there, its last value
- * before (a node between two samples still holds its memory). */
+ * value its sample-and-hold series takes there: its last value before the
+ * step (a node between two samples still holds its memory, so it held that
+ * until its first sample in the step) and what it sampled in the step. */
 static gt_status add_to_grid(grid *g, const series *x, double align, gt_error *err)
 {
     if (!x->n)
@@ -302,9 +303,11 @@ static gt_status add_to_grid(grid *g, const series *x, double align, gt_error *e
         held[s] = NAN;
     size_t i = 0;
     for (long k = k0; k <= k1; k++) {
+        /* Held into the step unless a sample opens it exactly. */
+        int opened = i < x->n && x->ts[i] == (double)k * align;
         double step_max[GT_MERGE_NSERIES];
         for (int s = 0; s < GT_MERGE_NSERIES; s++)
-            step_max[s] = NAN;
+            step_max[s] = opened ? NAN : held[s];
         for (; i < x->n && (long)floor(x->ts[i] / align) == k; i++)
             for (int s = 0; s < GT_MERGE_NSERIES; s++) {
                 double v = x->v[s][i];
@@ -315,7 +318,7 @@ static gt_status add_to_grid(grid *g, const series *x, double align, gt_error *e
                 held[s] = v;
             }
         for (int s = 0; s < GT_MERGE_NSERIES; s++) {
-            double v = isnan(step_max[s]) ? held[s] : step_max[s];
+            double v = step_max[s];
             if (!isnan(v)) {
                 g->sum[s][k - g->base] += v;
                 g->valid[s] = 1;
