@@ -132,7 +132,8 @@ typedef void (*gt_log_fn)(void *ctx, const char *message);
  *     that struct's table of sizes.
  *  4. Zero must mean "not set" or "unavailable" (older programs have no such
  *     field, and the library reads it as 0); a gt_options default other
- *     than 0 goes into GT_OPTIONS_INIT, which gt_options_init() uses too.
+ *     than 0 goes into both forms of GT_OPTIONS_INIT (C's and C++'s),
+ *     which gt_options_init() uses too (tests/e2e/header.sh compares them).
  *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and a gt_options field
  *     in its Options too.
  * ------------------------------------------------------------------------ */
@@ -195,9 +196,21 @@ typedef struct gt_timepoint {
     int main_ram_unavailable, descendants_ram_unavailable, combined_ram_unavailable;
 } gt_timepoint;
 
-/* A timepoint with no figures, of this header's version.  Designated
- * initializers: C99, or C++20. */
+/* A timepoint with no figures, of this header's version:
+ *     gt_timepoint tp = GT_TIMEPOINT_INIT;
+ * The initializers of the structs (this one, GT_OPTIONS_INIT,
+ * GT_USAGE_INIT) compile without a warning under -Wall -Wextra in C99 and
+ * later and in C++11 and later (tests/e2e/header.sh builds them with gcc,
+ * g++, clang and clang++).  C's are designated initializers; C++ before
+ * C++20 has none, and C++20's warn for every field left out, so C++'s are a
+ * value-initialized struct (every field 0) with the version and defaults
+ * set: the same values, from an expression (a lambda called in place)
+ * rather than a constant. */
+#ifdef __cplusplus
+#define GT_TIMEPOINT_INIT ([] { gt_timepoint gt_tp_{}; gt_tp_.version = GT_STRUCT_VERSION; return gt_tp_; }())
+#else
 #define GT_TIMEPOINT_INIT { .version = GT_STRUCT_VERSION }
+#endif
 
 /* Called on the sampling thread right after each sample; must be quick and
  * must not call back into the tracker. */
@@ -263,8 +276,21 @@ enum { GT_EVENTS_AUTO = 0, GT_EVENTS_ON = 1, GT_EVENTS_OFF = 2 };
 
 /* The Python package's defaults, of this header's version:
  *     gt_options opts = GT_OPTIONS_INIT; */
+#ifdef __cplusplus
+#define GT_OPTIONS_INIT                    \
+    ([] {                                  \
+        gt_options gt_o_{};                \
+        gt_o_.version = GT_STRUCT_VERSION; \
+        gt_o_.sleep_time = 1.0;            \
+        gt_o_.ram_unit = GT_GIGABYTES;     \
+        gt_o_.gpu_ram_unit = GT_GIGABYTES; \
+        gt_o_.time_unit = GT_HOURS;        \
+        return gt_o_;                      \
+    }())
+#else
 #define GT_OPTIONS_INIT { .version = GT_STRUCT_VERSION, .sleep_time = 1.0, .ram_unit = GT_GIGABYTES, \
                           .gpu_ram_unit = GT_GIGABYTES, .time_unit = GT_HOURS }
+#endif
 /* The same defaults, filling the fields of the given struct version (pass
  * GT_STRUCT_VERSION): for a binding that declares the struct itself.  An
  * unknown version (0, or newer than this library's) is GT_ERR_INVALID: then
@@ -442,8 +468,13 @@ typedef struct gt_usage {
     } max_ram_method;
 } gt_usage;
 
-/* An empty usage of this header's version, for gt_tracker_usage to fill. */
+/* An empty usage of this header's version, for gt_tracker_usage to fill
+ * (C++: see GT_TIMEPOINT_INIT). */
+#ifdef __cplusplus
+#define GT_USAGE_INIT ([] { gt_usage gt_u_{}; gt_u_.version = GT_STRUCT_VERSION; return gt_u_; }())
+#else
 #define GT_USAGE_INIT { .version = GT_STRUCT_VERSION }
+#endif
 
 typedef struct gt_tracker gt_tracker;
 
@@ -544,8 +575,13 @@ GT_API void gt_subtracker_free(gt_subtracker **s);
 
 /* Scoped marks: a declaration that marks the start where it stands and the
  * stop when the enclosing block is left by any path (end, return, break,
- * goto), through the compiler's cleanup attribute (GCC, Clang).  Failures
- * are seen with gt_subtracker_status.
+ * goto), through the compiler's cleanup attribute, in C and C++.  The two
+ * macros need a compiler that defines __GNUC__ and has that attribute (GCC,
+ * Clang, and the compilers compatible with them); with any other they are
+ * not defined, and the pair gt_subtrack_scope_begin /
+ * gt_subtrack_scope_end does the same where the program calls the end on
+ * every path out of the block (in C++, from a destructor).  Failures are
+ * seen with gt_subtracker_status.
  *
  *     for (...) {
  *         GT_SUBTRACK_SCOPE(st, "step");   this block; name NULL: "file:line"
@@ -556,6 +592,12 @@ GT_API void gt_subtracker_free(gt_subtracker **s);
  *         GT_SUBTRACK_FUNCTION(st);        the whole call: "file:load"
  *         ...
  *     }
+ *
+ * Without the attribute, the first of them by hand:
+ *
+ *         gt_subtrack_scope sc = gt_subtrack_scope_begin(st, "step", NULL, NULL);
+ *         ...
+ *         gt_subtrack_scope_end(&sc);
  */
 typedef struct gt_subtrack_scope {
     gt_subtracker *s;
@@ -579,7 +621,7 @@ GT_API void gt_subtrack_scope_end(gt_subtrack_scope *scope);
             gt_subtrack_scope_begin((s), (name), __FILE__, (attr))
 #define GT_SUBTRACK_SCOPE(s, name) GT_SUBTRACK_SCOPE_(s, name, GT_SUBTRACK_STR(__LINE__))
 #define GT_SUBTRACK_FUNCTION(s) GT_SUBTRACK_SCOPE_(s, NULL, __func__)
-#endif
+#endif /* __GNUC__: without it, gt_subtrack_scope_begin and _end by hand */
 
 /* ------------------------------------------------------------------------
  * Analysis of a tracking file with its sub-tracking file.
