@@ -73,6 +73,13 @@ typedef enum gt_status {
     GT_ERR_GPU          /* GPU selection is invalid (e.g. unknown UUID) */
 } gt_status;
 
+/* A short text for each status ("invalid argument", "out of memory", ...),
+ * lowercase and without a final period so that it can follow a colon; a
+ * static string, never NULL, the same in every release.  A value that is no
+ * gt_status gives "unknown status".  The message of a failure (gt_error,
+ * gt_tracker_error) says more: what failed and why. */
+GT_API const char *gt_strerror(gt_status st);
+
 /* Caller-owned error text for functions that have no handle. */
 typedef struct gt_error {
     char msg[512];
