@@ -86,11 +86,12 @@ typedef struct gt_error {
 } gt_error;
 
 typedef enum gt_ram_unit {
-    GT_BYTES = 0, GT_KILOBYTES, GT_MEGABYTES, GT_GIGABYTES, GT_TERABYTES
+    GT_RAM_UNIT_BYTES = 0, GT_RAM_UNIT_KILOBYTES, GT_RAM_UNIT_MEGABYTES, GT_RAM_UNIT_GIGABYTES,
+    GT_RAM_UNIT_TERABYTES
 } gt_ram_unit;
 
 typedef enum gt_time_unit {
-    GT_SECONDS = 0, GT_MINUTES, GT_HOURS, GT_DAYS
+    GT_TIME_UNIT_SECONDS = 0, GT_TIME_UNIT_MINUTES, GT_TIME_UNIT_HOURS, GT_TIME_UNIT_DAYS
 } gt_time_unit;
 
 typedef enum gt_gpu_brand {
@@ -102,8 +103,28 @@ typedef enum gt_format { GT_FORMAT_TEXT = 0, GT_FORMAT_JSON } gt_format;
 /* Energy report unit (--eu): "joules", "kilojoules", "watt-hours",
  * "kilowatt-hours".  Power is always in watts. */
 typedef enum gt_energy_unit {
-    GT_JOULES = 0, GT_KILOJOULES, GT_WATT_HOURS, GT_KILOWATT_HOURS
+    GT_ENERGY_UNIT_JOULES = 0, GT_ENERGY_UNIT_KILOJOULES, GT_ENERGY_UNIT_WATT_HOURS, GT_ENERGY_UNIT_KILOWATT_HOURS
 } gt_energy_unit;
+
+/* The units' names before they carried their type's prefix (0.1.0),
+ * deprecated: aliases, so that programs written for them build unchanged.
+ * A program defines GT_NO_DEPRECATED before including this header to make
+ * sure it uses none of them. */
+#ifndef GT_NO_DEPRECATED
+#define GT_BYTES GT_RAM_UNIT_BYTES
+#define GT_KILOBYTES GT_RAM_UNIT_KILOBYTES
+#define GT_MEGABYTES GT_RAM_UNIT_MEGABYTES
+#define GT_GIGABYTES GT_RAM_UNIT_GIGABYTES
+#define GT_TERABYTES GT_RAM_UNIT_TERABYTES
+#define GT_SECONDS GT_TIME_UNIT_SECONDS
+#define GT_MINUTES GT_TIME_UNIT_MINUTES
+#define GT_HOURS GT_TIME_UNIT_HOURS
+#define GT_DAYS GT_TIME_UNIT_DAYS
+#define GT_JOULES GT_ENERGY_UNIT_JOULES
+#define GT_KILOJOULES GT_ENERGY_UNIT_KILOJOULES
+#define GT_WATT_HOURS GT_ENERGY_UNIT_WATT_HOURS
+#define GT_KILOWATT_HOURS GT_ENERGY_UNIT_KILOWATT_HOURS
+#endif
 GT_API const char *gt_energy_unit_name(gt_energy_unit u);
 GT_API gt_status gt_energy_unit_parse(const char *s, gt_energy_unit *out);
 
@@ -284,19 +305,20 @@ enum { GT_EVENTS_AUTO = 0, GT_EVENTS_ON = 1, GT_EVENTS_OFF = 2 };
 /* The Python package's defaults, of this header's version:
  *     gt_options opts = GT_OPTIONS_INIT; */
 #ifdef __cplusplus
-#define GT_OPTIONS_INIT                    \
-    ([] {                                  \
-        gt_options gt_o_{};                \
-        gt_o_.version = GT_STRUCT_VERSION; \
-        gt_o_.sleep_time = 1.0;            \
-        gt_o_.ram_unit = GT_GIGABYTES;     \
-        gt_o_.gpu_ram_unit = GT_GIGABYTES; \
-        gt_o_.time_unit = GT_HOURS;        \
-        return gt_o_;                      \
+#define GT_OPTIONS_INIT                             \
+    ([] {                                           \
+        gt_options gt_o_{};                         \
+        gt_o_.version = GT_STRUCT_VERSION;          \
+        gt_o_.sleep_time = 1.0;                     \
+        gt_o_.ram_unit = GT_RAM_UNIT_GIGABYTES;     \
+        gt_o_.gpu_ram_unit = GT_RAM_UNIT_GIGABYTES; \
+        gt_o_.time_unit = GT_TIME_UNIT_HOURS;       \
+        return gt_o_;                               \
     }())
 #else
-#define GT_OPTIONS_INIT { .version = GT_STRUCT_VERSION, .sleep_time = 1.0, .ram_unit = GT_GIGABYTES, \
-                          .gpu_ram_unit = GT_GIGABYTES, .time_unit = GT_HOURS }
+#define GT_OPTIONS_INIT                                                                 \
+    { .version = GT_STRUCT_VERSION, .sleep_time = 1.0, .ram_unit = GT_RAM_UNIT_GIGABYTES, \
+      .gpu_ram_unit = GT_RAM_UNIT_GIGABYTES, .time_unit = GT_TIME_UNIT_HOURS }
 #endif
 /* The same defaults, filling the fields of the given struct version (pass
  * GT_STRUCT_VERSION): for a binding that declares the struct itself.  An

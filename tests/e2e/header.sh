@@ -4,8 +4,9 @@
 # which uses every initializer macro and references every function the
 # header declares, builds under -Wall -Wextra -Wpedantic -Werror as C99, C11
 # and C17 (gcc, clang) and as C++11, C++14, C++17 and C++20 (g++, clang++),
-# links against the library and runs.  The functions the header declares
-# are the library's exported ones, no more and no fewer.
+# and once as C and once as C++ with GT_NO_DEPRECATED (the units' old names
+# left out), links against the library and runs.  The functions the header
+# declares are the library's exported ones, no more and no fewer.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/_lib.sh"
 H=$ROOT/include/gpu_tracker.h
@@ -24,12 +25,12 @@ diff declared.txt exported.txt >diff.txt || fail "declared (<) and exported (>) 
     echo '};'
 } >header_funcs.h
 
-# build COMPILER STD LANG: compiles, links and runs the program, which must
-# print the number of functions it referenced.
+# build COMPILER STD LANG [FLAG]: compiles, links and runs the program,
+# which must print the number of functions it referenced.
 built=0
 build() {
-    local cc=$1 std=$2 lang=$3 exe=use-$1-$2
-    "$cc" -x "$lang" -std="$std" -Wall -Wextra -Wpedantic -Werror -I"$ROOT/include" -I. \
+    local cc=$1 std=$2 lang=$3 exe=use-$1-$2${4:-}
+    "$cc" -x "$lang" -std="$std" -Wall -Wextra -Wpedantic -Werror ${4:+"$4"} -I"$ROOT/include" -I. \
         "$ROOT/tests/e2e/data/header_use.c" -x none -o "$exe" -L"$GT_BUILD" -lgputracker \
         -Wl,-rpath,"$GT_BUILD" >"$exe.log" 2>&1 || fail "$cc -std=$std: $(head -n 20 "$exe.log")"
     rm -f marks.csv
@@ -52,6 +53,9 @@ for cc in g++ clang++; do
     command -v "$cc" >/dev/null || { missing+=("$cc"); continue; }
     for std in c++11 c++14 c++17 c++20; do build "$cc" "$std" c++; done
 done
+# Without the deprecated names (GT_NO_DEPRECATED), in one C and one C++.
+! command -v gcc >/dev/null || build gcc c11 c -DGT_NO_DEPRECATED
+! command -v g++ >/dev/null || build g++ c++17 c++ -DGT_NO_DEPRECATED
 [ "$built" -gt 0 ] || skip "no C or C++ compiler: ${missing[*]}"
 [ ${#missing[@]} = 0 ] || echo "not installed, not built with: ${missing[*]}"
 echo "built and ran $built programs"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* A program of the library's users, built by tests/e2e/header.sh as C and as
  * C++ (-x c++) in each standard, with warnings as errors: every initializer
- * macro gives the values the library's own initializers give, the scoped
+ * macro gives the values the library's own initializers give, the units'
+ * old names are aliases of the new (unless GT_NO_DEPRECATED), the scoped
  * marks compile and write their marks, and every function the header
  * declares is referenced (header_funcs.h, which the script writes from the
  * header), so that linking proves each is exported.  It prints the number of
@@ -44,6 +45,32 @@ static void check_options(void)
     check(a.per_process == b.per_process && a.per_gpu == b.per_gpu && a.walk_budget == b.walk_budget,
           "version 2 fields");
     check(a.events == b.events, "version 3 fields");
+}
+
+/* The units' names without their type's prefix: deprecated aliases of the
+ * same values, left out under GT_NO_DEPRECATED. */
+static void check_aliases(void)
+{
+#ifndef GT_NO_DEPRECATED
+    check(GT_BYTES == GT_RAM_UNIT_BYTES && GT_KILOBYTES == GT_RAM_UNIT_KILOBYTES &&
+              GT_MEGABYTES == GT_RAM_UNIT_MEGABYTES && GT_GIGABYTES == GT_RAM_UNIT_GIGABYTES &&
+              GT_TERABYTES == GT_RAM_UNIT_TERABYTES,
+          "RAM unit aliases");
+    check(GT_SECONDS == GT_TIME_UNIT_SECONDS && GT_MINUTES == GT_TIME_UNIT_MINUTES && GT_HOURS == GT_TIME_UNIT_HOURS &&
+              GT_DAYS == GT_TIME_UNIT_DAYS,
+          "time unit aliases");
+    check(GT_JOULES == GT_ENERGY_UNIT_JOULES && GT_KILOJOULES == GT_ENERGY_UNIT_KILOJOULES &&
+              GT_WATT_HOURS == GT_ENERGY_UNIT_WATT_HOURS && GT_KILOWATT_HOURS == GT_ENERGY_UNIT_KILOWATT_HOURS,
+          "energy unit aliases");
+    gt_ram_unit r = GT_GIGABYTES; /* an alias has its enum's type */
+    check(r == GT_RAM_UNIT_GIGABYTES, "an alias as a gt_ram_unit");
+#elif defined(GT_BYTES) || defined(GT_SECONDS) || defined(GT_JOULES) || defined(GT_KILOWATT_HOURS)
+#error "GT_NO_DEPRECATED leaves the aliases defined"
+#endif
+    check(strcmp(gt_ram_unit_name(GT_RAM_UNIT_TERABYTES), "terabytes") == 0 &&
+              strcmp(gt_time_unit_name(GT_TIME_UNIT_DAYS), "days") == 0 &&
+              strcmp(gt_energy_unit_name(GT_ENERGY_UNIT_KILOWATT_HOURS), "kilowatt-hours") == 0,
+          "unit names");
 }
 
 static void check_results(void)
@@ -96,6 +123,7 @@ int main(void)
 {
     check(strcmp(gt_version(), GT_VERSION) == 0, "gt_version() is not GT_VERSION");
     check_options();
+    check_aliases();
     check_results();
     check_marks();
     size_t n = 0;
