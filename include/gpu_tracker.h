@@ -4,9 +4,33 @@
  * tree really used.  This is the one public header of libgputracker.
  *
  * Conventions
- *  - Every fallible function returns a gt_status.  On failure a one-line,
- *    human-readable message is kept on the handle (gt_tracker_error()) or, for
- *    functions without a handle, written into a caller-supplied gt_error.
+ *  - Errors, one model: every fallible function returns a gt_status, which
+ *    gt_strerror() names.  Where there is more to say, a one-line,
+ *    human-readable message of what failed and why is in one place, fixed
+ *    for each function (tests/e2e/header.sh checks this list against the
+ *    declarations):
+ *    - err, the caller's gt_error (NULL: no message wanted): the functions
+ *      without a handle or before there is one, and gt_tracker_add_static,
+ *      whose failure is its arguments' and leaves the tracker as it was:
+ *        gt_tracker_new, gt_tracker_add_static, gt_subtracker_open,
+ *        gt_subtracker_default_path, gt_analyze, gt_analyze_host,
+ *        gt_subtrack_calls, gt_subtrack_combine, gt_merge_files, gt_compare,
+ *        gt_plot_write, gt_plot_write_host, gt_metrics_open.
+ *    - the tracker, gt_tracker_error(t):
+ *        gt_tracker_start, gt_tracker_stop, gt_tracker_usage,
+ *        gt_tracker_usage_new.
+ *    - the sub-tracker, gt_subtracker_error(s) (scoped marks' too):
+ *        gt_subtracker_mark, gt_subtracker_mark_at, gt_subtracker_status.
+ *    - none, the status is all there is to say: the parsers and writers,
+ *      whose failures are a wrong argument, a failed stream or memory, and
+ *      gt_options_init, whose options gt_tracker_new then explains:
+ *        gt_ram_unit_parse, gt_time_unit_parse, gt_energy_unit_parse,
+ *        gt_gpu_brand_parse, gt_options_init, gt_usage_write,
+ *        gt_usage_string, gt_results_write, gt_results_string,
+ *        gt_merge_write, gt_comparison_write, gt_comparison_string,
+ *        gt_metrics_update.
+ *    The functions without a status cannot fail, or say so in their value
+ *    (NULL, "", 0; see NULL below).
  *  - The library never prints to stdout, never exits, and never installs
  *    signal handlers.  Warnings go through the log callback in gt_options.
  *  - NULL: a NULL handle, or NULL for a pointer argument a function needs,

@@ -25,6 +25,43 @@ diff declared.txt exported.txt >diff.txt || fail "declared (<) and exported (>) 
     echo '};'
 } >header_funcs.h
 
+# The error model of the header's conventions: each function with a status
+# is in one of its lists, once; those whose message is in err take a
+# gt_error *, and no other does; those whose message is on a tracker or
+# sub-tracker take that handle first.
+python3 - "$H" >errors.txt 2>&1 <<'PY' || fail "the header's error lists: $(cat errors.txt)"
+import re
+import sys
+h = open(sys.argv[1]).read()
+block = re.search(r'\n \*  - Errors, one model:(.*?)\n \*  - ', h, re.S).group(1)
+kinds = ('err', 'gt_tracker', 'gt_subtracker', 'none')
+groups = block.split('\n *    - ')[1:]
+assert len(groups) == len(kinds), f'{len(groups)} lists, not {len(kinds)}'
+listed = {}
+for kind, group in zip(kinds, groups):
+    for line in group.split('\n'):
+        if re.match(r' \*        gt_', line):
+            for name in re.findall(r'gt_\w+', line):
+                assert name not in listed, f'{name} listed twice'
+                listed[name] = kind
+bad = []
+for ret, name, params in re.findall(r'GT_API\s+([^;(]*?)\b(gt_\w+)\s*\(([^)]*)\)\s*;', h, re.S):
+    kind = listed.pop(name, None)
+    if ret.split() != ['gt_status']:
+        if kind:
+            bad.append(f'{name} has no status but is listed under {kind}')
+        continue
+    first = params.split(',')[0]
+    if kind is None:
+        bad.append(f'{name} is in no list')
+    elif (kind == 'err') != ('gt_error *' in params):
+        bad.append(f'{name}: listed under {kind}, takes {params!r}')
+    elif kind.startswith('gt_') and not re.search(rf'\b{kind} \*', first):
+        bad.append(f'{name}: listed under {kind}, first parameter {first!r}')
+bad += [f'{name} is listed but not declared' for name in listed]
+assert not bad, '; '.join(bad)
+PY
+
 # build COMPILER STD LANG [FLAG]: compiles, links and runs the program,
 # which must print the number of functions it referenced.
 built=0
