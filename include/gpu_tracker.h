@@ -104,7 +104,9 @@ typedef enum gt_status {
  * gt_tracker_error) says more: what failed and why. */
 GT_API const char *gt_strerror(gt_status st);
 
-/* Caller-owned error text for functions that have no handle. */
+/* Caller-owned error text for functions that have no handle.  A message
+ * longer than msg holds (a long path, say) is cut to end in "...", never
+ * in the middle of a UTF-8 character; so is a tracker's. */
 typedef struct gt_error {
     char msg[512];
 } gt_error;
