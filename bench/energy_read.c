@@ -32,7 +32,7 @@ int main(int argc, char **argv)
         return 1;
     }
     gt_usage u;
-    gt_energy_usage(e, GT_JOULES, &u);
+    gt_energy_usage(e, GT_ENERGY_UNIT_JOULES, &u);
     int readable = 0;
     gt_energy_reading r;
     gt_sample s;

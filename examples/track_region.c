@@ -17,8 +17,8 @@ int main(int argc, char **argv)
      * program as it was built, whatever fields they add. */
     gt_options opts = GT_OPTIONS_INIT;
     opts.sleep_time = 0.01;
-    opts.ram_unit = GT_MEGABYTES;
-    opts.time_unit = GT_SECONDS;
+    opts.ram_unit = GT_RAM_UNIT_MEGABYTES;
+    opts.time_unit = GT_TIME_UNIT_SECONDS;
     opts.disable_logs = 1;
 
     gt_tracker *t = NULL;

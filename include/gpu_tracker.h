@@ -4,9 +4,33 @@
  * tree really used.  This is the one public header of libgputracker.
  *
  * Conventions
- *  - Every fallible function returns a gt_status.  On failure a one-line,
- *    human-readable message is kept on the handle (gt_tracker_error()) or, for
- *    functions without a handle, written into a caller-supplied gt_error.
+ *  - Errors, one model: every fallible function returns a gt_status, which
+ *    gt_strerror() names.  Where there is more to say, a one-line,
+ *    human-readable message of what failed and why is in one place, fixed
+ *    for each function (tests/e2e/header.sh checks this list against the
+ *    declarations):
+ *    - err, the caller's gt_error (NULL: no message wanted): the functions
+ *      without a handle or before there is one, and gt_tracker_add_static,
+ *      whose failure is its arguments' and leaves the tracker as it was:
+ *        gt_tracker_new, gt_tracker_add_static, gt_subtracker_open,
+ *        gt_subtracker_default_path, gt_analyze, gt_analyze_host,
+ *        gt_subtrack_calls, gt_subtrack_combine, gt_merge_files, gt_compare,
+ *        gt_plot_write, gt_plot_write_host, gt_metrics_open.
+ *    - the tracker, gt_tracker_error(t):
+ *        gt_tracker_start, gt_tracker_stop, gt_tracker_usage,
+ *        gt_tracker_usage_new.
+ *    - the sub-tracker, gt_subtracker_error(s) (scoped marks' too):
+ *        gt_subtracker_mark, gt_subtracker_mark_at, gt_subtracker_status.
+ *    - none, the status is all there is to say: the parsers and writers,
+ *      whose failures are a wrong argument, a failed stream or memory, and
+ *      gt_options_init, whose options gt_tracker_new then explains:
+ *        gt_ram_unit_parse, gt_time_unit_parse, gt_energy_unit_parse,
+ *        gt_gpu_brand_parse, gt_options_init, gt_usage_write,
+ *        gt_usage_string, gt_results_write, gt_results_string,
+ *        gt_merge_write, gt_comparison_write, gt_comparison_string,
+ *        gt_metrics_update.
+ *    The functions without a status cannot fail, or say so in their value
+ *    (NULL, "", 0; see NULL below).
  *  - The library never prints to stdout, never exits, and never installs
  *    signal handlers.  Warnings go through the log callback in gt_options.
  *  - NULL: a NULL handle, or NULL for a pointer argument a function needs,
@@ -73,17 +97,27 @@ typedef enum gt_status {
     GT_ERR_GPU          /* GPU selection is invalid (e.g. unknown UUID) */
 } gt_status;
 
-/* Caller-owned error text for functions that have no handle. */
+/* A short text for each status ("invalid argument", "out of memory", ...),
+ * lowercase and without a final period so that it can follow a colon; a
+ * static string, never NULL, the same in every release.  A value that is no
+ * gt_status gives "unknown status".  The message of a failure (gt_error,
+ * gt_tracker_error) says more: what failed and why. */
+GT_API const char *gt_strerror(gt_status st);
+
+/* Caller-owned error text for functions that have no handle.  A message
+ * longer than msg holds (a long path, say) is cut to end in "...", never
+ * in the middle of a UTF-8 character; so is a tracker's. */
 typedef struct gt_error {
     char msg[512];
 } gt_error;
 
 typedef enum gt_ram_unit {
-    GT_BYTES = 0, GT_KILOBYTES, GT_MEGABYTES, GT_GIGABYTES, GT_TERABYTES
+    GT_RAM_UNIT_BYTES = 0, GT_RAM_UNIT_KILOBYTES, GT_RAM_UNIT_MEGABYTES, GT_RAM_UNIT_GIGABYTES,
+    GT_RAM_UNIT_TERABYTES
 } gt_ram_unit;
 
 typedef enum gt_time_unit {
-    GT_SECONDS = 0, GT_MINUTES, GT_HOURS, GT_DAYS
+    GT_TIME_UNIT_SECONDS = 0, GT_TIME_UNIT_MINUTES, GT_TIME_UNIT_HOURS, GT_TIME_UNIT_DAYS
 } gt_time_unit;
 
 typedef enum gt_gpu_brand {
@@ -95,8 +129,28 @@ typedef enum gt_format { GT_FORMAT_TEXT = 0, GT_FORMAT_JSON } gt_format;
 /* Energy report unit (--eu): "joules", "kilojoules", "watt-hours",
  * "kilowatt-hours".  Power is always in watts. */
 typedef enum gt_energy_unit {
-    GT_JOULES = 0, GT_KILOJOULES, GT_WATT_HOURS, GT_KILOWATT_HOURS
+    GT_ENERGY_UNIT_JOULES = 0, GT_ENERGY_UNIT_KILOJOULES, GT_ENERGY_UNIT_WATT_HOURS, GT_ENERGY_UNIT_KILOWATT_HOURS
 } gt_energy_unit;
+
+/* The units' names before they carried their type's prefix (0.1.0),
+ * deprecated: aliases, so that programs written for them build unchanged.
+ * A program defines GT_NO_DEPRECATED before including this header to make
+ * sure it uses none of them. */
+#ifndef GT_NO_DEPRECATED
+#define GT_BYTES GT_RAM_UNIT_BYTES
+#define GT_KILOBYTES GT_RAM_UNIT_KILOBYTES
+#define GT_MEGABYTES GT_RAM_UNIT_MEGABYTES
+#define GT_GIGABYTES GT_RAM_UNIT_GIGABYTES
+#define GT_TERABYTES GT_RAM_UNIT_TERABYTES
+#define GT_SECONDS GT_TIME_UNIT_SECONDS
+#define GT_MINUTES GT_TIME_UNIT_MINUTES
+#define GT_HOURS GT_TIME_UNIT_HOURS
+#define GT_DAYS GT_TIME_UNIT_DAYS
+#define GT_JOULES GT_ENERGY_UNIT_JOULES
+#define GT_KILOJOULES GT_ENERGY_UNIT_KILOJOULES
+#define GT_WATT_HOURS GT_ENERGY_UNIT_WATT_HOURS
+#define GT_KILOWATT_HOURS GT_ENERGY_UNIT_KILOWATT_HOURS
+#endif
 GT_API const char *gt_energy_unit_name(gt_energy_unit u);
 GT_API gt_status gt_energy_unit_parse(const char *s, gt_energy_unit *out);
 
@@ -132,7 +186,8 @@ typedef void (*gt_log_fn)(void *ctx, const char *message);
  *     that struct's table of sizes.
  *  4. Zero must mean "not set" or "unavailable" (older programs have no such
  *     field, and the library reads it as 0); a gt_options default other
- *     than 0 goes into GT_OPTIONS_INIT, which gt_options_init() uses too.
+ *     than 0 goes into both forms of GT_OPTIONS_INIT (C's and C++'s),
+ *     which gt_options_init() uses too (tests/e2e/header.sh compares them).
  *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and a gt_options field
  *     in its Options too.
  * ------------------------------------------------------------------------ */
@@ -195,9 +250,21 @@ typedef struct gt_timepoint {
     int main_ram_unavailable, descendants_ram_unavailable, combined_ram_unavailable;
 } gt_timepoint;
 
-/* A timepoint with no figures, of this header's version.  Designated
- * initializers: C99, or C++20. */
+/* A timepoint with no figures, of this header's version:
+ *     gt_timepoint tp = GT_TIMEPOINT_INIT;
+ * The initializers of the structs (this one, GT_OPTIONS_INIT,
+ * GT_USAGE_INIT) compile without a warning under -Wall -Wextra in C99 and
+ * later and in C++11 and later (tests/e2e/header.sh builds them with gcc,
+ * g++, clang and clang++).  C's are designated initializers; C++ before
+ * C++20 has none, and C++20's warn for every field left out, so C++'s are a
+ * value-initialized struct (every field 0) with the version and defaults
+ * set: the same values, from an expression (a lambda called in place)
+ * rather than a constant. */
+#ifdef __cplusplus
+#define GT_TIMEPOINT_INIT ([] { gt_timepoint gt_tp_{}; gt_tp_.version = GT_STRUCT_VERSION; return gt_tp_; }())
+#else
 #define GT_TIMEPOINT_INIT { .version = GT_STRUCT_VERSION }
+#endif
 
 /* Called on the sampling thread right after each sample; must be quick and
  * must not call back into the tracker. */
@@ -263,8 +330,22 @@ enum { GT_EVENTS_AUTO = 0, GT_EVENTS_ON = 1, GT_EVENTS_OFF = 2 };
 
 /* The Python package's defaults, of this header's version:
  *     gt_options opts = GT_OPTIONS_INIT; */
-#define GT_OPTIONS_INIT { .version = GT_STRUCT_VERSION, .sleep_time = 1.0, .ram_unit = GT_GIGABYTES, \
-                          .gpu_ram_unit = GT_GIGABYTES, .time_unit = GT_HOURS }
+#ifdef __cplusplus
+#define GT_OPTIONS_INIT                             \
+    ([] {                                           \
+        gt_options gt_o_{};                         \
+        gt_o_.version = GT_STRUCT_VERSION;          \
+        gt_o_.sleep_time = 1.0;                     \
+        gt_o_.ram_unit = GT_RAM_UNIT_GIGABYTES;     \
+        gt_o_.gpu_ram_unit = GT_RAM_UNIT_GIGABYTES; \
+        gt_o_.time_unit = GT_TIME_UNIT_HOURS;       \
+        return gt_o_;                               \
+    }())
+#else
+#define GT_OPTIONS_INIT                                                                 \
+    { .version = GT_STRUCT_VERSION, .sleep_time = 1.0, .ram_unit = GT_RAM_UNIT_GIGABYTES, \
+      .gpu_ram_unit = GT_RAM_UNIT_GIGABYTES, .time_unit = GT_TIME_UNIT_HOURS }
+#endif
 /* The same defaults, filling the fields of the given struct version (pass
  * GT_STRUCT_VERSION): for a binding that declares the struct itself.  An
  * unknown version (0, or newer than this library's) is GT_ERR_INVALID: then
@@ -442,8 +523,13 @@ typedef struct gt_usage {
     } max_ram_method;
 } gt_usage;
 
-/* An empty usage of this header's version, for gt_tracker_usage to fill. */
+/* An empty usage of this header's version, for gt_tracker_usage to fill
+ * (C++: see GT_TIMEPOINT_INIT). */
+#ifdef __cplusplus
+#define GT_USAGE_INIT ([] { gt_usage gt_u_{}; gt_u_.version = GT_STRUCT_VERSION; return gt_u_; }())
+#else
 #define GT_USAGE_INIT { .version = GT_STRUCT_VERSION }
+#endif
 
 typedef struct gt_tracker gt_tracker;
 
@@ -544,8 +630,13 @@ GT_API void gt_subtracker_free(gt_subtracker **s);
 
 /* Scoped marks: a declaration that marks the start where it stands and the
  * stop when the enclosing block is left by any path (end, return, break,
- * goto), through the compiler's cleanup attribute (GCC, Clang).  Failures
- * are seen with gt_subtracker_status.
+ * goto), through the compiler's cleanup attribute, in C and C++.  The two
+ * macros need a compiler that defines __GNUC__ and has that attribute (GCC,
+ * Clang, and the compilers compatible with them); with any other they are
+ * not defined, and the pair gt_subtrack_scope_begin /
+ * gt_subtrack_scope_end does the same where the program calls the end on
+ * every path out of the block (in C++, from a destructor).  Failures are
+ * seen with gt_subtracker_status.
  *
  *     for (...) {
  *         GT_SUBTRACK_SCOPE(st, "step");   this block; name NULL: "file:line"
@@ -556,6 +647,12 @@ GT_API void gt_subtracker_free(gt_subtracker **s);
  *         GT_SUBTRACK_FUNCTION(st);        the whole call: "file:load"
  *         ...
  *     }
+ *
+ * Without the attribute, the first of them by hand:
+ *
+ *         gt_subtrack_scope sc = gt_subtrack_scope_begin(st, "step", NULL, NULL);
+ *         ...
+ *         gt_subtrack_scope_end(&sc);
  */
 typedef struct gt_subtrack_scope {
     gt_subtracker *s;
@@ -579,7 +676,7 @@ GT_API void gt_subtrack_scope_end(gt_subtrack_scope *scope);
             gt_subtrack_scope_begin((s), (name), __FILE__, (attr))
 #define GT_SUBTRACK_SCOPE(s, name) GT_SUBTRACK_SCOPE_(s, name, GT_SUBTRACK_STR(__LINE__))
 #define GT_SUBTRACK_FUNCTION(s) GT_SUBTRACK_SCOPE_(s, NULL, __func__)
-#endif
+#endif /* __GNUC__: without it, gt_subtrack_scope_begin and _end by hand */
 
 /* ------------------------------------------------------------------------
  * Analysis of a tracking file with its sub-tracking file.

@@ -13,26 +13,25 @@ is assumed.
 import ctypes
 import os
 
-__all__ = ['lib', 'check', 'Options', 'LOG_FN', 'Error', 'library_path', 'c_strings']
+__all__ = ['lib', 'check', 'strerror', 'Options', 'LOG_FN', 'Error', 'library_path', 'c_strings']
 
-GT_OK = 0
-GT_ERR_IO = 3
-GT_ERR_EXISTS = 4
-GT_ERR_FORMAT = 8
-GT_ERR_NOPROC = 7
+# gt_status, as the header's enum numbers it (tests check them against
+# include/gpu_tracker.h); its texts come from the library's gt_strerror().
+(GT_OK, GT_ERR_INVALID, GT_ERR_STATE, GT_ERR_IO, GT_ERR_EXISTS, GT_ERR_NOMEM, GT_ERR_SYS, GT_ERR_NOPROC,
+ GT_ERR_FORMAT, GT_ERR_GPU) = range(10)
 FORMAT_TEXT, FORMAT_JSON = 0, 1
 
 # gt_status -> the exception the Python package raises for that kind of failure.
 _EXCEPTIONS = {
-    1: ValueError,          # GT_ERR_INVALID
-    2: RuntimeError,        # GT_ERR_STATE
-    3: OSError,             # GT_ERR_IO
-    4: FileExistsError,     # GT_ERR_EXISTS
-    5: MemoryError,         # GT_ERR_NOMEM
-    6: OSError,             # GT_ERR_SYS
-    7: ProcessLookupError,  # GT_ERR_NOPROC
-    8: ValueError,          # GT_ERR_FORMAT
-    9: ValueError,          # GT_ERR_GPU
+    GT_ERR_INVALID: ValueError,
+    GT_ERR_STATE: RuntimeError,
+    GT_ERR_IO: OSError,
+    GT_ERR_EXISTS: FileExistsError,
+    GT_ERR_NOMEM: MemoryError,
+    GT_ERR_SYS: OSError,
+    GT_ERR_NOPROC: ProcessLookupError,
+    GT_ERR_FORMAT: ValueError,
+    GT_ERR_GPU: ValueError,
 }
 
 LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
@@ -153,6 +152,7 @@ def _declare(name, restype, *argtypes, required=True):
 
 
 _I = ctypes.c_int
+_declare('gt_strerror', _S, _I)
 _declare('gt_options_init', _I, ctypes.POINTER(Options), ctypes.c_uint)
 _declare('gt_ram_unit_parse', _I, _S, ctypes.POINTER(_I))
 _declare('gt_time_unit_parse', _I, _S, ctypes.POINTER(_I))
@@ -199,10 +199,16 @@ def require(name):
     return fn
 
 
-def check(status, message):
-    """Raises the exception for a failed gt_status with the library's message."""
+def strerror(status):
+    """The library's short text for a gt_status (gt_strerror)."""
+    return lib.gt_strerror(status).decode('utf-8', 'replace')
+
+
+def check(status, message=None):
+    """Raises the exception for a failed gt_status with the library's message,
+    or the status's own text where there is none."""
     if status != GT_OK:
-        raise _EXCEPTIONS.get(status, RuntimeError)(message)
+        raise _EXCEPTIONS.get(status, RuntimeError)(message or strerror(status))
 
 
 def encode(s):
@@ -229,7 +235,7 @@ def to_string(fn, handle, fmt):
     with gt_string_free."""
     out = ctypes.c_void_p()
     status = fn(handle, fmt, ctypes.byref(out))
-    check(status, 'cannot format the report: out of memory or output error')
+    check(status, f'cannot format the report: {strerror(status)}')
     try:
         return ctypes.string_at(out.value).decode('utf-8')
     finally:

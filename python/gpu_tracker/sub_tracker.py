@@ -145,7 +145,8 @@ class SubTracker:
                                                        self.process_id, time.time())
         if status != _lib.GT_OK:
             message = _lib.lib.gt_subtracker_error(self._handle)
-            _lib.check(status, message.decode('utf-8', 'replace') if message else 'cannot write the mark')
+            _lib.check(status, message.decode('utf-8', 'replace') if message
+                       else f'cannot write the mark: {_lib.strerror(status)}')
 
     def __enter__(self) -> SubTracker:
         if self._handle is None:

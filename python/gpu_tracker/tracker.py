@@ -471,8 +471,10 @@ class Tracker:
         return ResourceUsage._from_json(data, text)
 
     def _error(self) -> str:
+        """The library's message of the last failure; '' where it has none,
+        and _lib.check then gives the status's own text."""
         message = _lib.lib.gt_tracker_error(self._handle)
-        return message.decode('utf-8', 'replace') if message else 'unknown error'
+        return message.decode('utf-8', 'replace') if message else ''
 
     def _call(self, status):
         if status != _lib.GT_OK:

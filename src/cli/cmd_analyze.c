@@ -97,7 +97,7 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
     gt_results_free(&r);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: cannot write the results to %s: %s\n", output ? output : "the screen",
-                errno ? strerror(errno) : "write error");
+                gt_cli_write_reason(st));
         gt_cli_outfile_discard(&out);
         return GT_EXIT_FAILURE;
     }

@@ -223,10 +223,10 @@ static int run(gt_cli_compare_settings *s)
     gt_format fmt = s->format && !strcmp(s->format, "json") ? GT_FORMAT_JSON : GT_FORMAT_TEXT;
     /* JSON ends its last line here; the text report ends it already. */
     errno = 0;
-    if (gt_comparison_write(c, fmt, f) != GT_OK || (fmt == GT_FORMAT_JSON && fputc('\n', f) == EOF) ||
-        fflush(f) != 0 || ferror(f)) {
+    st = gt_comparison_write(c, fmt, f);
+    if (st != GT_OK || (fmt == GT_FORMAT_JSON && fputc('\n', f) == EOF) || fflush(f) != 0 || ferror(f)) {
         fprintf(stderr, "gpu-tracker: cannot write the comparison to '%s': %s\n", s->output ? s->output : "stdout",
-                errno ? strerror(errno) : "write error");
+                gt_cli_write_reason(st));
         gt_cli_outfile_discard(&out);
         rc = GT_EXIT_FAILURE;
     } else {

@@ -214,7 +214,7 @@ int gt_cli_merge(int argc, char **argv)
         st = GT_ERR_IO;
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: cannot write the report to '%s': %s\n", output ? output : "stdout",
-                errno ? strerror(errno) : "write error");
+                gt_cli_write_reason(st));
         rc = GT_EXIT_FAILURE;
         goto done;
     }

@@ -60,12 +60,13 @@ static int write_report(gt_tracker *t, const gt_cli_track_settings *s, const gt_
         gt_cli_efficiency(&u, facts, &eff);
     /* The library's report ends where the Python package's str() does; a
      * report on the screen or in a file ends its last line. */
+    errno = 0;
     gt_status st = s->efficiency ? gt_usage_write_efficiency(&u, &eff, fmt, out) : gt_usage_write(&u, fmt, out);
     if (st != GT_OK || fputc('\n', out) == EOF || fflush(out) != 0 || ferror(out)) {
         if (out == stdout && errno == EPIPE)
             return 0;
         fprintf(stderr, "gpu-tracker: cannot write the report to '%s': %s\n", s->output ? s->output : "stdout",
-                strerror(errno));
+                gt_cli_write_reason(st));
         return GT_EXIT_FAILURE;
     }
     return 0;

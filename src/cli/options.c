@@ -38,6 +38,13 @@ int gt_cli_status_exit(gt_status st)
     return GT_EXIT_USAGE;
 }
 
+const char *gt_cli_write_reason(gt_status st)
+{
+    if (errno)
+        return strerror(errno);
+    return gt_strerror(st == GT_OK ? GT_ERR_IO : st);
+}
+
 int gt_cli_usage_error(const char *fmt, ...)
 {
     va_list ap;

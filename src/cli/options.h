@@ -58,6 +58,12 @@ typedef struct gt_cli_opt {
  * the input files' content is GT_EXIT_USAGE.  GT_OK is 0. */
 int gt_cli_status_exit(gt_status st);
 
+/* Why writing a report failed, for after a colon: the system's reason
+ * where errno holds one (set errno to 0 before the write), else st's text
+ * (gt_strerror); GT_OK, a stream that failed after the library's write, is
+ * a read or write error. */
+const char *gt_cli_write_reason(gt_status st);
+
 /* Prints "gpu-tracker: <message>" on one line; returns GT_EXIT_USAGE. */
 int gt_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -34,6 +34,13 @@ rc=0; "$GT_BIN" -o /dev/full -- touch ran.marker >out.txt 2>err.txt || rc=$?
 grep -q "cannot write the report to '/dev/full': No space left on device" err.txt ||
     fail "-o /dev/full: message '$(cat err.txt)'"
 grep -q "status code: 0" out.txt || fail "-o /dev/full: status line"
+# The same on stdout: the status line fails first, so the report's write
+# finds the stream failed with no system error of its own to name, and says
+# the status's text (not strerror(0), "Success").
+rc=0; "$GT_BIN" -- true >/dev/full 2>err.txt || rc=$?
+[ $rc = 1 ] || fail "stdout /dev/full: exit $rc, expected 1"
+grep -Eq "^gpu-tracker: cannot write the report to 'stdout': (No space left on device|file read or write error)$" \
+    err.txt || fail "stdout /dev/full: message '$(cat err.txt)'"
 rm -f ran.marker
 
 # Paths that cannot be written: refused before anything runs, exit 2.

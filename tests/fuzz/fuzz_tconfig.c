@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = gt_cli_track_load_tconfig(&s, path);
     if (rc == 0) {
         CHECK(isfinite(s.o.sleep_time) && s.o.sleep_time >= 0.001);
-        CHECK((unsigned)s.o.ram_unit <= GT_TERABYTES && (unsigned)s.o.gpu_ram_unit <= GT_TERABYTES);
-        CHECK((unsigned)s.o.time_unit <= GT_DAYS && (unsigned)s.o.gpu_brand <= GT_GPU_AMD);
+        CHECK((unsigned)s.o.ram_unit <= GT_RAM_UNIT_TERABYTES && (unsigned)s.o.gpu_ram_unit <= GT_RAM_UNIT_TERABYTES);
+        CHECK((unsigned)s.o.time_unit <= GT_TIME_UNIT_DAYS && (unsigned)s.o.gpu_brand <= GT_GPU_AMD);
         CHECK(s.o.n_expected_cores >= 0);
         CHECK(!s.o.gpu_uuids || s.o.gpu_uuids[0]);
     } else {

@@ -85,6 +85,26 @@ def test_options_struct_matches_the_header():
     assert [f[0] for f in _lib.Options._fields_] == names
 
 
+def test_statuses_match_the_header():
+    """The package's gt_status numbers are the header's enum, each status has
+    the library's own text (gt_strerror), and a failure without a message is
+    raised with that text."""
+    header = open(os.path.join(os.path.dirname(__file__), '..', '..', 'include', 'gpu_tracker.h')).read()
+    body = re.search(r'typedef enum gt_status \{(.*?)\} gt_status;', header, re.S).group(1)
+    names = re.findall(r'^\s*(GT_\w+)', re.sub(r'/\*.*?\*/', '', body, flags=re.S), re.M)
+    assert names[0] == 'GT_OK' and len(names) > 2
+    assert [getattr(_lib, n) for n in names] == list(range(len(names)))
+    texts = [_lib.strerror(getattr(_lib, n)) for n in names]
+    assert all(texts) and len(set(texts)) == len(texts)
+    assert _lib.strerror(len(names)) == 'unknown status' and 'unknown status' not in texts
+    assert _lib.strerror(_lib.GT_ERR_NOMEM) == 'out of memory'
+    assert set(_lib._EXCEPTIONS) == set(range(1, len(names)))
+    with pytest.raises(MemoryError, match='^out of memory$'):
+        _lib.check(_lib.GT_ERR_NOMEM, '')
+    with pytest.raises(ValueError, match='^bad$'):
+        _lib.check(_lib.GT_ERR_INVALID, 'bad')
+
+
 def test_memory_of_a_known_allocation():
     baseline = idle_main_ram_mb()
     with gput.Tracker(sleep_time=0.02, ram_unit='megabytes', time_unit='seconds') as tracker:

@@ -186,8 +186,8 @@ static void test_v1_program(void **state)
     assert_true(canary_intact(o.canary));
     assert_int_equal(o.s.version, 1);
     assert_true(o.s.sleep_time == 1.0);
-    assert_int_equal(o.s.ram_unit, GT_GIGABYTES);
-    assert_int_equal(o.s.time_unit, GT_HOURS);
+    assert_int_equal(o.s.ram_unit, GT_RAM_UNIT_GIGABYTES);
+    assert_int_equal(o.s.time_unit, GT_TIME_UNIT_HOURS);
     assert_null(o.s.tracking_file);
     assert_null(o.s.on_timepoint);
 
@@ -195,8 +195,8 @@ static void test_v1_program(void **state)
     gt_error err;
     assert_int_equal(gt_metrics_open("127.0.0.1:0", &m, &err), GT_OK);
     o.s.sleep_time = 0.01;
-    o.s.ram_unit = GT_MEGABYTES;
-    o.s.time_unit = GT_SECONDS;
+    o.s.ram_unit = GT_RAM_UNIT_MEGABYTES;
+    o.s.time_unit = GT_TIME_UNIT_SECONDS;
     o.s.disable_logs = 1;
     o.s.on_timepoint = on_tp_v1;
     o.s.on_timepoint_ctx = m;

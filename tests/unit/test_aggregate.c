@@ -19,9 +19,9 @@ static gt_static_data sd(void)
 {
     gt_static_data d;
     memset(&d, 0, sizeof d);
-    d.ram_unit = GT_BYTES;
-    d.gpu_ram_unit = GT_BYTES;
-    d.time_unit = GT_SECONDS;
+    d.ram_unit = GT_RAM_UNIT_BYTES;
+    d.gpu_ram_unit = GT_RAM_UNIT_BYTES;
+    d.time_unit = GT_TIME_UNIT_SECONDS;
     d.system_core_count = 4;
     d.n_expected_cores = 4;
     return d;

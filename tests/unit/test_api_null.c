@@ -62,6 +62,7 @@ static void units(void)
     assert_string_equal(gt_time_unit_name((gt_time_unit)99), "?");
     assert_string_equal(gt_energy_unit_name((gt_energy_unit)99), "?");
     assert_non_null(gt_version());
+    assert_string_equal(gt_strerror((gt_status)99), "unknown status");
 }
 
 static gt_tracker *new_tracker(void)
@@ -328,7 +329,7 @@ static const struct {
     const char *name;
     void (*check)(void);
 } cases[] = {
-    {"gt_version", units}, {"gt_energy_unit_name", units}, {"gt_energy_unit_parse", units},
+    {"gt_version", units}, {"gt_strerror", units}, {"gt_energy_unit_name", units}, {"gt_energy_unit_parse", units},
     {"gt_ram_unit_name", units}, {"gt_time_unit_name", units}, {"gt_ram_unit_parse", units},
     {"gt_time_unit_parse", units}, {"gt_gpu_brand_parse", units},
     {"gt_options_init", tracker}, {"gt_tracker_add_static", tracker}, {"gt_tracker_new", tracker},

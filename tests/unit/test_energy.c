@@ -218,7 +218,7 @@ static void test_fold_exact(void **state)
     assert_true(s2.cpu_energy == 5.0);
 
     gt_usage u = GT_USAGE_INIT;
-    gt_energy_usage(e, GT_JOULES, &u);
+    gt_energy_usage(e, GT_ENERGY_UNIT_JOULES, &u);
     assert_string_equal(u.energy.unit, "joules");
     assert_int_equal(u.energy.n_domains, 4);
     assert_string_equal(u.energy.cpu_unavailable, "");
@@ -233,9 +233,9 @@ static void test_fold_exact(void **state)
     assert_true(u.energy.domains[3].energy == 0.0); /* psys did not move: a real 0 */
     assert_non_null(strstr(u.energy.cpu_attribution_method, "cpu_time_share"));
 
-    gt_energy_usage(e, GT_WATT_HOURS, &u);
+    gt_energy_usage(e, GT_ENERGY_UNIT_WATT_HOURS, &u);
     assert_true(fabs(u.energy.domains[0].energy - 5.0 / 3600.0) < 1e-15);
-    gt_energy_usage(e, GT_KILOJOULES, &u);
+    gt_energy_usage(e, GT_ENERGY_UNIT_KILOJOULES, &u);
     assert_true(fabs(u.energy.domains[0].energy - 0.005) < 1e-15);
     gt_energy_close(&e);
     assert_null(e);
@@ -311,7 +311,7 @@ static void test_power_exact(void **state)
     assert_true(s.dram_energy == 3.0);
 
     gt_usage u = GT_USAGE_INIT;
-    gt_energy_usage(e, GT_JOULES, &u);
+    gt_energy_usage(e, GT_ENERGY_UNIT_JOULES, &u);
     assert_string_equal(u.energy.domains[2].name, "package-0:dram");
     /* 1 J at a quarter, then 2 J at a half; by CPU time half of each. */
     assert_true(u.dram_memory_share.attributed_energy[2] == 1.0 * 0.25 + 2.0 * 0.5);
@@ -337,7 +337,7 @@ static void test_unreadable_domain(void **state)
     gt_energy_read(e, &rd);
     gt_energy_fold(e, &rd, &s);
     gt_usage u = GT_USAGE_INIT;
-    gt_energy_usage(e, GT_JOULES, &u);
+    gt_energy_usage(e, GT_ENERGY_UNIT_JOULES, &u);
     assert_non_null(strstr(u.energy.cpu_unavailable, "some of 4 RAPL domains cannot be read"));
     assert_non_null(strstr(u.energy.cpu_unavailable, "package-0:core: Invalid argument"));
     assert_false(u.energy.domains[1].available);
@@ -360,7 +360,7 @@ static void test_no_rapl(void **state)
     gt_energy_fold(e, &rd, &s);
     assert_true(isnan(s.cpu_energy) && isnan(s.dram_energy));
     gt_usage u = GT_USAGE_INIT;
-    gt_energy_usage(e, GT_JOULES, &u);
+    gt_energy_usage(e, GT_ENERGY_UNIT_JOULES, &u);
     assert_int_equal(u.energy.n_domains, 0);
     assert_non_null(strstr(u.energy.cpu_unavailable, "no RAPL energy counters"));
     assert_non_null(strstr(u.energy.cpu_unavailable, "/nonexistent-sysfs/class/powercap"));
@@ -517,7 +517,7 @@ static void test_gpu_counter(void **state)
     assert_true(s.power_watts[GT_POWER_GPU0] == 2.0);
 
     gt_usage u = GT_USAGE_INIT;
-    gt_energy_usage(e, GT_JOULES, &u);
+    gt_energy_usage(e, GT_ENERGY_UNIT_JOULES, &u);
     assert_int_equal(u.energy.n_domains, 2);
     assert_string_equal(u.energy.domains[0].name, "gpu-0");
     assert_string_equal(u.energy.domains[1].name, "gpu-3");
@@ -549,7 +549,7 @@ static void test_gpu_power_integrated(void **state)
     assert_true(s.power_watts[GT_POWER_GPU0] == 150.0);
     assert_true(isnan(s.power_watts[GT_POWER_GPU0 + 1])); /* neither counter nor power */
     gt_usage u = GT_USAGE_INIT;
-    gt_energy_usage(e, GT_KILOJOULES, &u);
+    gt_energy_usage(e, GT_ENERGY_UNIT_KILOJOULES, &u);
     assert_string_equal(u.energy.domains[0].source, "power_integrated");
     assert_true(u.energy.domains[0].energy == 0.3);
     assert_true(u.energy.domains[0].mean_power_watts == 150.0);
@@ -572,7 +572,7 @@ static void test_tracker_usage(void **state)
     gt_options_init(&o, GT_STRUCT_VERSION);
     o.disable_logs = 1;
     o.sleep_time = 0.01;
-    o.energy_unit = GT_WATT_HOURS;
+    o.energy_unit = GT_ENERGY_UNIT_WATT_HOURS;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
     assert_int_equal(gt_tracker_start(t), GT_OK);

@@ -113,7 +113,7 @@ static void test_peak_is_max_of_sums(void **state)
     const char *const paths[] = {"a.csv", "b.csv"};
     gt_merge *m = merge(paths, 2, 1.0);
     assert_int_equal(m->nparts, 2);
-    assert_int_equal(m->ram_unit, GT_GIGABYTES);
+    assert_int_equal(m->ram_unit, GT_RAM_UNIT_GIGABYTES);
     assert_near(m->parts[1].max[GT_MERGE_RAM], 2.0, 1e-12);
     assert_near(m->peak[GT_MERGE_RAM], 2.5, 1e-12);
     assert_near(m->peak_time[GT_MERGE_RAM], 1005.0, 1e-9);

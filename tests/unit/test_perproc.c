@@ -63,7 +63,7 @@ static int teardown(void **state)
 
 static gt_perproc *top_only(void)
 {
-    gt_perproc_config pc = {.per_process = 1, .ram_unit = GT_KILOBYTES, .gpu_ram_unit = GT_KILOBYTES};
+    gt_perproc_config pc = {.per_process = 1, .ram_unit = GT_RAM_UNIT_KILOBYTES, .gpu_ram_unit = GT_RAM_UNIT_KILOBYTES};
     gt_perproc *p = NULL;
     gt_error err;
     assert_int_equal(gt_perproc_open(&pc, NULL, &p, &err), GT_OK);

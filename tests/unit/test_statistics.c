@@ -207,7 +207,7 @@ static void test_usage_is_the_samples_statistics(void **state)
     gt_options_init(&o, GT_STRUCT_VERSION);
     o.disable_logs = 1;
     o.sleep_time = 0.01;
-    o.ram_unit = GT_BYTES;
+    o.ram_unit = GT_RAM_UNIT_BYTES;
     o.n_expected_cores = 3;
     o.process_id = pid;
     o.tracking_file = path;

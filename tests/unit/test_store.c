@@ -78,10 +78,10 @@ typedef struct ref_case {
 } ref_case;
 
 static const ref_case cases[] = {
-    {"False-Linux-bytes-megabytes-seconds", GT_BYTES, GT_MEGABYTES, GT_SECONDS, 3, 3, {0, 150, 135}},
-    {"False-Linux-kilobytes-bytes-days", GT_KILOBYTES, GT_BYTES, GT_DAYS, 4, 3, {0, 150, 135}},
-    {"False-Linux-kilobytes-gigabytes-minutes", GT_KILOBYTES, GT_GIGABYTES, GT_MINUTES, 2, 1, {0, 75, 55}},
-    {"False-Linux-megabytes-kilobytes-hours", GT_MEGABYTES, GT_KILOBYTES, GT_HOURS, 1, 2, {0, 125, 100}},
+    {"False-Linux-bytes-megabytes-seconds", GT_RAM_UNIT_BYTES, GT_RAM_UNIT_MEGABYTES, GT_TIME_UNIT_SECONDS, 3, 3, {0, 150, 135}},
+    {"False-Linux-kilobytes-bytes-days", GT_RAM_UNIT_KILOBYTES, GT_RAM_UNIT_BYTES, GT_TIME_UNIT_DAYS, 4, 3, {0, 150, 135}},
+    {"False-Linux-kilobytes-gigabytes-minutes", GT_RAM_UNIT_KILOBYTES, GT_RAM_UNIT_GIGABYTES, GT_TIME_UNIT_MINUTES, 2, 1, {0, 75, 55}},
+    {"False-Linux-megabytes-kilobytes-hours", GT_RAM_UNIT_MEGABYTES, GT_RAM_UNIT_KILOBYTES, GT_TIME_UNIT_HOURS, 1, 2, {0, 125, 100}},
 };
 
 static gt_static_data static_of(const ref_case *c)

@@ -30,7 +30,7 @@ static void usage_string_is_the_report(void **state)
     gt_options_init(&o, GT_STRUCT_VERSION);
     o.sleep_time = 0.01;
     o.disable_logs = 1;
-    o.ram_unit = GT_MEGABYTES;
+    o.ram_unit = GT_RAM_UNIT_MEGABYTES;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
     assert_int_equal(gt_tracker_start(t), GT_OK);

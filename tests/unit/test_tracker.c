@@ -36,9 +36,9 @@ static void test_defaults(void **state)
     assert_int_equal(gt_options_init(&o, GT_STRUCT_VERSION), GT_OK);
     assert_int_equal(o.version, GT_STRUCT_VERSION);
     assert_true(o.sleep_time == 1.0);
-    assert_int_equal(o.ram_unit, GT_GIGABYTES);
-    assert_int_equal(o.gpu_ram_unit, GT_GIGABYTES);
-    assert_int_equal(o.time_unit, GT_HOURS);
+    assert_int_equal(o.ram_unit, GT_RAM_UNIT_GIGABYTES);
+    assert_int_equal(o.gpu_ram_unit, GT_RAM_UNIT_GIGABYTES);
+    assert_int_equal(o.time_unit, GT_TIME_UNIT_HOURS);
     assert_int_equal(o.n_expected_cores, 0);
     assert_null(o.tracking_file);
     assert_true(o.walk_budget == 0);
@@ -109,12 +109,12 @@ static void test_unit_names(void **state)
     gt_ram_unit r;
     gt_time_unit u;
     assert_int_equal(gt_ram_unit_parse("megabytes", &r), GT_OK);
-    assert_int_equal(r, GT_MEGABYTES);
+    assert_int_equal(r, GT_RAM_UNIT_MEGABYTES);
     assert_int_equal(gt_ram_unit_parse("MB", &r), GT_ERR_INVALID);
     assert_int_equal(gt_time_unit_parse("days", &u), GT_OK);
     assert_int_equal(gt_time_unit_parse("weeks", &u), GT_ERR_INVALID);
-    assert_string_equal(gt_ram_unit_name(GT_TERABYTES), "terabytes");
-    assert_string_equal(gt_time_unit_name(GT_MINUTES), "minutes");
+    assert_string_equal(gt_ram_unit_name(GT_RAM_UNIT_TERABYTES), "terabytes");
+    assert_string_equal(gt_time_unit_name(GT_TIME_UNIT_MINUTES), "minutes");
 }
 
 static void test_lifecycle_errors(void **state)
@@ -242,8 +242,8 @@ static void test_self_region(void **state)
 {
     (void)state;
     gt_options o = quiet();
-    o.ram_unit = GT_BYTES;
-    o.time_unit = GT_SECONDS;
+    o.ram_unit = GT_RAM_UNIT_BYTES;
+    o.time_unit = GT_TIME_UNIT_SECONDS;
     /* What we hold before the region (more under valgrind, whose shadow
      * memory also grows with the region). */
     double before = self_private_rss();
@@ -427,7 +427,7 @@ static void test_other_process(void **state)
     close(release[0]);
     gt_options o = quiet();
     o.process_id = pid;
-    o.ram_unit = GT_BYTES;
+    o.ram_unit = GT_RAM_UNIT_BYTES;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
     assert_int_equal(gt_tracker_start(t), GT_OK);

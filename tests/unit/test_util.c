@@ -216,28 +216,28 @@ static void test_units(void **state)
 {
     (void)state;
     char buf[GT_PYFLOAT_BUFSZ];
-    assert_true(gt_ram_in_unit(12345678.0, GT_BYTES) == 12345678.0);
-    assert_true(gt_ram_in_unit(12345678.0, GT_KILOBYTES) == 12345678.0 * (1 / 1e3));
-    assert_true(gt_ram_in_unit(12345678.0, GT_MEGABYTES) == 12345678.0 * (1 / 1e6));
-    assert_true(gt_ram_in_unit(12345678.0, GT_GIGABYTES) == 12345678.0 * (1 / 1e9));
-    assert_true(gt_ram_in_unit(12345678.0, GT_TERABYTES) == 12345678.0 * (1 / 1e12));
-    gt_pyfloat_repr(gt_ram_in_unit(12276.0, GT_MEGABYTES), buf, sizeof buf);
+    assert_true(gt_ram_in_unit(12345678.0, GT_RAM_UNIT_BYTES) == 12345678.0);
+    assert_true(gt_ram_in_unit(12345678.0, GT_RAM_UNIT_KILOBYTES) == 12345678.0 * (1 / 1e3));
+    assert_true(gt_ram_in_unit(12345678.0, GT_RAM_UNIT_MEGABYTES) == 12345678.0 * (1 / 1e6));
+    assert_true(gt_ram_in_unit(12345678.0, GT_RAM_UNIT_GIGABYTES) == 12345678.0 * (1 / 1e9));
+    assert_true(gt_ram_in_unit(12345678.0, GT_RAM_UNIT_TERABYTES) == 12345678.0 * (1 / 1e12));
+    gt_pyfloat_repr(gt_ram_in_unit(12276.0, GT_RAM_UNIT_MEGABYTES), buf, sizeof buf);
     assert_string_equal(buf, "0.012275999999999999"); /* as in the reference CSV */
 
-    gt_pyfloat_repr(gt_gpu_ram_in_unit(4.3e9, GT_GIGABYTES), buf, sizeof buf);
+    gt_pyfloat_repr(gt_gpu_ram_in_unit(4.3e9, GT_RAM_UNIT_GIGABYTES), buf, sizeof buf);
     assert_string_equal(buf, "4.3");
-    gt_pyfloat_repr(gt_gpu_ram_in_unit(36594e6, GT_GIGABYTES), buf, sizeof buf);
+    gt_pyfloat_repr(gt_gpu_ram_in_unit(36594e6, GT_RAM_UNIT_GIGABYTES), buf, sizeof buf);
     assert_string_equal(buf, "36.594");
-    assert_true(gt_gpu_ram_in_unit(1.6e9, GT_BYTES) == 1.6e9);
-    assert_true(gt_gpu_ram_in_unit(1.6e9, GT_KILOBYTES) == 1.6e6);
-    assert_true(gt_gpu_ram_in_unit(1.6e9, GT_MEGABYTES) == 1600.0);
-    assert_true(gt_gpu_ram_in_unit(1.5e9, GT_TERABYTES) == 1500.0 * (1 / 1e6));
+    assert_true(gt_gpu_ram_in_unit(1.6e9, GT_RAM_UNIT_BYTES) == 1.6e9);
+    assert_true(gt_gpu_ram_in_unit(1.6e9, GT_RAM_UNIT_KILOBYTES) == 1.6e6);
+    assert_true(gt_gpu_ram_in_unit(1.6e9, GT_RAM_UNIT_MEGABYTES) == 1600.0);
+    assert_true(gt_gpu_ram_in_unit(1.5e9, GT_RAM_UNIT_TERABYTES) == 1500.0 * (1 / 1e6));
 
-    assert_true(gt_time_in_unit(300.0, GT_SECONDS) == 300.0);
-    assert_true(gt_time_in_unit(300.0, GT_MINUTES) == 300.0 * (1.0 / 60));
-    assert_true(gt_time_in_unit(300.0, GT_HOURS) == 300.0 * (1.0 / 3600));
-    assert_true(gt_time_in_unit(300.0, GT_DAYS) == 300.0 * (1.0 / 86400));
-    gt_pyfloat_repr(gt_time_in_unit(300.0, GT_HOURS), buf, sizeof buf);
+    assert_true(gt_time_in_unit(300.0, GT_TIME_UNIT_SECONDS) == 300.0);
+    assert_true(gt_time_in_unit(300.0, GT_TIME_UNIT_MINUTES) == 300.0 * (1.0 / 60));
+    assert_true(gt_time_in_unit(300.0, GT_TIME_UNIT_HOURS) == 300.0 * (1.0 / 3600));
+    assert_true(gt_time_in_unit(300.0, GT_TIME_UNIT_DAYS) == 300.0 * (1.0 / 86400));
+    gt_pyfloat_repr(gt_time_in_unit(300.0, GT_TIME_UNIT_HOURS), buf, sizeof buf);
     assert_string_equal(buf, "0.08333333333333333");
 
     const char *ram[] = {"bytes", "kilobytes", "megabytes", "gigabytes", "terabytes"};

@@ -126,8 +126,8 @@ void gt_store_static_fill(const gt_static_data *sd, gt_cell *c)
 
 gt_status gt_store_static_check(const gt_static_data *sd, gt_error *err)
 {
-    if ((unsigned)sd->ram_unit > GT_TERABYTES || (unsigned)sd->gpu_ram_unit > GT_TERABYTES ||
-        (unsigned)sd->time_unit > GT_DAYS)
+    if ((unsigned)sd->ram_unit > GT_RAM_UNIT_TERABYTES || (unsigned)sd->gpu_ram_unit > GT_RAM_UNIT_TERABYTES ||
+        (unsigned)sd->time_unit > GT_TIME_UNIT_DAYS)
         return gt_err(err, GT_ERR_INVALID, "tracking file: invalid unit in static data");
     if (sd->system_core_count < 1 || sd->n_expected_cores < 1)
         return gt_err(err, GT_ERR_INVALID,

@@ -36,15 +36,15 @@ gt_status gt_tracker_options_check(const gt_options *opts, gt_error *err)
     if (opts->sleep_time > GT_SLEEP_TIME_MAX)
         return gt_err(err, GT_ERR_INVALID, "sleep time of %g is invalid: must be at most %g seconds",
                       opts->sleep_time, GT_SLEEP_TIME_MAX);
-    if ((unsigned)opts->ram_unit > GT_TERABYTES || (unsigned)opts->gpu_ram_unit > GT_TERABYTES)
+    if ((unsigned)opts->ram_unit > GT_RAM_UNIT_TERABYTES || (unsigned)opts->gpu_ram_unit > GT_RAM_UNIT_TERABYTES)
         return gt_err(err, GT_ERR_INVALID, "invalid RAM unit: valid units are " GT_RAM_UNITS_VALID);
-    if ((unsigned)opts->time_unit > GT_DAYS)
+    if ((unsigned)opts->time_unit > GT_TIME_UNIT_DAYS)
         return gt_err(err, GT_ERR_INVALID, "invalid time unit: valid units are " GT_TIME_UNITS_VALID);
     if (opts->n_expected_cores < 0)
         return gt_err(err, GT_ERR_INVALID, "the number of expected cores must be positive");
     if ((unsigned)opts->gpu_brand > GT_GPU_AMD)
         return gt_err(err, GT_ERR_INVALID, "invalid GPU brand: valid brands are 'nvidia', 'amd'");
-    if ((unsigned)opts->energy_unit > GT_KILOWATT_HOURS)
+    if ((unsigned)opts->energy_unit > GT_ENERGY_UNIT_KILOWATT_HOURS)
         return gt_err(err, GT_ERR_INVALID, "invalid energy unit: valid units are " GT_ENERGY_UNITS_VALID);
     /* More than one core would let the walks outrun the sampling they serve. */
     if (opts->events != GT_EVENTS_AUTO && opts->events != GT_EVENTS_ON && opts->events != GT_EVENTS_OFF)

@@ -6,12 +6,13 @@
 #include "gpu_tracker.h"
 
 /* Formats the message into err (if err is not NULL) and returns st, so a
- * failing path reads: return gt_err(err, GT_ERR_IO, "cannot open '%s': %s", ...). */
+ * failing path reads: return gt_err(err, GT_ERR_IO, "cannot open '%s': %s", ...).
+ * A message too long for err->msg is cut to end in "...". */
 gt_status gt_err(gt_error *err, gt_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Adds more's message to err's ("first; second"), cut to fit: a failure
- * that follows another is still named. */
+/* Adds more's message to err's ("first; second"), cut to fit and then
+ * ending in "...": a failure that follows another is still named. */
 void gt_err_join(gt_error *err, const gt_error *more);
 
 #endif
