@@ -14,6 +14,7 @@
 
 #include "gpu_tracker.h"
 #include "abi.h"
+#include "cgroup/cgroup.h"
 #include "energy/energy.h"
 #include "events/events.h"
 #include "gpu/gpu.h"
@@ -85,6 +86,11 @@ struct gt_tracker {
      * follow: seen at the first sample as more descendants than it saw
      * forked (0 for a command the tracker started held before its exec). */
     size_t ev_unfollowed;
+    /* The tracked process's own cgroup; NULL where it is in ours.  Its
+     * counters as read at stop (under mu). */
+    gt_cgroup *cgroup;
+    gt_cgroup_reading cg_end;
+    int have_cg_end;
     gt_static_data sd;
     enum state state;       /* changed under mu */
     pthread_t thread;
@@ -284,6 +290,8 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     if (opts->walk_budget > 0)
         gt_sampler_set_walk_budget(t->sampler, opts->walk_budget);
     if ((st = open_events(t)) != GT_OK)
+        return fail(t, st, err);
+    if ((st = gt_cgroup_open(NULL, NULL, t->opts.process_id, &t->cgroup, &t->err)) != GT_OK)
         return fail(t, st, err);
     if ((st = gt_energy_open(sysfs_root, &t->energy, &t->err)) != GT_OK)
         return fail(t, st, err);
@@ -755,6 +763,11 @@ gt_status gt_tracker_stop(gt_tracker *t)
     pthread_join(t->thread, NULL);
     struct timespec t_stop;
     clock_gettime(CLOCK_MONOTONIC, &t_stop);
+    /* After the last sample: the group's counters cover the whole run (a
+     * launcher removes a group it made after the stop). */
+    gt_cgroup_reading cg;
+    if (t->cgroup)
+        gt_cgroup_read(t->cgroup, &cg);
     /* The last sample read the final sums: the programs stop costing the
      * machine anything now. */
     gt_events_close(&t->events);
@@ -774,6 +787,10 @@ gt_status gt_tracker_stop(gt_tracker *t)
             gt_err_join(&t->err, &e_store);
     }
     t->t_stop = t_stop;
+    if (t->cgroup) {
+        t->cg_end = cg;
+        t->have_cg_end = 1;
+    }
     t->state = ST_STOPPED;
     gt_status st = t->status;
     pthread_cond_broadcast(&t->cv);
@@ -826,6 +843,14 @@ static void peaks(gt_usage *u, const aggregate *a, uint64_t maxrss, gt_ram_unit 
         !a->desc_hwm_exact ? PEAK_SAMPLED : a->desc_running ? PEAK_EXACT_AT_STOP : PEAK_EXACT;
 }
 
+/* What the cgroup's memory figures are, beside the RSS ones. */
+#define CGROUP_V1_METHOD                                                                                  \
+    "cgroup v1 memory.max_usage_in_bytes: the group's charged memory, page cache and kernel memory "    \
+    "included (what its limit and the OOM killer compare), not RSS"
+#define CGROUP_V2_METHOD                                                                                  \
+    "cgroup v2 memory.peak: the group's charged memory, page cache and kernel memory included (what "   \
+    "its limit and the OOM killer compare), not RSS"
+
 #define RAM_EXACT_EVENTS "exact (kernel events)"
 #define RAM_BOUND_EVENTS "lower bound (kernel events)"
 #define RAM_SAMPLED "lower bound (sampled)"
@@ -870,6 +895,27 @@ static void ram_method(gt_usage *u, const gt_tracker *t, const gt_events_reading
     else
         snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s", ev->why);
     u->max_ram_method.processes = (unsigned long)ev->n_members + 1;
+}
+
+/* The cgroup section from a reading of its counters. */
+static void cgroup_usage(gt_usage *u, const gt_cgroup_reading *r, gt_ram_unit ru)
+{
+    u->cgroup.available = 1;
+    u->cgroup.version = r->version;
+    snprintf(u->cgroup.path, sizeof u->cgroup.path, "%s", r->mem_path);
+    snprintf(u->cgroup.cpu_path, sizeof u->cgroup.cpu_path, "%s", r->cpu_path);
+    u->cgroup.memory_peak = r->mem_peak >= 0 ? gt_ram_in_unit((double)r->mem_peak, ru) : -1.0;
+    u->cgroup.memory_current = r->mem_current >= 0 ? gt_ram_in_unit((double)r->mem_current, ru) : -1.0;
+    u->cgroup.memory_limit = r->mem_limit >= 0 ? gt_ram_in_unit((double)r->mem_limit, ru) : -1.0;
+    u->cgroup.limit_none = r->limit_none;
+    /* Below 0 where the limit was lowered under an earlier peak. */
+    u->cgroup.memory_headroom = r->mem_limit >= 0 && r->mem_peak >= 0
+                                    ? gt_ram_in_unit((double)r->mem_limit - (double)r->mem_peak, ru)
+                                    : -1.0;
+    u->cgroup.cpu_ns = r->cpu_ns;
+    u->cgroup.cpu_seconds = r->cpu_ns >= 0 ? (double)r->cpu_ns / 1e9 : -1.0;
+    u->cgroup.memory_method = !r->mem_path[0] ? NULL : r->version == 1 ? CGROUP_V1_METHOD : CGROUP_V2_METHOD;
+    snprintf(u->cgroup.unavailable, sizeof u->cgroup.unavailable, "%s", r->why);
 }
 
 /* Memory that could not be read is unavailable, never 0. */
@@ -941,6 +987,10 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
         clock_gettime(CLOCK_MONOTONIC, &end);
     gt_events_reading ev = t->ev;
     int have_ev = t->have_ev;
+    gt_cgroup_reading cg;
+    int have_cg = t->have_cg_end;
+    if (have_cg)
+        cg = t->cg_end;
     size_t unfollowed = t->ev_unfollowed;
     pthread_mutex_unlock(&t->mu);
     const gt_static_data *sd = &t->sd;
@@ -993,6 +1043,12 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     peaks(u, &a, maxrss, ru);
     ram_method(u, t, &ev, have_ev, unfollowed, ru);
     unreadable(u, &a);
+    if (!have_cg && t->cgroup) { /* still running: the counters now */
+        gt_cgroup_read(t->cgroup, &cg);
+        have_cg = 1;
+    }
+    if (have_cg)
+        cgroup_usage(u, &cg, ru);
     u->n_samples = a.n;
     pthread_mutex_lock(&t->mu);
     gt_energy_usage(t->energy, t->opts.energy_unit, u);
@@ -1079,6 +1135,7 @@ void gt_tracker_free(gt_tracker **tp)
     gt_store_close(&t->store, &e);
     gt_sampler_free(&t->sampler);
     gt_events_close(&t->events);
+    gt_cgroup_close(&t->cgroup);
     gt_energy_close(&t->energy);
     gt_gpu_close(&t->gpu);
     pthread_cond_destroy(&t->cv);
