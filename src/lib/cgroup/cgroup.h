@@ -102,8 +102,9 @@ typedef struct gt_cgroup_made {
 gt_status gt_cgroup_create(const char *proc_root, const char *fs_root, pid_t pid, gt_cgroup_made *m,
                            gt_error *err);
 /* Removes the group once its processes have ended.  GT_ERR_SYS where it
- * cannot (processes left in it: err counts them); m is then kept, so
- * nothing is removed twice.  Nothing to do for a group never made. */
+ * cannot (processes left in it: err names each directory left and counts
+ * them); m is then kept, so a later call removes the rest.  Nothing to do
+ * for a group never made. */
 gt_status gt_cgroup_remove(gt_cgroup_made *m, gt_error *err);
 
 #endif

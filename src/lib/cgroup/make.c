@@ -172,8 +172,12 @@ gt_status gt_cgroup_remove(gt_cgroup_made *m, gt_error *err)
         char still[64] = "";
         if (count)
             snprintf(still, sizeof still, " (%d process%s still in it)", count, count == 1 ? " is" : "es are");
-        left = 1;
-        st = gt_err(err, GT_ERR_SYS, "cannot remove cgroup %s: %s%s", m->dir[i], strerror(e), still);
+        gt_error one;
+        st = gt_err(&one, GT_ERR_SYS, "cannot remove cgroup %s: %s%s", m->dir[i], strerror(e), still);
+        if (err && left++)
+            gt_err_join(err, &one); /* every group left is named */
+        else if (err)
+            *err = one;
     }
     if (!left)
         m->n = 0;
