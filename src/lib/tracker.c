@@ -703,6 +703,21 @@ gt_status gt_tracker_chown_files(gt_tracker *t, uid_t uid, gid_t gid, gt_error *
     return gt_store_chown(t->store, uid, gid, err);
 }
 
+/* The cgroup's counters at the end of tracking, kept for the report (a
+ * launcher removes a group it made after the stop).  Called on the
+ * stopping thread after the last sample. */
+static void keep_cgroup_end(gt_tracker *t)
+{
+    if (!t->cgroup)
+        return;
+    gt_cgroup_reading cg;
+    gt_cgroup_read(t->cgroup, &cg);
+    pthread_mutex_lock(&t->mu);
+    t->cg_end = cg;
+    t->have_cg_end = 1;
+    pthread_mutex_unlock(&t->mu);
+}
+
 gt_status gt_tracker_start(gt_tracker *t)
 {
     if (!t)
@@ -729,6 +744,7 @@ gt_status gt_tracker_start(gt_tracker *t)
     t->state = ST_STOPPING;
     pthread_mutex_unlock(&t->mu);
     pthread_join(t->thread, NULL);
+    keep_cgroup_end(t);
     pthread_mutex_lock(&t->mu);
     t->t_stop = t->t_start;
     t->ended_before_start = 1;
@@ -763,11 +779,7 @@ gt_status gt_tracker_stop(gt_tracker *t)
     pthread_join(t->thread, NULL);
     struct timespec t_stop;
     clock_gettime(CLOCK_MONOTONIC, &t_stop);
-    /* After the last sample: the group's counters cover the whole run (a
-     * launcher removes a group it made after the stop). */
-    gt_cgroup_reading cg;
-    if (t->cgroup)
-        gt_cgroup_read(t->cgroup, &cg);
+    keep_cgroup_end(t);
     /* The last sample read the final sums: the programs stop costing the
      * machine anything now. */
     gt_events_close(&t->events);
@@ -787,10 +799,6 @@ gt_status gt_tracker_stop(gt_tracker *t)
             gt_err_join(&t->err, &e_store);
     }
     t->t_stop = t_stop;
-    if (t->cgroup) {
-        t->cg_end = cg;
-        t->have_cg_end = 1;
-    }
     t->state = ST_STOPPED;
     gt_status st = t->status;
     pthread_cond_broadcast(&t->cv);
