@@ -7,7 +7,9 @@
 # two threads reads at least the CPU time the burn's own process used (its
 # parent's wait4) and at most that plus its parent's own time and exit.  The
 # group is gone after the run; a command that leaves a process running is
-# told that its group stays.  As user nobody, --cgroup fails with the
+# told that its group stays.  Without --cgroup, a process attached to in a
+# group of its own (as a Slurm step's task) has the section, from that
+# group; one in gpu-tracker's own groups has none.  As user nobody, --cgroup fails with the
 # reason.  Runs as root where the cgroup v1 memory and cpuacct hierarchies
 # (or a v2 hierarchy with the memory controller) can take a new group;
 # cgroup v2 is checked on fake trees by test_cgroup.
@@ -31,6 +33,7 @@ else
     grep -qw memory "$parent/cgroup.subtree_control" 2>/dev/null ||
         skip "cgroup v2 gives the groups under $parent no memory controller"
 fi
+gone_pid() { [ ! -e "/proc/$1" ]; }
 # Every mounted hierarchy, to look for a group left behind.
 hierarchies=$(awk '$0 ~ / - cgroup2? / { print $5 }' /proc/self/mountinfo)
 gone() {
@@ -93,6 +96,34 @@ grep -q '^   Memory limit: ' out.txt || fail "no memory limit line"
 json_report out.txt >r.json
 [ "$(jget r.json 'has("cgroup")')" = false ] || fail "a Cgroup section for a command in gpu-tracker's own group"
 
+# A process already in a group of its own, as a Slurm step's task under
+# task/cgroup, has the section without --cgroup: that group's counters.
+if [ -n "$mem_mnt" ]; then
+    g=gt-test-own.$$
+    own_dirs="$mem_mnt$(own_of memory)/$g $cpu_mnt$(own_of cpuacct)/$g"
+    [ "$mem_mnt" != "$cpu_mnt" ] || own_dirs="$mem_mnt$(own_of memory)/$g"
+    # shellcheck disable=SC2086
+    mkdir $own_dirs
+    trap '[ ! -s "$TMP/own.pid" ] || kill "$(cat "$TMP/own.pid")" 2>/dev/null; rmdir $own_dirs 2>/dev/null; cleanup' EXIT
+    sh -c "for d in $own_dirs; do echo \$\$ >\$d/cgroup.procs; done; exec '$W/touch_mem' 20 file=$TMP/own-release" &
+    echo $! >own.pid
+    "$GT_BIN" --attach="$(cat own.pid)" --quiet --disable-logs -f json --ru=bytes --tf=own.csv >out.txt &
+    tracker=$!
+    wait_for lines_at_least own.csv 4
+    touch own-release
+    wait $tracker
+    json_report out.txt >r.json
+    case $(jget r.json .cgroup.path) in */$g) ;; *) fail "attached to a process in $g: path $(jget r.json .cgroup.path)" ;; esac
+    # The same bound as above (the shell that moved itself in execs the
+    # workload, its earlier pages charged where it was).
+    within "$(jget r.json .cgroup.memory_peak)" $((20 * 1048576)) $((20 * 1048576 + ${base%.*} + 20 * 2048 + batch)) \
+        "peak of a group of its own"
+    wait_for gone_pid "$(cat own.pid)"
+    rm own.pid
+    # shellcheck disable=SC2086
+    rmdir $own_dirs
+fi
+
 # A process left running keeps the group: said, whatever the logging.  A
 # failure below ends that process, so it holds nothing for long.
 trap '[ ! -s "$TMP/left.pid" ] || kill "$(cat "$TMP/left.pid")" 2>/dev/null; cleanup' EXIT
@@ -107,7 +138,6 @@ made=1
 [ "$(wc -l <left.txt)" = $made ] || fail "not every group left ($made) is named: $(cat err.txt)"
 while read -r d; do [ -d "$d" ] || fail "the group said to be left ($d) is not there"; done <left.txt
 touch "$TMP/release"
-gone_pid() { [ ! -e "/proc/$1" ]; }
 wait_for gone_pid "$(cat left.pid)"
 while read -r d; do rmdir "$d"; done <left.txt
 rm left.pid
