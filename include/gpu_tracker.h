@@ -521,6 +521,35 @@ typedef struct gt_usage {
          * every process forked in the tree (0 where it did not run). */
         unsigned long processes;
     } max_ram_method;
+    /* The cgroup the tracked process runs in, where it is in one of its
+     * own: not gpu-tracker's own group (which counts gpu-tracker too), such
+     * as a Slurm step's under task/cgroup or the group `gpu-tracker
+     * --cgroup` makes.  The group's own counters, read at the end of
+     * tracking (while running: now), since the group was made (or its
+     * peak reset): memory_peak (v2 memory.peak, v1
+     * memory.max_usage_in_bytes) and memory_current count the page cache
+     * and kernel memory charged to the group, which is what its limit and
+     * the OOM killer compare, so they differ from the RSS figures;
+     * memory_limit is the smallest limit of the group and its ancestors
+     * (< 0 with limit_none set: no limit anywhere), headroom that limit
+     * less the peak; cpu_ns is its processes' CPU time (v2 cpu.stat
+     * usage_usec, v1 cpuacct.usage), cpu_seconds the same in seconds.
+     * Memory in max_ram.unit.  A figure < 0 is unavailable, and
+     * unavailable says why ("" when every figure was read).  path is the
+     * memory group's path in its hierarchy, cpu_path the CPU group's ("" where
+     * that group is gpu-tracker's own).  available 0: no group of its own
+     * (the report omits the section). */
+    struct {
+        int available;
+        int version;            /* 1 or 2: the memory figures' hierarchy */
+        char path[512], cpu_path[512];
+        double memory_peak, memory_current, memory_limit, memory_headroom;
+        int limit_none;
+        int64_t cpu_ns;
+        double cpu_seconds;
+        const char *memory_method;
+        char unavailable[320];
+    } cgroup;
 } gt_usage;
 
 /* An empty usage of this header's version, for gt_tracker_usage to fill

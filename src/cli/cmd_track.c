@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "argv.h"
+#include "cgroup/cgroup.h"
 #include "child.h"
 #include "commands.h"
 #include "efficiency.h"
@@ -79,6 +80,7 @@ typedef struct run {
     char *job_names[2];  /* output and tracking_file with Slurm patterns expanded */
     gt_cli_outfile out;
     gt_cli_child child;
+    gt_cgroup_made cgroup; /* --cgroup's group */
     gt_tracker *t;
     watchers w;
     struct rusage self_ru; /* ours at fork: the child's ru_maxrss starts from it */
@@ -96,6 +98,12 @@ static void run_init(run *r)
 static void run_free(run *r)
 {
     gt_cli_child_close(&r->child);
+    /* After the reap: an empty group can go.  Processes the command left
+     * running keep it, and the user is told (whatever the logging: a group
+     * is left on the system). */
+    gt_error e;
+    if (r->cgroup.n && gt_cgroup_remove(&r->cgroup, &e) != GT_OK)
+        fprintf(stderr, "gpu-tracker: warning: %s\n", e.msg);
     gt_tracker_free(&r->t);
     gt_cli_live_stop(&r->w.live);
     gt_metrics_free(&r->w.metrics);
@@ -172,6 +180,12 @@ static int start_target(run *r)
     }
     s->o.process_id = r->child.pid;
     s->o.tree_root = getpid();
+    /* Moved while held: nothing of the command runs outside the group. */
+    gt_error e;
+    if (s->cgroup && gt_cgroup_create(NULL, NULL, r->child.pid, &r->cgroup, &e) != GT_OK) {
+        fprintf(stderr, "gpu-tracker: --cgroup: %s\n", e.msg);
+        return GT_EXIT_USAGE;
+    }
     return 0;
 }
 

@@ -305,6 +305,14 @@ const gt_cli_opt gt_cli_track_opts[] = {
              "or CAP_BPF with CAP_PERFMON. 'auto' (the default) uses it where it loads and otherwise says why "
              "once; 'on' fails with the reason where it cannot load; 'off' never loads it. The report's Max RAM "
              "method section says which method gave each figure."},
+    {.longname = "--cgroup", .store = GT_CLI_FLAG, FIELD(cgroup),
+     .help = "Run the command in a cgroup made for it (gpu-tracker.<pid>, removed after it): on cgroup v1 under "
+             "gpu-tracker's own groups of the memory and cpuacct hierarchies (needs root), else on cgroup v2 "
+             "beside gpu-tracker's own group (needs a subtree delegated to the user that gives its children the "
+             "memory controller). The report's Cgroup section then has the group's memory peak, limit and "
+             "headroom and its CPU time. The group's memory counts page cache and kernel memory, which its "
+             "limit and the OOM killer compare: a different figure from RSS. A command already in a cgroup of "
+             "its own (a Slurm step under task/cgroup) has the section without it."},
 };
 
 const size_t gt_cli_track_n_opts = sizeof gt_cli_track_opts / sizeof *gt_cli_track_opts;
@@ -456,6 +464,9 @@ int gt_cli_track_parse(int argc, char **argv, gt_cli_track_settings *s)
         return gt_cli_usage_error("give only one of --execute, -- <command>, and --attach");
     if (s->cmd && !s->cmd[0])
         return gt_cli_usage_error("no command after '--'");
+    if (s->attach && s->cgroup)
+        return gt_cli_usage_error("--cgroup needs a command to run: gpu-tracker moves it into the group before it "
+                                  "starts");
     if (s->attach && s->wait_descendants)
         return gt_cli_usage_error("--wait-descendants needs a command to run: an attached process's orphans "
                                   "are not re-parented to gpu-tracker");

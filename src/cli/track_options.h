@@ -18,6 +18,7 @@ typedef struct gt_cli_track_settings {
     char **cmd; /* after "--", in argv */
     int quiet, wait_descendants;
     int efficiency; /* the report ends with the Efficiency section */
+    int cgroup;     /* the command runs in a cgroup made for it */
     const char *config; /* the --tconfig file while it is read, for its values' messages */
     char **kept;        /* the config file's values, owned: options keep pointers into them */
     size_t n_kept;

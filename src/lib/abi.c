@@ -28,7 +28,7 @@ static const size_t timepoint_sizes[GT_STRUCT_VERSION + 1] = {
 static const size_t usage_sizes[GT_STRUCT_VERSION + 1] = {
     [1] = GT_END_OF(gt_usage, ram_unavailable),
     [2] = GT_END_OF(gt_usage, dram_memory_share), /* top_processes, dram_memory_share */
-    [3] = GT_END_OF(gt_usage, max_ram_method),
+    [3] = GT_END_OF(gt_usage, cgroup), /* max_ram_method, cgroup */
 };
 
 static const struct {

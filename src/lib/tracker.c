@@ -15,6 +15,7 @@
 
 #include "gpu_tracker.h"
 #include "abi.h"
+#include "cgroup/cgroup.h"
 #include "energy/energy.h"
 #include "events/events.h"
 #include "gpu/gpu.h"
@@ -28,6 +29,7 @@
 #include "tracker/options.h"
 #include "tracker_owner.h"
 #include "tracker_tally.h"
+#include "util/units.h"
 #include "util/error.h"
 
 /* ST_STOPPING: one caller's gt_tracker_stop is joining the thread and
@@ -56,6 +58,11 @@ struct gt_tracker {
      * follow: seen at the first sample as more descendants than it saw
      * forked (0 for a command the tracker started held before its exec). */
     size_t ev_unfollowed;
+    /* The tracked process's own cgroup; NULL where it is in ours.  Its
+     * counters as read at stop (under mu). */
+    gt_cgroup *cgroup;
+    gt_cgroup_reading cg_end;
+    int have_cg_end;
     gt_static_data sd;
     enum state state;       /* changed under mu */
     pthread_t thread;
@@ -183,6 +190,8 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     if (opts->walk_budget > 0)
         gt_sampler_set_walk_budget(t->sampler, opts->walk_budget);
     if ((st = open_events(t)) != GT_OK)
+        return fail(t, st, err);
+    if ((st = gt_cgroup_open(NULL, NULL, t->opts.process_id, &t->cgroup, &t->err)) != GT_OK)
         return fail(t, st, err);
     if ((st = gt_energy_open(sysfs_root, &t->energy, &t->err)) != GT_OK)
         return fail(t, st, err);
@@ -449,6 +458,21 @@ gt_status gt_tracker_chown_files(gt_tracker *t, uid_t uid, gid_t gid, gt_error *
     return gt_store_chown(t->store, uid, gid, err);
 }
 
+/* The cgroup's counters at the end of tracking, kept for the report (a
+ * launcher removes a group it made after the stop).  Called on the
+ * stopping thread after the last sample. */
+static void keep_cgroup_end(gt_tracker *t)
+{
+    if (!t->cgroup)
+        return;
+    gt_cgroup_reading cg;
+    gt_cgroup_read(t->cgroup, &cg);
+    pthread_mutex_lock(&t->mu);
+    t->cg_end = cg;
+    t->have_cg_end = 1;
+    pthread_mutex_unlock(&t->mu);
+}
+
 gt_status gt_tracker_start(gt_tracker *t)
 {
     if (!t)
@@ -475,6 +499,7 @@ gt_status gt_tracker_start(gt_tracker *t)
     t->state = ST_STOPPING;
     pthread_mutex_unlock(&t->mu);
     pthread_join(t->thread, NULL);
+    keep_cgroup_end(t);
     pthread_mutex_lock(&t->mu);
     t->t_stop = t->t_start;
     t->ended_before_start = 1;
@@ -509,6 +534,7 @@ gt_status gt_tracker_stop(gt_tracker *t)
     pthread_join(t->thread, NULL);
     struct timespec t_stop;
     clock_gettime(CLOCK_MONOTONIC, &t_stop);
+    keep_cgroup_end(t);
     /* The last sample read the final sums: the programs stop costing the
      * machine anything now. */
     gt_events_close(&t->events);
@@ -561,6 +587,35 @@ size_t gt_tracker_descendants_alive(const gt_tracker *t)
     return gt_sampler_descendants_alive(t->sampler);
 }
 
+/* What the cgroup's memory figures are, beside the RSS ones. */
+#define CGROUP_V1_METHOD                                                                                  \
+    "cgroup v1 memory.max_usage_in_bytes: the group's charged memory, page cache and kernel memory "    \
+    "included (what its limit and the OOM killer compare), not RSS"
+#define CGROUP_V2_METHOD                                                                                  \
+    "cgroup v2 memory.peak: the group's charged memory, page cache and kernel memory included (what "   \
+    "its limit and the OOM killer compare), not RSS"
+
+/* The cgroup section from a reading of its counters. */
+static void cgroup_usage(gt_usage *u, const gt_cgroup_reading *r, gt_ram_unit ru)
+{
+    u->cgroup.available = 1;
+    u->cgroup.version = r->version;
+    snprintf(u->cgroup.path, sizeof u->cgroup.path, "%s", r->mem_path);
+    snprintf(u->cgroup.cpu_path, sizeof u->cgroup.cpu_path, "%s", r->cpu_path);
+    u->cgroup.memory_peak = r->mem_peak >= 0 ? gt_ram_in_unit((double)r->mem_peak, ru) : -1.0;
+    u->cgroup.memory_current = r->mem_current >= 0 ? gt_ram_in_unit((double)r->mem_current, ru) : -1.0;
+    u->cgroup.memory_limit = r->mem_limit >= 0 ? gt_ram_in_unit((double)r->mem_limit, ru) : -1.0;
+    u->cgroup.limit_none = r->limit_none;
+    /* Below 0 where the limit was lowered under an earlier peak. */
+    u->cgroup.memory_headroom = r->mem_limit >= 0 && r->mem_peak >= 0
+                                    ? gt_ram_in_unit((double)r->mem_limit - (double)r->mem_peak, ru)
+                                    : -1.0;
+    u->cgroup.cpu_ns = r->cpu_ns;
+    u->cgroup.cpu_seconds = r->cpu_ns >= 0 ? (double)r->cpu_ns / 1e9 : -1.0;
+    u->cgroup.memory_method = !r->mem_path[0] ? NULL : r->version == 1 ? CGROUP_V1_METHOD : CGROUP_V2_METHOD;
+    snprintf(u->cgroup.unavailable, sizeof u->cgroup.unavailable, "%s", r->why);
+}
+
 /* Fills *u, of this version, with the usage so far. */
 static void fill_usage(gt_tracker *t, gt_usage *u)
 {
@@ -575,11 +630,21 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
         clock_gettime(CLOCK_MONOTONIC, &end);
     gt_events_reading ev = t->ev;
     int have_ev = t->have_ev;
+    gt_cgroup_reading cg;
+    int have_cg = t->have_cg_end;
+    if (have_cg)
+        cg = t->cg_end;
     size_t unfollowed = t->ev_unfollowed;
     pthread_mutex_unlock(&t->mu);
     gt_aggregate_run r = {&t->sd, elapsed(&t->t_start, &end), maxrss, t->ended_before_start, have_ev ? &ev : NULL,
                           unfollowed, t->events_off};
     gt_aggregate_usage(&a, &r, u);
+    if (!have_cg && t->cgroup) { /* still running: the counters now */
+        gt_cgroup_read(t->cgroup, &cg);
+        have_cg = 1;
+    }
+    if (have_cg)
+        cgroup_usage(u, &cg, t->sd.ram_unit);
     pthread_mutex_lock(&t->mu);
     gt_energy_usage(t->energy, t->opts.energy_unit, u);
     pthread_mutex_unlock(&t->mu);
@@ -665,6 +730,7 @@ void gt_tracker_free(gt_tracker **tp)
     gt_store_close(&t->store, &e);
     gt_sampler_free(&t->sampler);
     gt_events_close(&t->events);
+    gt_cgroup_close(&t->cgroup);
     gt_energy_close(&t->energy);
     gt_gpu_close(&t->gpu);
     pthread_cond_destroy(&t->cv);

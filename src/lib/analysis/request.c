@@ -116,167 +116,25 @@ void gt_request_from_env(const char *const *env, gt_request *r)
     }
 }
 
-/* The first line of text without its newline, as a count; -1 otherwise. */
-static double line_count(const char *text)
-{
-    if (!text)
-        return -1;
-    size_t len = strcspn(text, "\n");
-    if (text[len] == '\n' && text[len + 1] != '\0')
-        return -1; /* one line only */
-    return parse_count(text, len);
-}
-
-double gt_cgroup_v2_memory_max(const char *text)
-{
-    return line_count(text); /* "max" is malformed as a count: none */
-}
-
-/* The v1 memory controller's "no limit" is LONG_MAX rounded down to a page,
- * past the 2^53 that line_count takes: none. */
-double gt_cgroup_v1_memory_limit(const char *text)
-{
-    return line_count(text);
-}
-
-double gt_cgroup_v2_cpu_max(const char *text)
-{
-    if (!text)
-        return -1;
-    size_t qlen = strcspn(text, " \n");
-    if (text[qlen] != ' ')
-        return -1;
-    const char *p = text + qlen + 1;
-    size_t plen = strcspn(p, "\n");
-    if (p[plen] == '\n' && p[plen + 1] != '\0')
-        return -1;
-    double quota = parse_count(text, qlen), period = parse_count(p, plen);
-    return quota > 0 && period > 0 ? quota / period : -1;
-}
-
-double gt_cgroup_v1_cpu_quota(const char *quota_text, const char *period_text)
-{
-    double quota = line_count(quota_text), period = line_count(period_text);
-    return quota > 0 && period > 0 ? quota / period : -1; /* "-1": no quota */
-}
-
-/* Reads a small file under dir into buf; NULL when it cannot. */
-static const char *read_small(const char *dir, const char *name, char *buf, size_t size)
-{
-    char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
-        return NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    ssize_t n = read(fd, buf, size - 1);
-    close(fd);
-    if (n < 0)
-        return NULL;
-    buf[n] = '\0';
-    return buf;
-}
-
-typedef struct limits {
-    double mem, cores;
-} limits;
-
-/* One cgroup directory's limits (v1: the controller's hierarchy given). */
-static limits dir_limits(const char *dir, int v1_mem, int v1_cpu)
-{
-    char a[64], b[64];
-    limits l = {-1, -1};
-    if (v1_mem)
-        l.mem = gt_cgroup_v1_memory_limit(read_small(dir, "memory.limit_in_bytes", a, sizeof a));
-    else if (v1_cpu)
-        l.cores = gt_cgroup_v1_cpu_quota(read_small(dir, "cpu.cfs_quota_us", a, sizeof a),
-                                         read_small(dir, "cpu.cfs_period_us", b, sizeof b));
-    else {
-        l.mem = gt_cgroup_v2_memory_max(read_small(dir, "memory.max", a, sizeof a));
-        l.cores = gt_cgroup_v2_cpu_max(read_small(dir, "cpu.max", b, sizeof b));
-    }
-    return l;
-}
-
-static double smaller(double a, double b)
-{
-    return a < 0 ? b : b < 0 ? a : a < b ? a : b;
-}
-
-/* The smallest limits of base/path and its ancestors up to base.  A path
- * that is not there (a cgroup namespace shows "/" or a path of the host's)
- * is read from base alone. */
-static limits walk_up(const char *base, const char *path, size_t path_len, int v1_mem, int v1_cpu)
-{
-    char dir[PATH_MAX];
-    limits best = {-1, -1};
-    if (snprintf(dir, sizeof dir, "%s%.*s", base, (int)path_len, path) >= (int)sizeof dir ||
-        access(dir, F_OK) != 0)
-        snprintf(dir, sizeof dir, "%s", base);
-    size_t stop = strlen(base);
-    for (;;) {
-        limits l = dir_limits(dir, v1_mem, v1_cpu);
-        best.mem = smaller(best.mem, l.mem);
-        best.cores = smaller(best.cores, l.cores);
-        char *slash = strrchr(dir + stop, '/');
-        if (!slash)
-            return best;
-        *slash = '\0';
-    }
-}
-
-/* The path of the line "N:controllers:path" of proc_cgroup whose
- * controllers list has want (v1), or of "0::path" (want NULL). */
-static const char *find_line(const char *proc_cgroup, const char *want, size_t *len)
-{
-    for (const char *line = proc_cgroup; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t n = end ? (size_t)(end - line) : strlen(line);
-        const char *c1 = memchr(line, ':', n);
-        const char *c2 = c1 ? memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - line)) : NULL;
-        if (c2) {
-            const char *ctl = c1 + 1;
-            size_t ctl_len = (size_t)(c2 - ctl);
-            int match = 0;
-            if (!want) {
-                match = ctl_len == 0;
-            } else {
-                for (const char *p = ctl; p < c2;) {
-                    size_t w = strcspn(p, ",:");
-                    if (w == strlen(want) && strncmp(p, want, w) == 0)
-                        match = 1;
-                    p += w + 1;
-                }
-            }
-            if (match) {
-                *len = n - (size_t)(c2 + 1 - line);
-                return c2 + 1;
-            }
-        }
-        line = end ? end + 1 : NULL;
-    }
-    return NULL;
-}
-
 void gt_request_from_cgroup(const char *root, const char *proc_cgroup, gt_request *r)
 {
     char base[PATH_MAX];
     const char *path;
     size_t len;
-    limits mem = {-1, -1}, cpu = {-1, -1};
+    gt_cgroup_limits mem = {-1, -1}, cpu = {-1, -1};
     const char *mem_source = NULL, *cpu_source = NULL;
-    if ((path = find_line(proc_cgroup, "memory", &len)) &&
+    if ((path = gt_cgroup_path(proc_cgroup, "memory", &len)) &&
         snprintf(base, sizeof base, "%s/memory", root) < (int)sizeof base && access(base, F_OK) == 0) {
-        mem = walk_up(base, path, len, 1, 0);
+        mem = gt_cgroup_walk_limits(base, path, len, 1, 0);
         mem_source = "cgroup v1 memory.limit_in_bytes";
     }
-    if ((path = find_line(proc_cgroup, "cpu", &len)) &&
+    if ((path = gt_cgroup_path(proc_cgroup, "cpu", &len)) &&
         snprintf(base, sizeof base, "%s/cpu", root) < (int)sizeof base && access(base, F_OK) == 0) {
-        cpu = walk_up(base, path, len, 0, 1);
+        cpu = gt_cgroup_walk_limits(base, path, len, 0, 1);
         cpu_source = "cgroup v1 cpu.cfs_quota_us / cpu.cfs_period_us";
     }
-    if ((!mem_source || !cpu_source) && (path = find_line(proc_cgroup, NULL, &len))) {
-        limits v2 = walk_up(root, path, len, 0, 0);
+    if ((!mem_source || !cpu_source) && (path = gt_cgroup_path(proc_cgroup, NULL, &len))) {
+        gt_cgroup_limits v2 = gt_cgroup_walk_limits(root, path, len, 0, 0);
         if (!mem_source) {
             mem = v2;
             mem_source = "cgroup v2 memory.max";
@@ -304,7 +162,7 @@ void gt_request_detect(gt_request *r, double machine_cores, double machine_mem_b
         char root[PATH_MAX], text[4096];
         const char *sys = getenv("GT_SYSFS_ROOT");
         if (snprintf(root, sizeof root, "%s/fs/cgroup", sys && *sys ? sys : "/sys") < (int)sizeof root &&
-            read_small("/proc/self", "cgroup", text, sizeof text))
+            gt_cgroup_read_small("/proc/self", "cgroup", text, sizeof text))
             gt_request_from_cgroup(root, text, r);
     }
     if (r->mem_bytes < 0 && machine_mem_bytes > 0) {

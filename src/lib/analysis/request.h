@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgroup/cgroup.h" /* the limits' parsers */
+
 /* Where a figure of the request comes from: a Slurm variable, a cgroup
  * file, or the machine ("machine capacity").  NULL: unknown. */
 typedef struct gt_request {
@@ -34,14 +36,6 @@ void gt_request_init(gt_request *r);
  * SLURM_GPUS_ON_NODE, else the count of SLURM_JOB_GPUS, else of
  * CUDA_VISIBLE_DEVICES (also outside Slurm). */
 void gt_request_from_env(const char *const *env, gt_request *r);
-
-/* A cgroup's limits, bytes and cores; < 0 when the file says "no limit" or
- * is malformed (the caller cannot tell them apart and needs not: both mean
- * that the cgroup sets no figure). */
-double gt_cgroup_v2_memory_max(const char *text);
-double gt_cgroup_v2_cpu_max(const char *text);
-double gt_cgroup_v1_memory_limit(const char *text);
-double gt_cgroup_v1_cpu_quota(const char *quota_text, const char *period_text);
 
 /* The limits of the cgroup a process is in (the text of its
  * /proc/PID/cgroup), read under root (/sys/fs/cgroup): the smallest limit

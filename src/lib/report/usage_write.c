@@ -87,8 +87,9 @@ static void write_text(FILE *out, const item *it, size_t n)
                 fprintf(out, " %ld", it[i].i);
             break;
         case K_FLOAT:
-            if (it[i].f < 0 && it[i].s) { /* s marks a value that may be unavailable */
-                fputs(" unavailable", out);
+            if (it[i].f < 0 && it[i].s) { /* s marks a value that may be unavailable, or says what it is */
+                fputc(' ', out);
+                fputs(it[i].s[0] ? it[i].s : "unavailable", out);
             } else {
                 fputc(' ', out);
                 put_float(out, it[i].f, 1);
@@ -172,6 +173,8 @@ static size_t drop_omitted(item *dst, const item *src, size_t n)
 
 /* A value that may be unavailable (< 0: "unavailable", JSON null). */
 #define FLT_OPT(l, k, v) {K_FLOAT, l, k, "", v, 0}
+/* A count that may be unknown (< 0: "unavailable", JSON null). */
+#define INT_OPT(l, k, v) {K_INT, l, k, "", 0, v}
 
 /* CPU percents are unavailable (< 0) when no interval was closed. */
 #define CPU_PERCENTS(label, key, p)                                                   \
@@ -320,8 +323,6 @@ static size_t top_items(const gt_usage *u, item *it)
 #define EFF_DEVICE_ITEMS 11
 #define EFF_MAX_ITEMS (48 + 2 + EFF_DEVICE_ITEMS * GT_EFF_MAX_GPUS)
 #define EFF_NBARS (4 + 2 * GT_EFF_MAX_GPUS)
-/* A count that may be unknown (< 0: "unavailable", JSON null). */
-#define INT_OPT(l, k, v) {K_INT, l, k, "", 0, v}
 
 /* Appends the items of src to dst at *n. */
 static void append(item *dst, size_t *n, const item *src, size_t count)
@@ -482,6 +483,25 @@ static gt_status write_usage(const gt_usage *u, const gt_efficiency *eff, gt_for
         FLT("Bound per process", "bound_per_process", u->max_ram_method.bound_per_process),
         INT("Processes", "processes", (long)u->max_ram_method.processes),
         STR_IF("Reason", "reason", u->max_ram_method.reason, u->max_ram_method.reason[0]),
+        END,
+        /* gpu-tracker's own: the counters of the command's own cgroup,
+         * where it has one. */
+        SECTION_IF("Cgroup", "cgroup", u->cgroup.available),
+        STR("Path", "path", u->cgroup.path[0] ? u->cgroup.path : NULL),
+        STR_IF("CPU path", "cpu_path", u->cgroup.cpu_path[0] ? u->cgroup.cpu_path : NULL,
+               fmt == GT_FORMAT_JSON || strcmp(u->cgroup.cpu_path, u->cgroup.path) != 0),
+        INT("Version", "version", u->cgroup.version),
+        STR("Unit", "unit", u->max_ram.unit),
+        FLT_OPT("Memory peak", "memory_peak", u->cgroup.memory_peak),
+        FLT_OPT("Memory current", "memory_current", u->cgroup.memory_current),
+        /* JSON null for both: unavailable names the limit where unread */
+        {K_FLOAT, "Memory limit", "memory_limit", u->cgroup.limit_none ? "none" : "", u->cgroup.memory_limit, 0},
+        FLT_OPT("Memory headroom", "memory_headroom", u->cgroup.memory_headroom),
+        INT_OPT("CPU time (ns)", "cpu_ns", (long)u->cgroup.cpu_ns),
+        FLT_OPT("CPU seconds", "cpu_seconds", u->cgroup.cpu_seconds),
+        STR("Memory method", "memory_method", u->cgroup.memory_method),
+        STR_IF("Unavailable", "unavailable", u->cgroup.unavailable[0] ? u->cgroup.unavailable : NULL,
+               fmt == GT_FORMAT_JSON || u->cgroup.unavailable[0]),
         END,
         /* gpu-tracker's own GPU figures, where the vendor library has them. */
         SECTION_IF("GPU process utilization (SM)", "gpu_process_utilization",
