@@ -18,6 +18,7 @@
 #include "sampler/paths.h"
 #include "sampler/processes.h"
 #include "sampler/sampler_state.h"
+#include "sampler/system.h"
 #include "sampler/walk_due.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -25,45 +26,6 @@
 /* Window of the CPU percents, seconds: one tick per running thread is 2 %
  * of it at HZ=250 (5 % at HZ=100), a reaped child's rounding 5 %. */
 #define CPU_WINDOW_SPAN 0.25
-
-static ssize_t read_kept(gt_sampler *s, int *fd, const char *name, const char **d)
-{
-    if (*fd < 0)
-        *fd = gt_procfs_note_open(s->fs, openat(gt_procfs_root(s->fs), name, O_RDONLY | O_CLOEXEC));
-    return *fd < 0 ? -1 : gt_procfs_pread(s->fs, *fd, d);
-}
-
-/* The PID last given out in this PID namespace; 0 when unknown. */
-static pid_t read_last_pid(gt_sampler *s)
-{
-    const char *d;
-    ssize_t n = read_kept(s, &s->loadavg_fd, "loadavg", &d);
-    pid_t pid;
-    return n > 0 && gt_parse_loadavg_last_pid(d, (size_t)n, &pid) == 0 ? pid : 0;
-}
-
-/* Returns 0, or why not as an errno value (EMFILE: too few descriptors;
- * EPROTO: text not understood). */
-static int read_system(gt_sampler *s, uint64_t *used, int *ncores)
-{
-    const char *d;
-    ssize_t n = read_kept(s, &s->meminfo_fd, "meminfo", &d);
-    if (n < 0)
-        return errno ? errno : EIO;
-    gt_meminfo mi;
-    if (gt_parse_meminfo(d, (size_t)n, &mi) != 0)
-        return EPROTO;
-    *used = gt_meminfo_used(&mi);
-    s->ram_capacity = mi.total;
-    n = read_kept(s, &s->stat_fd, "stat", &d);
-    if (n < 0)
-        return errno ? errno : EIO;
-    if (gt_parse_proc_stat(d, (size_t)n, s->cores_cur, MAX_CORES, ncores) != 0)
-        return EPROTO;
-    if (*ncores > MAX_CORES)
-        *ncores = MAX_CORES;
-    return 0;
-}
 
 /* Descriptors the sampler may keep: the open-files soft limit less a
  * quarter (at least 32, at most 1024) left to the rest of the program
@@ -140,7 +102,7 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     if (st == GT_OK && !(s->paths = gt_paths_new()))
         st = gt_err(err, GT_ERR_NOMEM, "out of memory");
     uint64_t used;
-    int e = st == GT_OK ? read_system(s, &used, &s->ncores) : 0;
+    int e = st == GT_OK ? gt_system_read(s, &used, &s->ncores) : 0;
     if (e)
         st = gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo and /proc/stat: %s", strerror(e));
     if (st != GT_OK) {
@@ -237,12 +199,7 @@ void gt_sampler_free(gt_sampler **sp)
     gt_sampler *s = *sp;
     free_list(s, &s->prev);
     free_list(s, &s->cur);
-    if (s->meminfo_fd >= 0)
-        close(s->meminfo_fd);
-    if (s->stat_fd >= 0)
-        close(s->stat_fd);
-    if (s->loadavg_fd >= 0)
-        close(s->loadavg_fd);
+    gt_system_close(s);
     release_entry(s, &s->root_files);
     free(s->queue);
     free(s->prev_queue);
@@ -1368,33 +1325,6 @@ static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
     }
 }
 
-/* The machine's CPU: each core's busy share since the last reading (or,
- * for the first sample with CPU figures, since the first), summed; the
- * last reading's figure again where this sample read none (fresh = 0). */
-static void system_cpu(gt_sampler *s, gt_sample *out, int ncores, int fresh)
-{
-    if (!fresh) {
-        out->cpu_system_sum = s->system_sum;
-        return;
-    }
-    if (s->have_prev) {
-        double sys = 0;
-        const gt_cpu_times *base = out->cpu_since_first ? s->cores_first : s->cores_prev;
-        int nc = ncores < s->ncores ? ncores : s->ncores;
-        for (int c = 0; c < nc; c++) {
-            uint64_t dt = s->cores_cur[c].total - base[c].total;
-            uint64_t db = s->cores_cur[c].busy - base[c].busy;
-            if (s->cores_cur[c].total > base[c].total && s->cores_cur[c].busy >= base[c].busy)
-                sys += (double)db / (double)dt * 100.0;
-        }
-        out->cpu_system_sum = s->system_sum = sys;
-    } else {
-        memcpy(s->cores_first, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
-    }
-    memcpy(s->cores_prev, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
-    s->ncores = ncores;
-}
-
 /* GPU figures, attributed by PID; -1 when out of memory. */
 static int sample_gpus(gt_sampler *s, gt_sample *out)
 {
@@ -1499,13 +1429,13 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     int ncores = s->ncores;
     int fresh = !s->have_prev || s->closing || s->now - s->system_t >= s->system_period;
     if (fresh) {
-        int e = read_system(s, &s->system_used, &ncores);
+        int e = gt_system_read(s, &s->system_used, &ncores);
         if (e)
             return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat: %s", strerror(e));
         s->system_t = s->now;
     }
     out->system_ram = s->system_used;
-    s->last_pid = read_last_pid(s);
+    s->last_pid = gt_system_last_pid(s);
     s->no_new_tasks = !s->full_walk && s->last_pid && s->last_pid == s->prev_last_pid;
     if (discover(s) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
@@ -1569,7 +1499,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     if (!s->last_pid || s->last_pid != s->prev_last_pid)
         s->spawn_t = s->read_mono;
     cpu_percents(s, out, &pt, ncores);
-    system_cpu(s, out, ncores, fresh);
+    gt_system_cpu(s, out, ncores, fresh);
 
     /* GPU memory is attributed by PID. */
     if (s->gpu && sample_gpus(s, out) != 0)
