@@ -15,7 +15,9 @@
 #include "proc/procfs.h"
 #include "sampler/cpu_window.h"
 #include "sampler/exit_peaks.h"
+#include "sampler/children.h"
 #include "sampler/gpu_attribution.h"
+#include "sampler/kept.h"
 #include "sampler/paths.h"
 #include "sampler/processes.h"
 #include "sampler/sampler_state.h"
@@ -27,19 +29,6 @@
 /* Window of the CPU percents, seconds: one tick per running thread is 2 %
  * of it at HZ=250 (5 % at HZ=100), a reaped child's rounding 5 %. */
 #define CPU_WINDOW_SPAN 0.25
-
-/* Descriptors the sampler may keep: the open-files soft limit less a
- * quarter (at least 32, at most 1024) left to the rest of the program
- * (tracking files, GPU libraries, the caller's own). */
-static int fd_budget(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return 512;
-    rlim_t cur = rl.rlim_cur > (rlim_t)1 << 30 ? (rlim_t)1 << 30 : rl.rlim_cur;
-    rlim_t reserve = cur / 4 < 32 ? 32 : cur / 4 > 1024 ? 1024 : cur / 4;
-    return cur > reserve ? (int)(cur - reserve) : 0;
-}
 
 /* Whether the CPU clock of another process can be read here: the tree is
  * the live /proc (a fixture's PIDs are not processes) and the kernel
@@ -78,7 +67,7 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->self_tracking = cfg->main_pid == s->self_pid;
     s->gpu = cfg->gpu;
     s->meminfo_fd = s->stat_fd = s->loadavg_fd = -1;
-    s->fd_budget = fd_budget();
+    s->fd_budget = gt_kept_budget();
     s->use_clock = clocks_usable(cfg->proc_root);
     gt_cpu_window_init(&s->window, CPU_WINDOW_SPAN);
     s->walk_budget = GT_SAMPLER_WALK_BUDGET;
@@ -147,61 +136,15 @@ int gt_sampler_core_count(const gt_sampler *s) { return s->ncores; }
 int gt_sampler_main_alive(const gt_sampler *s) { return s->main_alive; }
 size_t gt_sampler_descendants_alive(const gt_sampler *s) { return s->desc_alive; }
 
-static void close_kept(gt_sampler *s, int *fd)
-{
-    if (*fd >= 0) {
-        close(*fd);
-        s->kept_fds--;
-    }
-    *fd = -1;
-}
-
-/* Closes the per-thread files of e (kept while it has several threads). */
-static void release_threads(gt_sampler *s, proc_entry *e)
-{
-    for (uint32_t i = 0; i < e->ntf; i++)
-        close_kept(s, &e->tf[i].fd);
-    free(e->tf);
-    e->tf = NULL;
-    e->ntf = e->tfcap = 0;
-    close_kept(s, &e->task_fd);
-}
-
-static void release_entry(gt_sampler *s, proc_entry *e)
-{
-    free(e->paths);
-    e->paths = NULL;
-    e->npaths = e->cap = 0;
-    release_threads(s, e);
-    if (e->stat_fd >= 0) {
-        close(e->stat_fd);
-        s->kept_fds--;
-    }
-    if (e->children_fd >= 0) {
-        close(e->children_fd);
-        s->kept_fds--;
-    }
-    e->stat_fd = e->children_fd = -1;
-    close_kept(s, &e->status_fd);
-}
-
-static void free_list(gt_sampler *s, proc_list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        release_entry(s, &l->v[i]);
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
-
 void gt_sampler_free(gt_sampler **sp)
 {
     if (!sp || !*sp)
         return;
     gt_sampler *s = *sp;
-    free_list(s, &s->prev);
-    free_list(s, &s->cur);
+    gt_kept_release_list(s, &s->prev);
+    gt_kept_release_list(s, &s->cur);
     gt_system_close(s);
-    release_entry(s, &s->root_files);
+    gt_kept_release(s, &s->root_files);
     free(s->queue);
     free(s->prev_queue);
     free(s->pids_main);
@@ -214,199 +157,6 @@ void gt_sampler_free(gt_sampler **sp)
     gt_procfs_close(&s->fs);
     free(s);
     *sp = NULL;
-}
-
-static int push_queued(gt_sampler *s, size_t *qn, pid_t pid, int from_kept)
-{
-    if (grow((void **)&s->queue, &s->queue_cap, *qn + 1, sizeof *s->queue) != 0)
-        return -1;
-    s->queue[(*qn)++] = (queued){pid, from_kept};
-    return 0;
-}
-
-static int push_pid(gt_sampler *s, size_t *qn, pid_t pid)
-{
-    return push_queued(s, qn, pid, 0);
-}
-
-static int queue_pid_text(gt_sampler *s, const char *d, ssize_t n, size_t *qn)
-{
-    size_t start = 0;
-    for (size_t i = 0; n > 0 && i <= (size_t)n; i++) {
-        if (i == (size_t)n || d[i] == ' ' || d[i] == '\n') {
-            pid_t pid;
-            if (i > start && gt_parse_pid_list(d + start, i - start, &pid, 1) == 1 &&
-                push_pid(s, qn, pid) != 0)
-                return -1;
-            start = i + 1;
-        }
-    }
-    return 0;
-}
-
-/* Queues the PIDs listed in a children file (relative to dirfd). */
-static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t *qn)
-{
-    const char *d;
-    ssize_t n = gt_procfs_read_small(s->fs, dirfd, rel, &d);
-    /* 1: not read (exited meanwhile, or a failed read), not "none" */
-    return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
-}
-
-/* Opens a per-process file to keep, within the fd budget; -1 otherwise. */
-static int open_kept_at(gt_sampler *s, int dirfd, const char *rel, int flags)
-{
-    if (s->kept_fds >= s->fd_budget) {
-        /* The limit may have been raised since (once per sample). */
-        if (s->budget_checked)
-            return -1;
-        s->budget_checked = 1;
-        s->fd_budget = fd_budget();
-        if (s->kept_fds >= s->fd_budget)
-            return -1;
-    }
-    int fd = gt_procfs_note_open(s->fs, openat(dirfd, rel, O_RDONLY | O_CLOEXEC | flags));
-    if (fd >= 0)
-        s->kept_fds++;
-    return fd;
-}
-
-static int open_kept(gt_sampler *s, const char *rel)
-{
-    return open_kept_at(s, gt_procfs_root(s->fs), rel, 0);
-}
-
-/* Queues the children listed in thread tid's file, through a descriptor kept
- * in e->tf[*w] (moved there from later in the array, or opened): entries
- * before *w are the threads seen in this pass. */
-static int queue_thread_children(gt_sampler *s, proc_entry *e, int tfd, const char *name,
-                                 uint32_t *w, size_t *qn)
-{
-    char rel[40];
-    pid_t tid = (pid_t)atoi(name);
-    uint32_t k = *w;
-    while (k < e->ntf && e->tf[k].tid != tid)
-        k++;
-    snprintf(rel, sizeof rel, "%.20s/children", name);
-    if (k == e->ntf) { /* a thread not seen before */
-        size_t cap = e->tfcap;
-        int fd = open_kept_at(s, tfd, rel, 0);
-        if (fd < 0 || grow((void **)&e->tf, &cap, (size_t)e->ntf + 1, sizeof *e->tf) != 0) {
-            close_kept(s, &fd);
-            return queue_children_file(s, tfd, rel, qn); /* over budget: read once */
-        }
-        e->tfcap = (uint32_t)cap;
-        e->tf[e->ntf++] = (thread_file){tid, fd};
-    }
-    thread_file t = e->tf[k];
-    e->tf[k] = e->tf[*w];
-    e->tf[(*w)++] = t;
-    const char *d;
-    ssize_t n = gt_procfs_pread(s->fs, t.fd, &d);
-    if (n < 0) { /* that thread exited and its TID came back: open afresh */
-        thread_file *kept = &e->tf[*w - 1];
-        close_kept(s, &kept->fd);
-        kept->fd = open_kept_at(s, tfd, rel, 0);
-        n = kept->fd >= 0 ? gt_procfs_pread(s->fs, kept->fd, &d)
-                          : gt_procfs_read_small(s->fs, tfd, rel, &d);
-    }
-    return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
-}
-
-/* One listing of a process's task folder. */
-typedef struct thread_walk {
-    gt_sampler *s;
-    proc_entry *e;
-    int tfd;
-    uint32_t w;     /* threads seen so far (see queue_thread_children) */
-    size_t *qn;
-    int unread;     /* some thread's children could not be read */
-} thread_walk;
-
-static int on_thread(void *ctx, const char *name)
-{
-    thread_walk *tw = ctx;
-    /* The sampling thread (the caller) forks nothing. */
-    if (tw->e->pid == tw->s->self_pid && atoi(name) == tw->s->self_tid)
-        return 0;
-    int r = queue_thread_children(tw->s, tw->e, tw->tfd, name, &tw->w, tw->qn);
-    tw->unread |= r > 0;
-    return r < 0 ? -1 : 0;
-}
-
-/* Appends the children of every thread of pid to the queue.  A child may be
- * forked by any thread, but most processes have one. */
-static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
-{
-    char rel[64];
-    pid_t pid = e->pid;
-    if (e->threads <= 1) {
-        release_threads(s, e);
-        if (e->children_fd < 0) {
-            snprintf(rel, sizeof rel, "%d/task/%d/children", (int)pid, (int)pid);
-            if ((e->children_fd = open_kept(s, rel)) < 0)
-                return queue_children_file(s, gt_procfs_root(s->fs), rel, qn);
-        }
-        const char *d;
-        ssize_t n = gt_procfs_pread(s->fs, e->children_fd, &d);
-        return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
-    }
-    /* The task folder stays open and is listed again from its start; each
-     * thread's children file stays open while the thread lives. */
-    int tfd = e->task_fd;
-    if (tfd < 0 || lseek(tfd, 0, SEEK_SET) != 0) {
-        close_kept(s, &e->task_fd);
-        snprintf(rel, sizeof rel, "%d/task", (int)pid);
-        tfd = e->task_fd = open_kept_at(s, gt_procfs_root(s->fs), rel, O_DIRECTORY);
-        if (tfd < 0)
-            tfd = gt_procfs_note_open(s->fs,
-                                      openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-        if (tfd < 0)
-            return 1;
-    }
-    thread_walk tw = {s, e, tfd, 0, qn, 0};
-    int rc = gt_procfs_each_pid(tfd, on_thread, &tw) < 0 ? -1 : 0;
-    uint32_t w = tw.w;
-    int unread = tw.unread;
-    /* Files of threads that have exited. */
-    for (uint32_t k = w; k < e->ntf; k++)
-        close_kept(s, &e->tf[k].fd);
-    e->ntf = w;
-    if (tfd != e->task_fd)
-        close(tfd);
-    return rc ? rc : unread;
-}
-
-typedef struct scan_walk {
-    gt_sampler *s;
-    int dfd;
-    pid_t parent;
-    size_t *qn;
-} scan_walk;
-
-static int on_scanned(void *ctx, const char *name)
-{
-    scan_walk *sw = ctx;
-    char rel[40];
-    snprintf(rel, sizeof rel, "%.20s/stat", name);
-    const char *d;
-    ssize_t n = gt_procfs_read_small(sw->s->fs, sw->dfd, rel, &d);
-    gt_proc_stat ps;
-    if (n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.ppid == sw->parent)
-        return push_pid(sw->s, sw->qn, ps.pid);
-    return 0;
-}
-
-/* Without CONFIG_PROC_CHILDREN: one pass over /proc, parent links by stat. */
-static int queue_children_by_scan(gt_sampler *s, pid_t parent, size_t *qn)
-{
-    int dfd = gt_procfs_note_open(s->fs, openat(gt_procfs_root(s->fs), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dfd < 0)
-        return 1;
-    scan_walk sw = {s, dfd, parent, qn};
-    int rc = gt_procfs_each_pid(dfd, on_scanned, &sw) < 0 ? -1 : 0;
-    close(dfd);
-    return rc;
 }
 
 static void on_mapping(void *ctx, const char *path, size_t path_len, uint64_t priv,
@@ -508,8 +258,8 @@ static int read_stat(gt_sampler *s, proc_entry *e, int have_clk)
     if (n <= 0) {
         /* No kept fd yet, or the process it referred to has exited (the
          * PID may now belong to a new process: open afresh). */
-        release_entry(s, e);
-        e->stat_fd = open_kept(s, rel);
+        gt_kept_release(s, e);
+        e->stat_fd = gt_kept_open(s, rel);
         n = e->stat_fd >= 0 ? gt_procfs_pread(s->fs, e->stat_fd, &d)
                             : gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, &d);
     }
@@ -517,7 +267,7 @@ static int read_stat(gt_sampler *s, proc_entry *e, int have_clk)
     if ((n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0) && e->is_main) {
         /* The main process is declared gone only if a fresh open fails too:
          * one failed read must not end the tracking of a live command. */
-        release_entry(s, e);
+        gt_kept_release(s, e);
         n = gt_procfs_read(s->fs, gt_procfs_root(s->fs), rel, &d);
     }
     if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
@@ -618,9 +368,9 @@ static ssize_t read_status(gt_sampler *s, proc_entry *e, const char **d)
         return n;
     /* Not kept yet, or its process exited (the PID may be another's now:
      * the stat read of this sample said it is the same one). */
-    close_kept(s, &e->status_fd);
+    gt_kept_close(s, &e->status_fd);
     snprintf(rel, sizeof rel, "%d/status", (int)e->pid);
-    e->status_fd = open_kept(s, rel);
+    e->status_fd = gt_kept_open(s, rel);
     return e->status_fd >= 0 ? gt_procfs_pread(s->fs, e->status_fd, d)
                              : gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, d);
 }
@@ -680,22 +430,6 @@ static int read_memory(gt_sampler *s, proc_entry *e)
     if (dirfd >= 0)
         close(dirfd);
     return !walk;
-}
-
-/* Moves the descriptors kept for a process from src to dst. */
-static void move_files(proc_entry *dst, proc_entry *src)
-{
-    dst->stat_fd = src->stat_fd;
-    dst->children_fd = src->children_fd;
-    dst->status_fd = src->status_fd;
-    src->status_fd = -1;
-    dst->task_fd = src->task_fd;
-    dst->tf = src->tf;
-    dst->ntf = src->ntf;
-    dst->tfcap = src->tfcap;
-    src->stat_fd = src->children_fd = src->task_fd = -1;
-    src->tf = NULL;
-    src->ntf = src->tfcap = 0;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -780,7 +514,7 @@ static int reuse_kids(gt_sampler *s, proc_entry *e, const proc_entry *last, walk
     e->full_t = last->full_t;
     e->kids_at = w->qn;
     for (size_t k = 0; k < last->nkids; k++)
-        if (push_queued(s, &w->qn, s->prev_queue[last->kids_at + k].pid, 1) != 0)
+        if (gt_queue_push(s, &w->qn, s->prev_queue[last->kids_at + k].pid, 1) != 0)
             return -1;
     e->nkids = w->qn - e->kids_at;
     return 0;
@@ -800,17 +534,6 @@ static int reuse_idle(gt_sampler *s, proc_entry *e, proc_entry *p, walk *w)
     memcpy(e->comm, p->comm, sizeof e->comm);
     memcpy(e->activity, p->activity, sizeof e->activity);
     return reuse_kids(s, e, p, w);
-}
-
-static int queue_kids(gt_sampler *s, proc_entry *e, walk *w)
-{
-    e->kids_at = w->qn;
-    int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &w->qn)
-                                           : queue_children_by_scan(s, e->pid, &w->qn);
-    e->nkids = w->qn - e->kids_at;
-    e->kids_unread = rc > 0; /* an incomplete list is never reused */
-    s->read_failed |= rc > 0;
-    return rc < 0 ? -1 : 0;
 }
 
 static int is_dead(char state)
@@ -836,7 +559,7 @@ static int read_self_root(proc_entry *e)
 /* Keeps the root's files and children list for the next sample. */
 static void keep_root(gt_sampler *s, proc_entry *e, int read)
 {
-    move_files(&s->root_files, e);
+    gt_kept_move(&s->root_files, e);
     s->root_files.pid = e->pid;
     s->root_files.threads = e->threads;
     s->root_files.kids_at = e->kids_at;
@@ -870,9 +593,9 @@ static int visit(gt_sampler *s, queued q, walk *w)
     /* Whose children at the last sample stand for this one's if none can be new. */
     const proc_entry *last = is_root_only ? &s->root_files : p;
     if (is_root_only)
-        move_files(e, &s->root_files);
+        gt_kept_move(e, &s->root_files);
     else if (p) /* its open files move to this sample's entry */
-        move_files(e, p);
+        gt_kept_move(e, p);
     int have_clk = !is_root_only && read_clock(s, e); /* the root's CPU is not counted */
     int rc = 0;
     if (p && have_clk && !is_root_only && idle_since(s, p, e)) {
@@ -884,7 +607,7 @@ static int visit(gt_sampler *s, queued q, walk *w)
         int self_root = is_root_only && pid == s->self_pid && s->use_clock;
         if ((self_root ? read_self_root(e) : read_stat(s, e, have_clk)) != 0 ||
             (q.from_kept && (!p || p->starttime != e->starttime))) {
-            release_entry(s, e);
+            gt_kept_release(s, e);
             if (is_root_only)
                 keep_root(s, e, 0);
             s->read_failed = 1;
@@ -897,7 +620,7 @@ static int visit(gt_sampler *s, queued q, walk *w)
             w->root_skipped |= is_root_only;
         } else {
             e->full_t = s->now;
-            rc = queue_kids(s, e, w);
+            rc = gt_children_queue(s, e, &w->qn);
         }
     }
     int same = p && p->starttime == e->starttime;
@@ -928,12 +651,12 @@ static int complete_walk(gt_sampler *s, walk *w)
     size_t from = w->qn;
     for (size_t i = 0; i < w->sorted_n; i++) {
         proc_entry *e = &cur->v[i];
-        if (e->skipped && queue_kids(s, e, w) != 0)
+        if (e->skipped && gt_children_queue(s, e, &w->qn) != 0)
             return -1;
         e->skipped = 0;
     }
     if (w->root_skipped) { /* the root adopts orphans too */
-        if (queue_kids(s, &s->root_files, w) != 0)
+        if (gt_children_queue(s, &s->root_files, &w->qn) != 0)
             return -1;
         s->root_files.full_t = s->now;
         w->root_skipped = 0;
@@ -950,7 +673,7 @@ static int discover(gt_sampler *s)
 {
     walk w = {0};
     s->cur.n = 0;
-    if (push_pid(s, &w.qn, s->root) != 0)
+    if (gt_queue_push(s, &w.qn, s->root, 0) != 0)
         return -1;
     for (size_t qi = 0; qi < w.qn; qi++)
         if (visit(s, s->queue[qi], &w) != 0)
@@ -1246,7 +969,7 @@ static void drop_duplicates(gt_sampler *s)
              * found again after all, unless the entry kept is it. */
             if (e->prev_i && e->prev_i != s->cur.v[w - 1].prev_i)
                 s->prev.v[e->prev_i - 1].matched = 0;
-            release_entry(s, e);
+            gt_kept_release(s, e);
             continue;
         }
         if (w != i) /* a copy onto itself would still cost a memmove */
@@ -1332,7 +1055,7 @@ static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
 static void rotate(gt_sampler *s)
 {
     for (size_t i = 0; i < s->prev.n; i++)
-        release_entry(s, &s->prev.v[i]);
+        gt_kept_release(s, &s->prev.v[i]);
     proc_list tmp = s->prev;
     s->prev = s->cur;
     s->cur = tmp;
