@@ -13,7 +13,7 @@
 
 #include "proc/parse.h"
 #include "proc/procfs.h"
-#include "sampler/cpu_window.h"
+#include "sampler/cpu.h"
 #include "sampler/exit_peaks.h"
 #include "sampler/children.h"
 #include "sampler/gpu_attribution.h"
@@ -69,7 +69,7 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->meminfo_fd = s->stat_fd = s->loadavg_fd = -1;
     s->fd_budget = gt_kept_budget();
     s->use_clock = clocks_usable(cfg->proc_root);
-    gt_cpu_window_init(&s->window, CPU_WINDOW_SPAN);
+    gt_cpu_books_init(&s->cpu, CPU_WINDOW_SPAN);
     s->walk_budget = GT_SAMPLER_WALK_BUDGET;
     s->idle_refresh = GT_SAMPLER_IDLE_REFRESH;
     s->system_period = GT_SAMPLER_SYSTEM_PERIOD;
@@ -159,138 +159,37 @@ void gt_sampler_free(gt_sampler **sp)
     *sp = NULL;
 }
 
+/* One process's CPU time at a sample, for the arithmetic of cpu.h. */
+static gt_cpu_reading cpu_reading(const proc_entry *e)
+{
+    return (gt_cpu_reading){e->is_main, e->starttime, e->cpu, e->ccpu, e->cpu_from_clock};
+}
+
 /* CPU seconds of the interval since the last sample, added to the running
  * totals.  Each process's delta comes from its own clock; the time of
  * members that exited comes through their reaper's cutime, less what
- * earlier intervals counted (so a total may step back by a tick's
- * rounding, which the window absorbs). */
+ * earlier intervals counted (cpu.h). */
 static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
 {
-    double main_cpu = 0, desc_cpu = 0;
-    int churn = 0;
+    gt_cpu_interval iv = {0, 0, 0};
     for (size_t i = 0; i < s->cur.n; i++) {
-        proc_entry *e = &s->cur.v[i];
-        proc_entry *p = gt_walk_prev(s, e);
-        double dcpu, dccpu;
-        if (p && p->cpu_from_clock == e->cpu_from_clock) {
-            dcpu = e->cpu - p->cpu;
-            dccpu = e->ccpu - p->ccpu;
-        } else if (!p && ((double)e->starttime >= s->prev_boot_ticks - 1 || (e->is_main && s->launched))) {
-            dcpu = e->cpu; /* born during the interval */
-            dccpu = e->ccpu;
-            churn = 1;
-        } else {
-            dcpu = 0; /* first seen now, or its clock changed: baseline only */
-            dccpu = p ? e->ccpu - p->ccpu : 0;
-        }
-        if (e->is_main)
-            main_cpu += dcpu;
-        else
-            desc_cpu += dcpu;
-        /* Time of reaped children shows up in their parent's cutime. */
-        desc_cpu += dccpu;
-        churn |= dccpu != 0;
+        const proc_entry *e = &s->cur.v[i];
+        const proc_entry *p = gt_walk_prev(s, e);
+        gt_cpu_reading now = cpu_reading(e), last = p ? cpu_reading(p) : now;
+        gt_cpu_interval_member(&iv, p ? &last : NULL, &now, s->prev_boot_ticks, s->launched);
     }
-    /* A member that exited was reaped by a member (or by the root): its
-     * final time arrived through cutime above, so take out the part
-     * counted in earlier intervals. */
+    /* A member that exited was reaped by a member (or by the root). */
     for (size_t i = 0; i < s->prev.n; i++) {
-        proc_entry *p = &s->prev.v[i];
+        const proc_entry *p = &s->prev.v[i];
         if (p->matched || p->is_main || gt_walk_still_alive(s, p))
             continue;
-        desc_cpu -= p->cpu + p->ccpu;
-        churn = 1;
+        gt_cpu_reading last = cpu_reading(p);
+        gt_cpu_interval_exited(&iv, &last);
     }
-    if (s->prev_root_ccpu >= 0) { /* below 0: unknown before the first sample */
-        desc_cpu += rccpu - s->prev_root_ccpu;
-        churn |= rccpu != s->prev_root_ccpu;
-    }
+    gt_cpu_interval_root(&iv, s->prev_root_ccpu, rccpu);
     if (s->self_tracking && s->have_prev) /* the sampling thread is not tracked */
-        main_cpu -= thread_cpu - s->prev_self_thread_cpu;
-    s->int_main = main_cpu;
-    s->int_desc = desc_cpu;
-    s->cum_main += main_cpu;
-    s->cum_desc += desc_cpu;
-    if (churn)
-        s->churn_t = s->read_mono;
-}
-
-static double clamp(double v, double hi)
-{
-    return v < 0 ? 0 : v > hi ? hi : v;
-}
-
-/* CPU percents of the interval that ends at a sample: what the kernel
- * reported in it, credited at most at the window's rate (cpu_window.h), or
- * at what could have run while more than ticks' rounding is carried and
- * threads started since the window's start: main by its threads, the
- * descendants by theirs (by all cores when processes came or went, whose
- * threads are unknown), and main + descendants by the cores. */
-static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now, int ncores)
-{
-    const gt_cpu_point *from = gt_cpu_window_add(&s->window, now);
-    double span = from ? now->t - from->t : 0;
-    double wall = now->t - s->prev_read_mono;
-    /* Until the window spans its length, the rate is tick noise: such a
-     * sample has no CPU figures, except the run's last, whose rate over the
-     * whole run is the best there is (otherwise a short run reads 0 %). */
-    int ready = span >= s->window.span || s->window.n >= GT_CPU_WINDOW_POINTS;
-    if (wall <= 0 || !from || (!ready && !(s->closing && span > 0)))
-        return;
-    /* The first sample with figures covers all the time since the first
-     * sample, so the CPU time seen before the window filled belongs to an
-     * interval too: its rate is the whole run's (CPU clocks are exact up to
-     * one tick per thread over it), and the sum of the intervals' CPU
-     * seconds is the kernel's total. */
-    int since_first = !s->cpu_seen;
-    double dm = s->int_main, dd = s->int_desc;
-    gt_cpu_point first = {s->first_mono, 0, 0, 0, 0, s->first_mono_main}; /* cum_main and cum_desc start there */
-    if (since_first) {
-        from = &first;
-        span = wall = now->t - first.t;
-        dm = now->main;
-        dd = now->desc;
-    }
-    double cores = ncores > 0 ? ncores : 1;
-    double mt = now->main_threads > from->main_threads ? now->main_threads : from->main_threads;
-    double dt = now->desc_threads > from->desc_threads ? now->desc_threads : from->desc_threads;
-    for (unsigned i = 0; since_first && i < s->window.n; i++) { /* threads at any sample kept */
-        const gt_cpu_point *q = &s->window.p[(s->window.head + i) % GT_CPU_WINDOW_POINTS];
-        if (q->main_threads > mt)
-            mt = q->main_threads;
-        if (q->desc_threads > dt)
-            dt = q->desc_threads;
-    }
-    if (s->churn_t > from->t)
-        dt = cores;
-    /* A thread created and joined between two samples is in no sampled
-     * count, but its CPU time is in the group's clock: where a task was
-     * created within the span, only the cores bound the rate. */
-    if (s->spawn_t > from->t)
-        mt = dt = cores;
-    double bm = mt < cores ? mt : cores, bd = dt < cores ? dt : cores;
-    double rm = clamp((now->main - from->main) / (now->t - from->t_main) + GT_CPU_SLACK, bm);
-    double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, bd);
-    if (rm + rd > cores) /* the descendants' bound was the looser */
-        rd = cores - rm;
-    double m = gt_cpu_flow_credit(&s->flow_main, dm, wall, rm,
-                                  gt_cpu_payout_bound(from->main_threads, now->main_threads, 0, rm, bm),
-                                  bm * GT_CPU_HOLD_PER_CORE);
-    if (bd > cores - m / wall) /* main took more than its window's rate */
-        bd = cores - m / wall;
-    if (rd > bd)
-        rd = bd;
-    double d = gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd,
-                                  gt_cpu_payout_bound(from->desc_threads, now->desc_threads,
-                                                      s->churn_t > from->t, rd, bd),
-                                  bd * GT_CPU_HOLD_PER_CORE);
-    out->cpu_valid = 1;
-    out->cpu_since_first = since_first;
-    out->cpu_span = wall;
-    s->cpu_seen = 1;
-    out->cpu_main_sum = m / wall * 100;
-    out->cpu_descendants_sum = d / wall * 100;
-    out->cpu_combined_sum = out->cpu_main_sum + out->cpu_descendants_sum;
+        gt_cpu_interval_self(&iv, s->prev_self_thread_cpu, thread_cpu);
+    gt_cpu_books_add(&s->cpu, &iv, s->read_mono);
 }
 
 gt_status gt_sampler_take_last(gt_sampler *s, gt_sample *out, gt_error *err)
@@ -397,15 +296,15 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
      * (the command released after it, say) ran before any sample, and
      * their CPU time until now belongs to the run. */
     cpu_interval(s, thread_cpu, rccpu);
-    gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc, out->main_n_threads, out->descendants_n_threads,
+    gt_cpu_point pt = {s->read_mono, s->cpu.cum_main, s->cpu.cum_desc, out->main_n_threads, out->descendants_n_threads,
                        s->read_mono_main};
     if (!s->have_prev) {
-        s->first_mono = s->read_mono;
-        s->first_mono_main = s->read_mono_main;
+        s->cpu.first_t = s->read_mono;
+        s->cpu.first_t_main = s->read_mono_main;
     }
     if (!s->last_pid || s->last_pid != s->prev_last_pid)
-        s->spawn_t = s->read_mono;
-    cpu_percents(s, out, &pt, ncores);
+        s->cpu.spawn_t = s->read_mono;
+    gt_cpu_books_percents(&s->cpu, &pt, ncores, s->closing, out);
     gt_system_cpu(s, out, ncores, fresh);
 
     /* GPU memory is attributed by PID. */
@@ -414,7 +313,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
 
     gt_walk_rotate(s);
     s->prev_last_pid = s->last_pid;
-    s->prev_read_mono = s->read_mono;
+    s->cpu.last_t = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
     s->prev_self_thread_cpu = thread_cpu;
     s->prev_root_ccpu = rccpu;

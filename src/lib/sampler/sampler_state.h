@@ -10,7 +10,7 @@
 
 #include "proc/parse.h"
 #include "proc/procfs.h"
-#include "sampler/cpu_window.h"
+#include "sampler/cpu.h"
 #include "sampler/exit_peaks.h"
 #include "sampler/paths.h"
 #include "sampler/sampler.h"
@@ -123,10 +123,6 @@ struct gt_sampler {
      * a new child or thread (see kids_stand()). */
     pid_t last_pid, prev_last_pid;
     int no_new_tasks;
-    /* read_mono of the latest sample before which a task may have been
-     * created (the last PID moved, or is unknown): threads that came and
-     * went between two samples are in no sampled thread count. */
-    double spawn_t;
     gt_paths *paths;
     uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
     size_t max_cap;
@@ -134,16 +130,12 @@ struct gt_sampler {
      * monotonic clock read right after the main process's CPU clock, so a
      * sampler delayed between the two reads (a loaded machine) does not
      * stretch one and not the other. */
-    double prev_read_mono, read_mono;
+    double read_mono;
     double read_mono_main; /* just before main's clock was read */
     int use_clock;             /* CPU clocks of other processes readable */
-    double cum_main, cum_desc; /* CPU seconds since the first sample */
-    double int_main, int_desc; /* reported in the last interval */
-    gt_cpu_flow flow_main, flow_desc;
-    double churn_t;            /* when processes last came or went */
-    gt_cpu_window window;
-    int cpu_seen;  /* some sample so far had CPU figures */
-    double first_mono, first_mono_main; /* read_mono and read_mono_main of the first sample */
+    /* The CPU totals, window and flows, over read_mono (t) and
+     * read_mono_main (t_main) of each sample. */
+    gt_cpu_books cpu;
     int closing;   /* the sample being taken is the run's last */
     /* Boot-time ticks of the last sample (before the first: of the
      * sampler's creation), from which a process is born within the
