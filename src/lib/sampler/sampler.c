@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: MIT */
+/* A sample, in order: the system-wide figures (system.c), the walk of the
+ * tree (walk.c), the exits since the last sample (exit_peaks.c), the
+ * memory figures (memory.c), the CPU interval and percents (cpu.c), GPU
+ * attribution (gpu_attribution.c); then the lists rotate for the next.
+ * Also the sampler's life (its creation, settings and release) and what it
+ * hands out of the last sample. */
 #include "sampler/sampler.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "proc/parse.h"
 #include "proc/procfs.h"
 #include "sampler/cpu.h"
 #include "sampler/exit_peaks.h"
-#include "sampler/children.h"
 #include "sampler/gpu_attribution.h"
 #include "sampler/kept.h"
 #include "sampler/memory.h"
@@ -24,7 +24,6 @@
 #include "sampler/sampler_state.h"
 #include "sampler/system.h"
 #include "sampler/walk.h"
-#include "sampler/walk_due.h"
 #include "util/error.h"
 #include "util/grow.h"
 

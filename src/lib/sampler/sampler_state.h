@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The sampler's state between samples, shared by the files that take a
- * sample.  Nothing outside src/lib/sampler/ includes it. */
+ * sample: sampler.c (the order of a sample, the sampler's life), walk.c
+ * (the tree), children.c (each process's children), kept.c (descriptors
+ * kept across samples), memory.c, system.c and gpu_attribution.c; cpu.c's
+ * arithmetic sees only its books.  Nothing outside src/lib/sampler/
+ * includes it. */
 #ifndef GT_SAMPLER_STATE_H
 #define GT_SAMPLER_STATE_H
 #include <stddef.h>
