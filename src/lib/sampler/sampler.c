@@ -1,269 +1,35 @@
 /* SPDX-License-Identifier: MIT */
+/* A sample, in order: the system-wide figures (system.c), the walk of the
+ * tree (walk.c), the exits since the last sample (exit_peaks.c), the
+ * memory figures (memory.c), the CPU interval and percents (cpu.c), GPU
+ * attribution (gpu_attribution.c); then the lists rotate for the next.
+ * Also the sampler's life (its creation, settings and release) and what it
+ * hands out of the last sample. */
 #include "sampler/sampler.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "proc/parse.h"
 #include "proc/procfs.h"
-#include "sampler/cpu_window.h"
+#include "sampler/cpu.h"
 #include "sampler/exit_peaks.h"
+#include "sampler/gpu_attribution.h"
+#include "sampler/kept.h"
+#include "sampler/memory.h"
 #include "sampler/paths.h"
 #include "sampler/processes.h"
-#include "sampler/walk_due.h"
+#include "sampler/sampler_state.h"
+#include "sampler/system.h"
+#include "sampler/walk.h"
 #include "util/error.h"
 #include "util/grow.h"
 
-#define MAX_CORES 4096
 /* Window of the CPU percents, seconds: one tick per running thread is 2 %
  * of it at HZ=250 (5 % at HZ=100), a reaped child's rounding 5 %. */
 #define CPU_WINDOW_SPAN 0.25
-
-/* Shared memory of one mapping path within one process. */
-typedef struct path_use {
-    uint32_t id;
-    uint64_t shared;
-} path_use;
-
-/* A thread's children file, kept open across samples. */
-typedef struct thread_file {
-    pid_t tid;
-    int fd;
-} thread_file;
-
-typedef struct proc_entry {
-    pid_t pid;
-    int is_main;
-    int stat_fd, children_fd;  /* kept open across samples, or -1 */
-    int status_fd;             /* kept once its memory was read, or -1 */
-    /* Several threads: the task folder and each thread's children file. */
-    int task_fd;
-    thread_file *tf;
-    uint32_t ntf, tfcap;
-    uint64_t starttime;        /* ticks since boot: tells a reused PID apart */
-    /* Seconds: own CPU time (nanoseconds from the process's CPU clock, or
-     * utime+stime ticks where that clock cannot be read) and reaped
-     * children's (cutime+cstime: ticks only). */
-    double cpu, ccpu;
-    int cpu_from_clock;
-    int threads;
-    char state;
-    pid_t ppid;
-    char comm[16];
-    /* Unchanged faults and RSS mean unchanged memory figures: RSS grows
-     * only through page faults (counted, GUP's included, to the thread that
-     * takes them, so another process writing into it moves its RSS, not
-     * its faults) and anything that shrinks it changes it. */
-    uint64_t activity[2];
-    uint64_t private_rss, shared_rss, hwm;
-    int hwm_ok;                /* hwm was read from a live process */
-    int mem_denied;            /* errno when its memory could not be read */
-    int mem_read;              /* its memory figures were read (0: status failed) */
-    /* Per-path shared memory, re-read only when the total changes. */
-    path_use *paths;
-    uint32_t npaths, cap;
-    int paths_valid;
-    /* The last page-table walk: whether there was one (with per-path data
-     * or not), the shared bytes it found, the RSS and time it saw, and the
-     * CPU seconds it took. */
-    int walked, walked_paths;
-    uint64_t walk_shared, walk_rss;
-    double walk_t, walk_cost;
-    /* Idle processes (see visit()): the CPU clock read at this sample, when
-     * stat and the children were last read (boot-time seconds), and where
-     * its children are in the walk's queue. */
-    uint64_t clock_ns;
-    double full_t;
-    size_t kids_at, nkids;
-    int skipped;               /* stat and children taken from the last sample */
-    int kids_unread;           /* a children file could not be read */
-    /* Prev list only: a member of this sample is the same process (PID and
-     * starttime), so it neither exited nor left the tree. */
-    int matched;
-    /* 1 + index in the last sample's list of the same process (same PID and
-     * starttime), 0 if none: found once by the walk, which every later
-     * look-up of the sample reuses (the last list does not move during a
-     * sample; this one is re-sorted, so it holds no pointers into itself). */
-    size_t prev_i;
-} proc_entry;
-
-/* A PID to visit; from_kept: listed by the last sample's children of an
- * idle parent, so it must still be the process seen then. */
-typedef struct queued {
-    pid_t pid;
-    int from_kept;
-} queued;
-
-typedef struct proc_list {
-    proc_entry *v;
-    size_t n, cap;
-} proc_list;
-
-struct gt_sampler {
-    gt_procfs *fs;
-    pid_t main_pid, root;
-    int self_tracking;         /* the tracked process is this process */
-    pid_t self_pid, self_tid;  /* this process; the sampling thread (0: not yet known) */
-    gt_gpu *gpu;
-    long hz;
-    proc_list prev, cur;
-    int have_prev, main_alive;
-    queued *queue, *prev_queue;  /* this walk's and the last one's */
-    size_t queue_cap, prev_queue_cap;
-    pid_t *pids_main, *pids_desc;
-    size_t pids_cap, pids_main_cap;
-    /* An idle process's stat and children are read again at least this
-     * often (seconds); the boot-time clock at this sample; 1: read all. */
-    double idle_refresh, now;
-    int full_walk;
-    /* A read failed or a process vanished at this sample: the next one
-     * reads every process, so a failure is never carried over. */
-    int read_failed;
-    /* The PID last given out (/proc/loadavg) at this sample's start and the
-     * last one's, 0 where unknown; no_new_tasks: the same, so no member has
-     * a new child or thread (see kids_stand()). */
-    pid_t last_pid, prev_last_pid;
-    int no_new_tasks;
-    /* read_mono of the latest sample before which a task may have been
-     * created (the last PID moved, or is unknown): threads that came and
-     * went between two samples are in no sampled thread count. */
-    double spawn_t;
-    gt_paths *paths;
-    uint64_t *max_desc, *max_comb; /* per path id, zero between samples */
-    size_t max_cap;
-    /* Interval state.  The wall time of an interval is taken between the
-     * monotonic clock read right after the main process's CPU clock, so a
-     * sampler delayed between the two reads (a loaded machine) does not
-     * stretch one and not the other. */
-    double prev_read_mono, read_mono;
-    double read_mono_main; /* just before main's clock was read */
-    int use_clock;             /* CPU clocks of other processes readable */
-    double cum_main, cum_desc; /* CPU seconds since the first sample */
-    double int_main, int_desc; /* reported in the last interval */
-    gt_cpu_flow flow_main, flow_desc;
-    double churn_t;            /* when processes last came or went */
-    gt_cpu_window window;
-    int cpu_seen;  /* some sample so far had CPU figures */
-    double first_mono, first_mono_main; /* read_mono and read_mono_main of the first sample */
-    int closing;   /* the sample being taken is the run's last */
-    /* Boot-time ticks of the last sample (before the first: of the
-     * sampler's creation), from which a process is born within the
-     * interval and counts with all its CPU time. */
-    double prev_boot_ticks;
-    /* The caller launched main held before its exec (it is the tree's root
-     * and not main): nothing of the command ran before the sampler, so the
-     * first sample counts all of main's CPU time too. */
-    int launched;
-    struct timespec self_thread_cpu; /* read with the main process's clock */
-    double prev_self_thread_cpu;
-    double prev_root_ccpu, root_ccpu_now;
-    /* fds kept open across samples (two per process), within a budget from
-     * the open-files soft limit; beyond it a process's files are opened and
-     * closed each sample, so a huge tree cannot exhaust the limit. */
-    int kept_fds, fd_budget, budget_checked;
-    int meminfo_fd, stat_fd, loadavg_fd;
-    /* The last reading of the system-wide figures, taken at most every
-     * system_period seconds: when (boot-time seconds), RAM used, the
-     * cores' summed busy percent. */
-    double system_period, system_t;
-    uint64_t system_used;
-    double system_sum;
-    /* The root's files, kept across samples like a member's although the
-     * root itself is not tracked. */
-    proc_entry root_files;
-    gt_cpu_times cores_prev[MAX_CORES];
-    gt_cpu_times cores_cur[MAX_CORES];
-    gt_cpu_times cores_first[MAX_CORES]; /* at the first sample: a whole run's baseline */
-    int ncores;
-    uint64_t ram_capacity;
-    uint64_t desc_hwm_max;
-    gt_exit_peaks *exits;     /* NULL: no taskstats, peaks are sampled */
-    /* The tree's exit records attributed at this sample (see
-     * gt_sampler_exits); taken_short: some were not kept. */
-    gt_exit_record *taken;
-    size_t n_taken, taken_cap;
-    int taken_short;
-    size_t desc_alive;
-    /* Scratch while reading one process's smaps. */
-    proc_entry *smaps_target;
-    uint64_t smaps_private, smaps_shared;
-    int need_paths;           /* several processes: shared memory per path */
-    int same_members;         /* this sample's members are the last one's */
-    /* Page-table walks within a CPU budget: seconds of CPU they may still
-     * use (refilled at walk_budget per second of wall time, may run into
-     * debt), and where the next sample's round of walks starts. */
-    double walk_budget, walk_allowance, walk_refill_t;
-    size_t walk_next;
-};
-
-static double ts_seconds(const struct timespec *t)
-{
-    return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
-}
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    return gt_grow_array(v, cap, need, 16, elem);
-}
-
-static ssize_t read_kept(gt_sampler *s, int *fd, const char *name, const char **d)
-{
-    if (*fd < 0)
-        *fd = gt_procfs_note_open(s->fs, openat(gt_procfs_root(s->fs), name, O_RDONLY | O_CLOEXEC));
-    return *fd < 0 ? -1 : gt_procfs_pread(s->fs, *fd, d);
-}
-
-/* The PID last given out in this PID namespace; 0 when unknown. */
-static pid_t read_last_pid(gt_sampler *s)
-{
-    const char *d;
-    ssize_t n = read_kept(s, &s->loadavg_fd, "loadavg", &d);
-    pid_t pid;
-    return n > 0 && gt_parse_loadavg_last_pid(d, (size_t)n, &pid) == 0 ? pid : 0;
-}
-
-/* Returns 0, or why not as an errno value (EMFILE: too few descriptors;
- * EPROTO: text not understood). */
-static int read_system(gt_sampler *s, uint64_t *used, int *ncores)
-{
-    const char *d;
-    ssize_t n = read_kept(s, &s->meminfo_fd, "meminfo", &d);
-    if (n < 0)
-        return errno ? errno : EIO;
-    gt_meminfo mi;
-    if (gt_parse_meminfo(d, (size_t)n, &mi) != 0)
-        return EPROTO;
-    *used = gt_meminfo_used(&mi);
-    s->ram_capacity = mi.total;
-    n = read_kept(s, &s->stat_fd, "stat", &d);
-    if (n < 0)
-        return errno ? errno : EIO;
-    if (gt_parse_proc_stat(d, (size_t)n, s->cores_cur, MAX_CORES, ncores) != 0)
-        return EPROTO;
-    if (*ncores > MAX_CORES)
-        *ncores = MAX_CORES;
-    return 0;
-}
-
-/* Descriptors the sampler may keep: the open-files soft limit less a
- * quarter (at least 32, at most 1024) left to the rest of the program
- * (tracking files, GPU libraries, the caller's own). */
-static int fd_budget(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return 512;
-    rlim_t cur = rl.rlim_cur > (rlim_t)1 << 30 ? (rlim_t)1 << 30 : rl.rlim_cur;
-    rlim_t reserve = cur / 4 < 32 ? 32 : cur / 4 > 1024 ? 1024 : cur / 4;
-    return cur > reserve ? (int)(cur - reserve) : 0;
-}
 
 /* Whether the CPU clock of another process can be read here: the tree is
  * the live /proc (a fixture's PIDs are not processes) and the kernel
@@ -288,8 +54,6 @@ static void keep_exit(void *ctx, const gt_exit_record *r)
     s->taken[s->n_taken++] = *r;
 }
 
-static int read_self_root(proc_entry *e);
-
 gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_error *err)
 {
     *out = NULL;
@@ -302,9 +66,9 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->self_tracking = cfg->main_pid == s->self_pid;
     s->gpu = cfg->gpu;
     s->meminfo_fd = s->stat_fd = s->loadavg_fd = -1;
-    s->fd_budget = fd_budget();
+    s->fd_budget = gt_kept_budget();
     s->use_clock = clocks_usable(cfg->proc_root);
-    gt_cpu_window_init(&s->window, CPU_WINDOW_SPAN);
+    gt_cpu_books_init(&s->cpu, CPU_WINDOW_SPAN);
     s->walk_budget = GT_SAMPLER_WALK_BUDGET;
     s->idle_refresh = GT_SAMPLER_IDLE_REFRESH;
     s->system_period = GT_SAMPLER_SYSTEM_PERIOD;
@@ -321,13 +85,13 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
      * first sample's root reading is the baseline otherwise). */
     if (s->root != s->main_pid) {
         proc_entry e = {0};
-        s->prev_root_ccpu = s->root == s->self_pid && s->use_clock && read_self_root(&e) == 0 ? e.ccpu : -1;
+        s->prev_root_ccpu = s->root == s->self_pid && s->use_clock && gt_walk_read_self_root(&e) == 0 ? e.ccpu : -1;
     }
     gt_status st = gt_procfs_open(cfg->proc_root, &s->fs, err);
     if (st == GT_OK && !(s->paths = gt_paths_new()))
         st = gt_err(err, GT_ERR_NOMEM, "out of memory");
     uint64_t used;
-    int e = st == GT_OK ? read_system(s, &used, &s->ncores) : 0;
+    int e = st == GT_OK ? gt_system_read(s, &used, &s->ncores) : 0;
     if (e)
         st = gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo and /proc/stat: %s", strerror(e));
     if (st != GT_OK) {
@@ -371,66 +135,15 @@ int gt_sampler_core_count(const gt_sampler *s) { return s->ncores; }
 int gt_sampler_main_alive(const gt_sampler *s) { return s->main_alive; }
 size_t gt_sampler_descendants_alive(const gt_sampler *s) { return s->desc_alive; }
 
-static void close_kept(gt_sampler *s, int *fd)
-{
-    if (*fd >= 0) {
-        close(*fd);
-        s->kept_fds--;
-    }
-    *fd = -1;
-}
-
-/* Closes the per-thread files of e (kept while it has several threads). */
-static void release_threads(gt_sampler *s, proc_entry *e)
-{
-    for (uint32_t i = 0; i < e->ntf; i++)
-        close_kept(s, &e->tf[i].fd);
-    free(e->tf);
-    e->tf = NULL;
-    e->ntf = e->tfcap = 0;
-    close_kept(s, &e->task_fd);
-}
-
-static void release_entry(gt_sampler *s, proc_entry *e)
-{
-    free(e->paths);
-    e->paths = NULL;
-    e->npaths = e->cap = 0;
-    release_threads(s, e);
-    if (e->stat_fd >= 0) {
-        close(e->stat_fd);
-        s->kept_fds--;
-    }
-    if (e->children_fd >= 0) {
-        close(e->children_fd);
-        s->kept_fds--;
-    }
-    e->stat_fd = e->children_fd = -1;
-    close_kept(s, &e->status_fd);
-}
-
-static void free_list(gt_sampler *s, proc_list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        release_entry(s, &l->v[i]);
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
-
 void gt_sampler_free(gt_sampler **sp)
 {
     if (!sp || !*sp)
         return;
     gt_sampler *s = *sp;
-    free_list(s, &s->prev);
-    free_list(s, &s->cur);
-    if (s->meminfo_fd >= 0)
-        close(s->meminfo_fd);
-    if (s->stat_fd >= 0)
-        close(s->stat_fd);
-    if (s->loadavg_fd >= 0)
-        close(s->loadavg_fd);
-    release_entry(s, &s->root_files);
+    gt_kept_release_list(s, &s->prev);
+    gt_kept_release_list(s, &s->cur);
+    gt_system_close(s);
+    gt_kept_release(s, &s->root_files);
     free(s->queue);
     free(s->prev_queue);
     free(s->pids_main);
@@ -445,1202 +158,37 @@ void gt_sampler_free(gt_sampler **sp)
     *sp = NULL;
 }
 
-static int push_queued(gt_sampler *s, size_t *qn, pid_t pid, int from_kept)
+/* One process's CPU time at a sample, for the arithmetic of cpu.h. */
+static gt_cpu_reading cpu_reading(const proc_entry *e)
 {
-    if (grow((void **)&s->queue, &s->queue_cap, *qn + 1, sizeof *s->queue) != 0)
-        return -1;
-    s->queue[(*qn)++] = (queued){pid, from_kept};
-    return 0;
-}
-
-static int push_pid(gt_sampler *s, size_t *qn, pid_t pid)
-{
-    return push_queued(s, qn, pid, 0);
-}
-
-static int queue_pid_text(gt_sampler *s, const char *d, ssize_t n, size_t *qn)
-{
-    size_t start = 0;
-    for (size_t i = 0; n > 0 && i <= (size_t)n; i++) {
-        if (i == (size_t)n || d[i] == ' ' || d[i] == '\n') {
-            pid_t pid;
-            if (i > start && gt_parse_pid_list(d + start, i - start, &pid, 1) == 1 &&
-                push_pid(s, qn, pid) != 0)
-                return -1;
-            start = i + 1;
-        }
-    }
-    return 0;
-}
-
-/* Queues the PIDs listed in a children file (relative to dirfd). */
-static int queue_children_file(gt_sampler *s, int dirfd, const char *rel, size_t *qn)
-{
-    const char *d;
-    ssize_t n = gt_procfs_read_small(s->fs, dirfd, rel, &d);
-    /* 1: not read (exited meanwhile, or a failed read), not "none" */
-    return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
-}
-
-/* Opens a per-process file to keep, within the fd budget; -1 otherwise. */
-static int open_kept_at(gt_sampler *s, int dirfd, const char *rel, int flags)
-{
-    if (s->kept_fds >= s->fd_budget) {
-        /* The limit may have been raised since (once per sample). */
-        if (s->budget_checked)
-            return -1;
-        s->budget_checked = 1;
-        s->fd_budget = fd_budget();
-        if (s->kept_fds >= s->fd_budget)
-            return -1;
-    }
-    int fd = gt_procfs_note_open(s->fs, openat(dirfd, rel, O_RDONLY | O_CLOEXEC | flags));
-    if (fd >= 0)
-        s->kept_fds++;
-    return fd;
-}
-
-static int open_kept(gt_sampler *s, const char *rel)
-{
-    return open_kept_at(s, gt_procfs_root(s->fs), rel, 0);
-}
-
-/* Queues the children listed in thread tid's file, through a descriptor kept
- * in e->tf[*w] (moved there from later in the array, or opened): entries
- * before *w are the threads seen in this pass. */
-static int queue_thread_children(gt_sampler *s, proc_entry *e, int tfd, const char *name,
-                                 uint32_t *w, size_t *qn)
-{
-    char rel[40];
-    pid_t tid = (pid_t)atoi(name);
-    uint32_t k = *w;
-    while (k < e->ntf && e->tf[k].tid != tid)
-        k++;
-    snprintf(rel, sizeof rel, "%.20s/children", name);
-    if (k == e->ntf) { /* a thread not seen before */
-        size_t cap = e->tfcap;
-        int fd = open_kept_at(s, tfd, rel, 0);
-        if (fd < 0 || grow((void **)&e->tf, &cap, (size_t)e->ntf + 1, sizeof *e->tf) != 0) {
-            close_kept(s, &fd);
-            return queue_children_file(s, tfd, rel, qn); /* over budget: read once */
-        }
-        e->tfcap = (uint32_t)cap;
-        e->tf[e->ntf++] = (thread_file){tid, fd};
-    }
-    thread_file t = e->tf[k];
-    e->tf[k] = e->tf[*w];
-    e->tf[(*w)++] = t;
-    const char *d;
-    ssize_t n = gt_procfs_pread(s->fs, t.fd, &d);
-    if (n < 0) { /* that thread exited and its TID came back: open afresh */
-        thread_file *kept = &e->tf[*w - 1];
-        close_kept(s, &kept->fd);
-        kept->fd = open_kept_at(s, tfd, rel, 0);
-        n = kept->fd >= 0 ? gt_procfs_pread(s->fs, kept->fd, &d)
-                          : gt_procfs_read_small(s->fs, tfd, rel, &d);
-    }
-    return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
-}
-
-/* One listing of a process's task folder. */
-typedef struct thread_walk {
-    gt_sampler *s;
-    proc_entry *e;
-    int tfd;
-    uint32_t w;     /* threads seen so far (see queue_thread_children) */
-    size_t *qn;
-    int unread;     /* some thread's children could not be read */
-} thread_walk;
-
-static int on_thread(void *ctx, const char *name)
-{
-    thread_walk *tw = ctx;
-    /* The sampling thread (the caller) forks nothing. */
-    if (tw->e->pid == tw->s->self_pid && atoi(name) == tw->s->self_tid)
-        return 0;
-    int r = queue_thread_children(tw->s, tw->e, tw->tfd, name, &tw->w, tw->qn);
-    tw->unread |= r > 0;
-    return r < 0 ? -1 : 0;
-}
-
-/* Appends the children of every thread of pid to the queue.  A child may be
- * forked by any thread, but most processes have one. */
-static int queue_children(gt_sampler *s, proc_entry *e, size_t *qn)
-{
-    char rel[64];
-    pid_t pid = e->pid;
-    if (e->threads <= 1) {
-        release_threads(s, e);
-        if (e->children_fd < 0) {
-            snprintf(rel, sizeof rel, "%d/task/%d/children", (int)pid, (int)pid);
-            if ((e->children_fd = open_kept(s, rel)) < 0)
-                return queue_children_file(s, gt_procfs_root(s->fs), rel, qn);
-        }
-        const char *d;
-        ssize_t n = gt_procfs_pread(s->fs, e->children_fd, &d);
-        return n > 0 ? queue_pid_text(s, d, n, qn) : n < 0;
-    }
-    /* The task folder stays open and is listed again from its start; each
-     * thread's children file stays open while the thread lives. */
-    int tfd = e->task_fd;
-    if (tfd < 0 || lseek(tfd, 0, SEEK_SET) != 0) {
-        close_kept(s, &e->task_fd);
-        snprintf(rel, sizeof rel, "%d/task", (int)pid);
-        tfd = e->task_fd = open_kept_at(s, gt_procfs_root(s->fs), rel, O_DIRECTORY);
-        if (tfd < 0)
-            tfd = gt_procfs_note_open(s->fs,
-                                      openat(gt_procfs_root(s->fs), rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-        if (tfd < 0)
-            return 1;
-    }
-    thread_walk tw = {s, e, tfd, 0, qn, 0};
-    int rc = gt_procfs_each_pid(tfd, on_thread, &tw) < 0 ? -1 : 0;
-    uint32_t w = tw.w;
-    int unread = tw.unread;
-    /* Files of threads that have exited. */
-    for (uint32_t k = w; k < e->ntf; k++)
-        close_kept(s, &e->tf[k].fd);
-    e->ntf = w;
-    if (tfd != e->task_fd)
-        close(tfd);
-    return rc ? rc : unread;
-}
-
-typedef struct scan_walk {
-    gt_sampler *s;
-    int dfd;
-    pid_t parent;
-    size_t *qn;
-} scan_walk;
-
-static int on_scanned(void *ctx, const char *name)
-{
-    scan_walk *sw = ctx;
-    char rel[40];
-    snprintf(rel, sizeof rel, "%.20s/stat", name);
-    const char *d;
-    ssize_t n = gt_procfs_read_small(sw->s->fs, sw->dfd, rel, &d);
-    gt_proc_stat ps;
-    if (n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.ppid == sw->parent)
-        return push_pid(sw->s, sw->qn, ps.pid);
-    return 0;
-}
-
-/* Without CONFIG_PROC_CHILDREN: one pass over /proc, parent links by stat. */
-static int queue_children_by_scan(gt_sampler *s, pid_t parent, size_t *qn)
-{
-    int dfd = gt_procfs_note_open(s->fs, openat(gt_procfs_root(s->fs), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dfd < 0)
-        return 1;
-    scan_walk sw = {s, dfd, parent, qn};
-    int rc = gt_procfs_each_pid(dfd, on_scanned, &sw) < 0 ? -1 : 0;
-    close(dfd);
-    return rc;
-}
-
-static void on_mapping(void *ctx, const char *path, size_t path_len, uint64_t priv,
-                       uint64_t shared)
-{
-    gt_sampler *s = ctx;
-    proc_entry *e = s->smaps_target;
-    if (!e)
-        return;
-    s->smaps_private += priv;
-    s->smaps_shared += shared;
-    uint32_t id;
-    if (gt_paths_intern(s->paths, path, path_len, &id) != 0) {
-        s->smaps_target = NULL; /* out of memory: give up on this process */
-        e->paths_valid = 0;
-        return;
-    }
-    /* psutil groups a process's mappings by path; sum within the process. */
-    for (uint32_t i = 0; i < e->npaths; i++)
-        if (e->paths[i].id == id) {
-            e->paths[i].shared += shared;
-            return;
-        }
-    size_t cap = e->cap;
-    if (grow((void **)&e->paths, &cap, (size_t)e->npaths + 1, sizeof *e->paths) != 0) {
-        s->smaps_target = NULL;
-        e->paths_valid = 0;
-        return;
-    }
-    e->cap = (uint32_t)cap;
-    e->paths[e->npaths++] = (path_use){id, shared};
-}
-
-/* Per-path shared memory from smaps, and the process's totals. */
-static void read_paths(gt_sampler *s, int dirfd, proc_entry *e)
-{
-    const char *d;
-    ssize_t n = gt_procfs_read(s->fs, dirfd, "smaps", &d);
-    e->npaths = 0;
-    if (n < 0)
-        return;
-    e->paths_valid = 1;
-    s->smaps_target = e;
-    s->smaps_private = s->smaps_shared = 0;
-    if (gt_parse_smaps(d, (size_t)n, on_mapping, s) != 0)
-        e->paths_valid = 0;
-    s->smaps_target = NULL;
-    /* Totals from the same read as the paths, so that main, descendants and
-     * combined describe one instant (smaps_rollup was read a moment ago). */
-    if (e->paths_valid) {
-        e->private_rss = s->smaps_private;
-        e->shared_rss = s->smaps_shared;
-    }
-}
-
-/* The id clock_getcpuclockid() gives for pid's whole-process CPU time
- * (Linux: ~pid << 3 | CPUCLOCK_SCHED), without the system call it spends
- * checking that pid exists: the read that follows tells. */
-static clockid_t process_clock(pid_t pid)
-{
-    return (clockid_t)((~(unsigned)pid << 3) | 2u);
-}
-
-/* Reads a process's CPU clock into e->clock_ns; 0 when it cannot be read.
- * Read before stat: a stat read that then succeeds through a kept
- * descriptor proves the process was the same one when its clock was read.
- * One system call, no permission needed, every thread live or exited in
- * nanoseconds (see cpu_flow.h for how late it can be). */
-static int read_clock(gt_sampler *s, proc_entry *e)
-{
-    struct timespec clk, t;
-    if (e->is_main) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        s->read_mono_main = ts_seconds(&t);
-    }
-    int have_clk = s->use_clock && clock_gettime(process_clock(e->pid), &clk) == 0;
-    e->clock_ns = have_clk ? (uint64_t)clk.tv_sec * 1000000000u + (uint64_t)clk.tv_nsec : 0;
-    e->cpu = have_clk ? ts_seconds(&clk) : 0;
-    if (e->is_main) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        s->read_mono = ts_seconds(&t);
-        if (s->self_tracking)
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s->self_thread_cpu);
-    }
-    return have_clk;
-}
-
-/* Reads a process's stat into e (through its kept fd when it has one),
- * its CPU time from the clock read_clock() read when have_clk; returns -1
- * if it is gone. */
-static int read_stat(gt_sampler *s, proc_entry *e, int have_clk)
-{
-    char rel[32];
-    const char *d;
-    ssize_t n = -1;
-    snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
-    if (e->stat_fd >= 0)
-        n = gt_procfs_pread(s->fs, e->stat_fd, &d);
-    if (n <= 0) {
-        /* No kept fd yet, or the process it referred to has exited (the
-         * PID may now belong to a new process: open afresh). */
-        release_entry(s, e);
-        e->stat_fd = open_kept(s, rel);
-        n = e->stat_fd >= 0 ? gt_procfs_pread(s->fs, e->stat_fd, &d)
-                            : gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, &d);
-    }
-    gt_proc_stat ps;
-    if ((n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0) && e->is_main) {
-        /* The main process is declared gone only if a fresh open fails too:
-         * one failed read must not end the tracking of a live command. */
-        release_entry(s, e);
-        n = gt_procfs_read(s->fs, gt_procfs_root(s->fs), rel, &d);
-    }
-    if (n <= 0 || gt_parse_stat(d, (size_t)n, &ps) != 0)
-        return -1;
-    e->starttime = ps.starttime;
-    if (!have_clk)
-        e->cpu = (double)(ps.utime + ps.stime) / (double)s->hz;
-    e->cpu_from_clock = have_clk;
-    e->ccpu = (double)(ps.cutime + ps.cstime) / (double)s->hz;
-    e->threads = ps.num_threads;
-    e->state = ps.state;
-    e->ppid = ps.ppid;
-    memcpy(e->comm, ps.comm, sizeof e->comm);
-    e->activity[0] = ps.minflt + ps.majflt;
-    e->activity[1] = ps.rss_pages;
-    return 0;
-}
-
-static double thread_cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return ts_seconds(&t);
-}
-
-/* Whether the split of a process unchanged since its last walk is due
- * for a refresh: all the members' refreshes together within a tenth of
- * the walk budget (see walk_due.h). */
-static int refresh_due(const gt_sampler *s, const proc_entry *e)
-{
-    double members = s->cur.n ? (double)s->cur.n : 1;
-    return gt_walk_refresh_due(s->now - e->walk_t, e->walk_cost * members, s->walk_budget, s->idle_refresh);
-}
-
-/* Whether a page-table walk may run now: always for a process never
- * walked (or walked without the per-path data now needed), otherwise while
- * the budget has CPU time left. */
-static int may_walk(const gt_sampler *s, const proc_entry *e, uint64_t rss)
-{
-    if (!e->walked || (s->need_paths && !e->walked_paths))
-        return 1;
-    /* Pages move between private and shared when they are mapped or
-     * unmapped, or when the processes that map them come and go: while its
-     * RSS and the tree's members are as at its last walk, the split stands
-     * until the refresh for what others can change. */
-    if (s->same_members && rss == e->walk_rss && !refresh_due(s, e))
-        return 0;
-    return s->walk_allowance > 0;
-}
-
-/* The private/shared split by walking the page tables: smaps_rollup, or
- * smaps where shared memory must be combined per path.  Costs time in
- * proportion to the process's mappings and RSS (and holds its mmap lock). */
-static int walk_memory(gt_sampler *s, int dirfd, proc_entry *e)
-{
-    double t0 = thread_cpu_now();
-    const char *d;
-    gt_mem_rollup r;
-    int ok = 0;
-    e->npaths = 0;
-    e->paths_valid = 0;
-    e->mem_denied = 0;
-    if (gt_procfs_has_rollup(s->fs)) {
-        ssize_t n = gt_procfs_read_small(s->fs, dirfd, "smaps_rollup", &d);
-        /* Another user's process, or a setuid one: status is readable, its
-         * memory map is not; the figures are unavailable, not 0. */
-        if (n < 0 && (errno == EACCES || errno == EPERM))
-            e->mem_denied = errno;
-        if (n > 0 && gt_parse_smaps_rollup(d, (size_t)n, &r) == 0) {
-            e->private_rss = r.private_clean + r.private_dirty;
-            e->shared_rss = r.shared_clean + r.shared_dirty;
-            ok = 1;
-        }
-    }
-    if (s->need_paths || !gt_procfs_has_rollup(s->fs)) {
-        read_paths(s, dirfd, e);
-        ok = e->paths_valid;
-    }
-    double cost = thread_cpu_now() - t0;
-    /* Only a complete walk stands in for the ones skipped later. */
-    if (ok) {
-        e->walked = 1;
-        e->walked_paths = s->need_paths;
-        e->walk_shared = e->shared_rss;
-        e->walk_cost = cost;
-    }
-    s->walk_allowance -= cost;
-    return ok;
-}
-
-/* Reads a process's status through a descriptor kept while it lives and
- * the fd budget allows; -1 when it is gone. */
-static ssize_t read_status(gt_sampler *s, proc_entry *e, const char **d)
-{
-    char rel[40];
-    ssize_t n = e->status_fd >= 0 ? gt_procfs_pread(s->fs, e->status_fd, d) : -1;
-    if (n > 0)
-        return n;
-    /* Not kept yet, or its process exited (the PID may be another's now:
-     * the stat read of this sample said it is the same one). */
-    close_kept(s, &e->status_fd);
-    snprintf(rel, sizeof rel, "%d/status", (int)e->pid);
-    e->status_fd = open_kept(s, rel);
-    return e->status_fd >= 0 ? gt_procfs_pread(s->fs, e->status_fd, d)
-                             : gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, d);
-}
-
-/* Reads the memory figures of one process.  The total is the kernel's
- * VmRSS at every read; the split comes from a fresh page-table walk when
- * the budget allows one, otherwise shared is the last walk's (at most the
- * total) and private the rest, so private + shared = total always. */
-static int read_memory(gt_sampler *s, proc_entry *e)
-{
-    e->private_rss = e->shared_rss = e->hwm = 0;
-    e->hwm_ok = 0;
-    if (e->state == 'Z' || e->state == 'X') {
-        /* A zombie, or a process gone before its folder opens, holds no
-         * memory: its empty path list is exact, so the others' shared
-         * memory is still counted once per path (only a read cut short
-         * mid-way is unknown).  Its CPU times are final, though. */
-        e->npaths = 0;
-        e->paths_valid = 1;
-        e->mem_denied = 0;
-        e->mem_read = 1;
-        return 0;
-    }
-    const char *d;
-    uint64_t rss = 0;
-    int have_rss = 0;
-    ssize_t n = read_status(s, e, &d);
-    e->mem_read = n >= 0;
-    if (n < 0) { /* gone, or a failed read: not to be reused as its figures */
-        s->read_failed = 1;
-        e->npaths = 0;
-        e->paths_valid = 1;
-        e->mem_denied = 0;
-        return 0;
-    }
-    if (n > 0) {
-        if (gt_parse_status_hwm(d, (size_t)n, &e->hwm) == 0)
-            e->hwm_ok = e->hwm > 0;
-        if (gt_parse_status_rss(d, (size_t)n, &rss, &have_rss) != 0)
-            have_rss = 0;
-    }
-    int walk = !have_rss || may_walk(s, e, rss);
-    /* The folder is opened only for a walk, which reads several files. */
-    int dirfd = walk ? gt_procfs_open_pid(s->fs, e->pid) : -1;
-    int walked = dirfd >= 0 && walk_memory(s, dirfd, e);
-    if (walked) {
-        e->walk_rss = have_rss ? rss : UINT64_MAX; /* no RSS to compare with: walk again */
-        e->walk_t = s->now;
-    }
-    /* A walk cut short (the process exiting) leaves the last one's split. */
-    if (!walked && have_rss && e->walked) {
-        e->shared_rss = e->walk_shared < rss ? e->walk_shared : rss;
-        e->private_rss = rss - e->shared_rss;
-    }
-    e->mem_read = walked || (have_rss && e->walked);
-    s->read_failed |= !e->mem_read;
-    if (dirfd >= 0)
-        close(dirfd);
-    return !walk;
-}
-
-/* Moves the descriptors kept for a process from src to dst. */
-static void move_files(proc_entry *dst, proc_entry *src)
-{
-    dst->stat_fd = src->stat_fd;
-    dst->children_fd = src->children_fd;
-    dst->status_fd = src->status_fd;
-    src->status_fd = -1;
-    dst->task_fd = src->task_fd;
-    dst->tf = src->tf;
-    dst->ntf = src->ntf;
-    dst->tfcap = src->tfcap;
-    src->stat_fd = src->children_fd = src->task_fd = -1;
-    src->tf = NULL;
-    src->ntf = src->tfcap = 0;
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-    const proc_entry *x = a, *y = b;
-    return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-static proc_entry *find_prev_pid(gt_sampler *s, pid_t pid)
-{
-    if (s->prev.n == 0)
-        return NULL;
-    proc_entry key = {.pid = pid};
-    return bsearch(&key, s->prev.v, s->prev.n, sizeof key, cmp_entry);
-}
-
-/* find_prev_pid() trying *next first: a tree that did not change is walked
- * in much the order of the last (sorted) list, so the entry after the one
- * found last is usually the one sought. */
-static proc_entry *find_prev_near(gt_sampler *s, pid_t pid, size_t *next)
-{
-    proc_entry *p = *next < s->prev.n && s->prev.v[*next].pid == pid ? &s->prev.v[*next]
-                                                                       : find_prev_pid(s, pid);
-    if (p)
-        *next = (size_t)(p - s->prev.v) + 1;
-    return p;
-}
-
-/* The last sample's entry of the same process as e, as the walk found it. */
-static proc_entry *find_prev(gt_sampler *s, const proc_entry *e)
-{
-    return e->prev_i ? &s->prev.v[e->prev_i - 1] : NULL;
-}
-
-/* The state of one walk of the tree. */
-typedef struct walk {
-    size_t qn;        /* PIDs queued */
-    size_t matched;   /* members of the last sample found again */
-    size_t skipped;   /* members (or the root) whose children were not read */
-    int root_skipped; /* the root's were not */
-    int orphans;      /* a member became a zombie: its children moved */
-    size_t sorted_n;  /* completing: cur[0..sorted_n) sorted and visited */
-    size_t prev_next; /* where in the last list the next look-up starts */
-} walk;
-
-/* Whether a process's stat and children can be taken from the last sample
- * (p) instead of read: its CPU clock has not moved since, so it has not run,
- * and all that only it can change (threads, state, faults, cutime, its
- * own children: a fork by any thread runs and moves the clock) is as it
- * was.  What others can change is bounded: its RSS may fall while it sleeps
- * (reclaim, swap, a mapped file truncated) or rise by another's hand
- * (process_vm_writev, ptrace, khugepaged), and a subreaper's children may
- * change by adoption, so an idle process is read afresh every idle_refresh
- * seconds; and when a member exited (its children moved) the children of
- * every idle one are read again (complete_walk()). */
-static int idle_since(const gt_sampler *s, const proc_entry *p, const proc_entry *e)
-{
-    return !s->full_walk && !p->kids_unread && p->cpu_from_clock && p->clock_ns == e->clock_ns &&
-           s->now - p->full_t < s->idle_refresh;
-}
-
-/* Whether the children of a process that ran (or of the root) can be
- * taken from the last sample (last): no task was created since the last
- * sample's start (no PID given out in this PID namespace, where every
- * member and every task it creates has one), so none of its threads forked
- * and it has no new thread.  The children it can lose meanwhile show as
- * members gone, after which complete_walk() reads them again; a thread that
- * exits leaves its children to another thread of the same process.  Read
- * afresh every idle_refresh seconds like an idle process's. */
-static int kids_stand(const gt_sampler *s, const proc_entry *last, const proc_entry *e, int is_root)
-{
-    return s->no_new_tasks && last && last->full_t > 0 && !last->kids_unread &&
-           (is_root || last->starttime == e->starttime) && s->now - last->full_t < s->idle_refresh;
-}
-
-/* Queues the children last had at the last sample as e's, which are then
- * read again if a member turns out gone (complete_walk()). */
-static int reuse_kids(gt_sampler *s, proc_entry *e, const proc_entry *last, walk *w)
-{
-    e->skipped = 1;
-    w->skipped++;
-    e->full_t = last->full_t;
-    e->kids_at = w->qn;
-    for (size_t k = 0; k < last->nkids; k++)
-        if (push_queued(s, &w->qn, s->prev_queue[last->kids_at + k].pid, 1) != 0)
-            return -1;
-    e->nkids = w->qn - e->kids_at;
-    return 0;
-}
-
-/* Takes an idle process's figures from the last sample, and queues the
- * children it had then. */
-static int reuse_idle(gt_sampler *s, proc_entry *e, proc_entry *p, walk *w)
-{
-    e->starttime = p->starttime;
-    e->cpu = p->cpu;
-    e->cpu_from_clock = 1;
-    e->ccpu = p->ccpu;
-    e->threads = p->threads;
-    e->state = p->state;
-    e->ppid = p->ppid;
-    memcpy(e->comm, p->comm, sizeof e->comm);
-    memcpy(e->activity, p->activity, sizeof e->activity);
-    return reuse_kids(s, e, p, w);
-}
-
-static int queue_kids(gt_sampler *s, proc_entry *e, walk *w)
-{
-    e->kids_at = w->qn;
-    int rc = gt_procfs_has_children(s->fs) ? queue_children(s, e, &w->qn)
-                                           : queue_children_by_scan(s, e->pid, &w->qn);
-    e->nkids = w->qn - e->kids_at;
-    e->kids_unread = rc > 0; /* an incomplete list is never reused */
-    s->read_failed |= rc > 0;
-    return rc < 0 ? -1 : 0;
-}
-
-static int is_dead(char state)
-{
-    return state == 'Z' || state == 'X';
-}
-
-/* The root when it is this process (it runs the command and adopts its
- * orphans): of its stat only the reaped children's CPU time is used, which
- * getrusage() gives without /proc text, in microseconds. */
-static int read_self_root(proc_entry *e)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
-        return -1;
-    e->ccpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-              (double)ru.ru_stime.tv_usec / 1e6;
-    e->state = 'R';
-    e->threads = 2; /* at least the caller's and the sampling thread: list them */
-    return 0;
-}
-
-/* Keeps the root's files and children list for the next sample. */
-static void keep_root(gt_sampler *s, proc_entry *e, int read)
-{
-    move_files(&s->root_files, e);
-    s->root_files.pid = e->pid;
-    s->root_files.threads = e->threads;
-    s->root_files.kids_at = e->kids_at;
-    s->root_files.nkids = e->nkids;
-    s->root_files.kids_unread = e->kids_unread;
-    s->root_files.full_t = read ? e->full_t : 0;
-}
-
-/* Visits one queued PID: reads its clock, then its stat and children unless
- * it is idle (idle_since()), and adds it to this sample's members. */
-static int visit(gt_sampler *s, queued q, walk *w)
-{
-    proc_list *cur = &s->cur;
-    pid_t pid = q.pid;
-    proc_entry key = {.pid = pid};
-    if (w->sorted_n && bsearch(&key, cur->v, w->sorted_n, sizeof key, cmp_entry))
-        return 0; /* completing the walk: already a member */
-    if (grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v) != 0)
-        return -1;
-    proc_entry *e = &cur->v[cur->n];
-    memset(e, 0, sizeof *e);
-    e->pid = pid;
-    e->is_main = pid == s->main_pid;
-    e->stat_fd = e->children_fd = e->task_fd = e->status_fd = -1;
-    int is_root_only = pid == s->root && s->root != s->main_pid;
-    /* Tracking an ancestor of this process: the tracker is never one
-     * of the tracked (nor what it runs, e.g. the metrics thread). */
-    if (pid == s->self_pid && !s->self_tracking && !is_root_only)
-        return 0;
-    proc_entry *p = find_prev_near(s, pid, &w->prev_next);
-    /* Whose children at the last sample stand for this one's if none can be new. */
-    const proc_entry *last = is_root_only ? &s->root_files : p;
-    if (is_root_only)
-        move_files(e, &s->root_files);
-    else if (p) /* its open files move to this sample's entry */
-        move_files(e, p);
-    int have_clk = !is_root_only && read_clock(s, e); /* the root's CPU is not counted */
-    int rc = 0;
-    if (p && have_clk && !is_root_only && idle_since(s, p, e)) {
-        rc = reuse_idle(s, e, p, w);
-    } else {
-        /* Gone: its children were re-parented and show up elsewhere.  One
-         * listed by an idle parent's kept list must be the process seen
-         * then: a new one with its PID is no member. */
-        int self_root = is_root_only && pid == s->self_pid && s->use_clock;
-        if ((self_root ? read_self_root(e) : read_stat(s, e, have_clk)) != 0 ||
-            (q.from_kept && (!p || p->starttime != e->starttime))) {
-            release_entry(s, e);
-            if (is_root_only)
-                keep_root(s, e, 0);
-            s->read_failed = 1;
-            return 0;
-        }
-        if (is_root_only)
-            s->root_ccpu_now = e->ccpu;
-        if (kids_stand(s, last, e, is_root_only)) {
-            rc = reuse_kids(s, e, last, w);
-            w->root_skipped |= is_root_only;
-        } else {
-            e->full_t = s->now;
-            rc = queue_kids(s, e, w);
-        }
-    }
-    int same = p && p->starttime == e->starttime;
-    if (same)
-        e->prev_i = (size_t)(p - s->prev.v) + 1;
-    if (same && !p->matched) {
-        p->matched = 1;
-        w->matched++;
-    }
-    if (is_dead(e->state) && !(same && is_dead(p->state)))
-        w->orphans = 1;
-    if (is_root_only) /* the launcher itself is not tracked */
-        keep_root(s, e, 1);
-    else
-        cur->n++;
-    return rc;
-}
-
-/* After a member exited or became a zombie, its children belong to a
- * subreaper, which may be a member whose children were taken from the last
- * sample, or the root: their children are read now, and the new ones
- * visited. */
-static int complete_walk(gt_sampler *s, walk *w)
-{
-    proc_list *cur = &s->cur;
-    qsort(cur->v, cur->n, sizeof *cur->v, cmp_entry);
-    w->sorted_n = cur->n;
-    size_t from = w->qn;
-    for (size_t i = 0; i < w->sorted_n; i++) {
-        proc_entry *e = &cur->v[i];
-        if (e->skipped && queue_kids(s, e, w) != 0)
-            return -1;
-        e->skipped = 0;
-    }
-    if (w->root_skipped) { /* the root adopts orphans too */
-        if (queue_kids(s, &s->root_files, w) != 0)
-            return -1;
-        s->root_files.full_t = s->now;
-        w->root_skipped = 0;
-    }
-    for (size_t qi = from; qi < w->qn; qi++)
-        if (visit(s, s->queue[qi], w) != 0)
-            return -1;
-    return 0;
-}
-
-/* Walks the tree from the root, reading every member's clock once, and the
- * stat and children of every member that ran since the last sample. */
-static int discover(gt_sampler *s)
-{
-    walk w = {0};
-    s->cur.n = 0;
-    if (push_pid(s, &w.qn, s->root) != 0)
-        return -1;
-    for (size_t qi = 0; qi < w.qn; qi++)
-        if (visit(s, s->queue[qi], &w) != 0)
-            return -1;
-    if (w.skipped && (w.matched < s->prev.n || w.orphans))
-        return complete_walk(s, &w);
-    return 0;
-}
-
-/* Moves the last sample's walk (its per-path data, split and when it was
- * taken) from p to e; mem_denied stands until a walk says otherwise. */
-static void take_last_walk(proc_entry *e, proc_entry *p)
-{
-    e->paths = p->paths;
-    e->cap = p->cap;
-    e->npaths = p->npaths;
-    e->paths_valid = p->paths_valid;
-    e->walked = p->walked;
-    e->walked_paths = p->walked_paths;
-    e->walk_shared = p->walk_shared;
-    e->walk_rss = p->walk_rss;
-    e->walk_t = p->walk_t;
-    e->walk_cost = p->walk_cost;
-    e->mem_denied = p->mem_denied;
-    p->paths = NULL;
-    p->npaths = p->cap = 0;
-}
-
-/* Fills in memory figures, reusing the last sample's for a process whose
- * faults and RSS did not change while the tree's membership stayed the same
- * (a change of membership can move pages between shared and private),
- * until its split is due for a refresh, and never at the last sample. */
-static void read_memories(gt_sampler *s)
-{
-    int same_members = s->cur.n == s->prev.n;
-    for (size_t i = 0; same_members && i < s->cur.n; i++)
-        same_members = s->cur.v[i].pid == s->prev.v[i].pid &&
-                       s->cur.v[i].starttime == s->prev.v[i].starttime;
-    s->same_members = same_members;
-    /* The walks' budget refills with wall time, at most one second's worth
-     * saved up; a round starts where the last one ran out of budget, so
-     * every process gets its turn. */
-    s->walk_allowance += (s->read_mono - s->walk_refill_t) * s->walk_budget;
-    if (s->walk_allowance > s->walk_budget)
-        s->walk_allowance = s->walk_budget;
-    s->walk_refill_t = s->read_mono;
-    size_t start = s->cur.n ? s->walk_next % s->cur.n : 0, denied = SIZE_MAX;
-    for (size_t k = 0; k < s->cur.n; k++) {
-        size_t i = (start + k) % s->cur.n;
-        proc_entry *e = &s->cur.v[i];
-        proc_entry *p = find_prev(s, e);
-        int same = p && same_members && p->mem_read && p->paths_valid == s->need_paths &&
-                   !memcmp(p->activity, e->activity, sizeof e->activity) && p->state == e->state &&
-                   !s->closing && !(p->walked && refresh_due(s, p));
-        if (p) /* the last walk's figures, until the next walk */
-            take_last_walk(e, p);
-        if (same) {
-            e->private_rss = p->private_rss;
-            e->shared_rss = p->shared_rss;
-            e->hwm = p->hwm;
-            e->hwm_ok = p->hwm_ok;
-            e->mem_read = 1;
-            continue;
-        }
-        if (read_memory(s, e) && denied == SIZE_MAX)
-            denied = i;
-    }
-    s->walk_next = denied == SIZE_MAX ? start : denied;
-}
-
-static int ensure_path_scratch(gt_sampler *s)
-{
-    size_t need = gt_paths_count(s->paths);
-    size_t cap = s->max_cap, c2 = s->max_cap;
-    if (need <= cap)
-        return 0;
-    if (grow((void **)&s->max_desc, &cap, need, sizeof *s->max_desc) != 0 ||
-        grow((void **)&s->max_comb, &c2, need, sizeof *s->max_comb) != 0)
-        return -1;
-    memset(s->max_desc + s->max_cap, 0, (cap - s->max_cap) * sizeof *s->max_desc);
-    memset(s->max_comb + s->max_cap, 0, (cap - s->max_cap) * sizeof *s->max_comb);
-    s->max_cap = cap;
-    return 0;
-}
-
-/* Shared memory of the descendants and of main+descendants with a path
- * mapped by several processes counted once (its largest share), as the
- * Python package does. */
-static void dedup_shared(gt_sampler *s, uint64_t *desc_shared, uint64_t *comb_shared)
-{
-    for (size_t i = 0; i < s->cur.n; i++) {
-        proc_entry *e = &s->cur.v[i];
-        for (uint32_t k = 0; k < e->npaths; k++) {
-            uint32_t id = e->paths[k].id;
-            uint64_t v = e->paths[k].shared;
-            if (v > s->max_comb[id])
-                s->max_comb[id] = v;
-            if (!e->is_main && v > s->max_desc[id])
-                s->max_desc[id] = v;
-        }
-    }
-    /* Paths are few (hundreds) and stable: a pass over all is cheap. */
-    uint64_t d = 0, c = 0;
-    size_t n = gt_paths_count(s->paths);
-    for (size_t id = 0; id < n; id++) {
-        d += s->max_desc[id];
-        c += s->max_comb[id];
-        s->max_desc[id] = s->max_comb[id] = 0;
-    }
-    *desc_shared = d;
-    *comb_shared = c;
-}
-
-/* Whether pid was a member at this walk or the one before (see
- * exit_peaks.h); both lists are sorted by PID. */
-static int is_member(void *ctx, pid_t pid)
-{
-    gt_sampler *s = ctx;
-    proc_entry key = {.pid = pid};
-    return (s->cur.n && bsearch(&key, s->cur.v, s->cur.n, sizeof key, cmp_entry)) ||
-           find_prev_pid(s, pid) != NULL;
-}
-
-/* Whether the process of a previous sample still exists (it left the tree
- * rather than exiting, e.g. reparented to init outside a subreaper). */
-static int still_alive(gt_sampler *s, const proc_entry *p)
-{
-    int dirfd = gt_procfs_open_pid(s->fs, p->pid);
-    if (dirfd < 0)
-        return 0;
-    const char *d;
-    gt_proc_stat ps;
-    ssize_t n = gt_procfs_read_small(s->fs, dirfd, "stat", &d);
-    close(dirfd);
-    return n > 0 && gt_parse_stat(d, (size_t)n, &ps) == 0 && ps.starttime == p->starttime &&
-           ps.state != 'Z';
+    return (gt_cpu_reading){e->is_main, e->starttime, e->cpu, e->ccpu, e->cpu_from_clock};
 }
 
 /* CPU seconds of the interval since the last sample, added to the running
  * totals.  Each process's delta comes from its own clock; the time of
  * members that exited comes through their reaper's cutime, less what
- * earlier intervals counted (so a total may step back by a tick's
- * rounding, which the window absorbs). */
+ * earlier intervals counted (cpu.h). */
 static void cpu_interval(gt_sampler *s, double thread_cpu, double rccpu)
 {
-    double main_cpu = 0, desc_cpu = 0;
-    int churn = 0;
+    gt_cpu_interval iv = {0, 0, 0};
     for (size_t i = 0; i < s->cur.n; i++) {
-        proc_entry *e = &s->cur.v[i];
-        proc_entry *p = find_prev(s, e);
-        double dcpu, dccpu;
-        if (p && p->cpu_from_clock == e->cpu_from_clock) {
-            dcpu = e->cpu - p->cpu;
-            dccpu = e->ccpu - p->ccpu;
-        } else if (!p && ((double)e->starttime >= s->prev_boot_ticks - 1 || (e->is_main && s->launched))) {
-            dcpu = e->cpu; /* born during the interval */
-            dccpu = e->ccpu;
-            churn = 1;
-        } else {
-            dcpu = 0; /* first seen now, or its clock changed: baseline only */
-            dccpu = p ? e->ccpu - p->ccpu : 0;
-        }
-        if (e->is_main)
-            main_cpu += dcpu;
-        else
-            desc_cpu += dcpu;
-        /* Time of reaped children shows up in their parent's cutime. */
-        desc_cpu += dccpu;
-        churn |= dccpu != 0;
+        const proc_entry *e = &s->cur.v[i];
+        const proc_entry *p = gt_walk_prev(s, e);
+        gt_cpu_reading now = cpu_reading(e), last = p ? cpu_reading(p) : now;
+        gt_cpu_interval_member(&iv, p ? &last : NULL, &now, s->prev_boot_ticks, s->launched);
     }
-    /* A member that exited was reaped by a member (or by the root): its
-     * final time arrived through cutime above, so take out the part
-     * counted in earlier intervals. */
+    /* A member that exited was reaped by a member (or by the root). */
     for (size_t i = 0; i < s->prev.n; i++) {
-        proc_entry *p = &s->prev.v[i];
-        if (p->matched || p->is_main || still_alive(s, p))
+        const proc_entry *p = &s->prev.v[i];
+        if (p->matched || p->is_main || gt_walk_still_alive(s, p))
             continue;
-        desc_cpu -= p->cpu + p->ccpu;
-        churn = 1;
+        gt_cpu_reading last = cpu_reading(p);
+        gt_cpu_interval_exited(&iv, &last);
     }
-    if (s->prev_root_ccpu >= 0) { /* below 0: unknown before the first sample */
-        desc_cpu += rccpu - s->prev_root_ccpu;
-        churn |= rccpu != s->prev_root_ccpu;
-    }
+    gt_cpu_interval_root(&iv, s->prev_root_ccpu, rccpu);
     if (s->self_tracking && s->have_prev) /* the sampling thread is not tracked */
-        main_cpu -= thread_cpu - s->prev_self_thread_cpu;
-    s->int_main = main_cpu;
-    s->int_desc = desc_cpu;
-    s->cum_main += main_cpu;
-    s->cum_desc += desc_cpu;
-    if (churn)
-        s->churn_t = s->read_mono;
-}
-
-static double clamp(double v, double hi)
-{
-    return v < 0 ? 0 : v > hi ? hi : v;
-}
-
-/* CPU percents of the interval that ends at a sample: what the kernel
- * reported in it, credited at most at the window's rate (cpu_window.h), or
- * at what could have run while more than ticks' rounding is carried and
- * threads started since the window's start: main by its threads, the
- * descendants by theirs (by all cores when processes came or went, whose
- * threads are unknown), and main + descendants by the cores. */
-static void cpu_percents(gt_sampler *s, gt_sample *out, const gt_cpu_point *now, int ncores)
-{
-    const gt_cpu_point *from = gt_cpu_window_add(&s->window, now);
-    double span = from ? now->t - from->t : 0;
-    double wall = now->t - s->prev_read_mono;
-    /* Until the window spans its length, the rate is tick noise: such a
-     * sample has no CPU figures, except the run's last, whose rate over the
-     * whole run is the best there is (otherwise a short run reads 0 %). */
-    int ready = span >= s->window.span || s->window.n >= GT_CPU_WINDOW_POINTS;
-    if (wall <= 0 || !from || (!ready && !(s->closing && span > 0)))
-        return;
-    /* The first sample with figures covers all the time since the first
-     * sample, so the CPU time seen before the window filled belongs to an
-     * interval too: its rate is the whole run's (CPU clocks are exact up to
-     * one tick per thread over it), and the sum of the intervals' CPU
-     * seconds is the kernel's total. */
-    int since_first = !s->cpu_seen;
-    double dm = s->int_main, dd = s->int_desc;
-    gt_cpu_point first = {s->first_mono, 0, 0, 0, 0, s->first_mono_main}; /* cum_main and cum_desc start there */
-    if (since_first) {
-        from = &first;
-        span = wall = now->t - first.t;
-        dm = now->main;
-        dd = now->desc;
-    }
-    double cores = ncores > 0 ? ncores : 1;
-    double mt = now->main_threads > from->main_threads ? now->main_threads : from->main_threads;
-    double dt = now->desc_threads > from->desc_threads ? now->desc_threads : from->desc_threads;
-    for (unsigned i = 0; since_first && i < s->window.n; i++) { /* threads at any sample kept */
-        const gt_cpu_point *q = &s->window.p[(s->window.head + i) % GT_CPU_WINDOW_POINTS];
-        if (q->main_threads > mt)
-            mt = q->main_threads;
-        if (q->desc_threads > dt)
-            dt = q->desc_threads;
-    }
-    if (s->churn_t > from->t)
-        dt = cores;
-    /* A thread created and joined between two samples is in no sampled
-     * count, but its CPU time is in the group's clock: where a task was
-     * created within the span, only the cores bound the rate. */
-    if (s->spawn_t > from->t)
-        mt = dt = cores;
-    double bm = mt < cores ? mt : cores, bd = dt < cores ? dt : cores;
-    double rm = clamp((now->main - from->main) / (now->t - from->t_main) + GT_CPU_SLACK, bm);
-    double rd = clamp((now->desc - from->desc) / span + GT_CPU_SLACK, bd);
-    if (rm + rd > cores) /* the descendants' bound was the looser */
-        rd = cores - rm;
-    double m = gt_cpu_flow_credit(&s->flow_main, dm, wall, rm,
-                                  gt_cpu_payout_bound(from->main_threads, now->main_threads, 0, rm, bm),
-                                  bm * GT_CPU_HOLD_PER_CORE);
-    if (bd > cores - m / wall) /* main took more than its window's rate */
-        bd = cores - m / wall;
-    if (rd > bd)
-        rd = bd;
-    double d = gt_cpu_flow_credit(&s->flow_desc, dd, wall, rd,
-                                  gt_cpu_payout_bound(from->desc_threads, now->desc_threads,
-                                                      s->churn_t > from->t, rd, bd),
-                                  bd * GT_CPU_HOLD_PER_CORE);
-    out->cpu_valid = 1;
-    out->cpu_since_first = since_first;
-    out->cpu_span = wall;
-    s->cpu_seen = 1;
-    out->cpu_main_sum = m / wall * 100;
-    out->cpu_descendants_sum = d / wall * 100;
-    out->cpu_combined_sum = out->cpu_main_sum + out->cpu_descendants_sum;
-}
-
-static int sorted_by_pid(const proc_list *l)
-{
-    for (size_t i = 1; i < l->n; i++)
-        if (l->v[i - 1].pid > l->v[i].pid)
-            return 0;
-    return 1;
-}
-
-/* Sorts this sample's members by PID; a PID read twice (reparented between
- * two children lists) counts once.  An unchanged tree's walk is usually in
- * PID order already, which one pass tells. */
-static void drop_duplicates(gt_sampler *s)
-{
-    if (!sorted_by_pid(&s->cur))
-        qsort(s->cur.v, s->cur.n, sizeof *s->cur.v, cmp_entry);
-    size_t w = 0;
-    for (size_t i = 0; i < s->cur.n; i++) {
-        proc_entry *e = &s->cur.v[i];
-        if (w > 0 && s->cur.v[w - 1].pid == e->pid) {
-            /* A new process under a reused PID: its predecessor was not
-             * found again after all, unless the entry kept is it. */
-            if (e->prev_i && e->prev_i != s->cur.v[w - 1].prev_i)
-                s->prev.v[e->prev_i - 1].matched = 0;
-            release_entry(s, e);
-            continue;
-        }
-        if (w != i) /* a copy onto itself would still cost a memmove */
-            s->cur.v[w] = *e;
-        w++;
-    }
-    s->cur.n = w;
-}
-
-/* The threads of e that the main table and the per-process rows count.  A
- * zombie's stat still says 1 thread until it is reaped, but none runs:
- * counted, it would add to the threads of whoever replaced it within the
- * same walk (a sample is not an instant).  gpu-tracker's own sampling
- * thread is left out when it tracks itself. */
-static int counted_threads(const gt_sampler *s, const proc_entry *e)
-{
-    int threads = is_dead(e->state) ? 0 : e->threads;
-    return threads - (e->is_main && s->self_tracking && threads ? 1 : 0);
-}
-
-/* Memory, threads and peaks of main, the descendants and both. */
-static void sum_memory(gt_sampler *s, gt_sample *out, size_t n_desc)
-{
-    uint64_t desc_priv = 0, desc_shared_sum = 0;
-    int all_paths = 1;
-    s->desc_alive = 0;
-    for (size_t i = 0; i < s->cur.n; i++) {
-        proc_entry *e = &s->cur.v[i];
-        int threads = counted_threads(s, e);
-        if (e->is_main) {
-            out->main.private_rss = e->private_rss;
-            out->main.shared_rss = e->shared_rss;
-            out->main_n_threads = threads;
-            out->main_hwm = e->hwm;
-            out->main_hwm_exact = e->hwm_ok;
-            out->main_mem_denied = e->mem_denied;
-            if (e->mem_denied && !out->mem_denied_pid)
-                out->mem_denied_pid = e->pid;
-        } else {
-            s->desc_alive += e->state != 'Z' && e->state != 'X';
-            if (e->mem_denied && !out->descendants_mem_denied) {
-                out->descendants_mem_denied = e->mem_denied;
-                if (!out->mem_denied_pid)
-                    out->mem_denied_pid = e->pid;
-            }
-            desc_priv += e->private_rss;
-            desc_shared_sum += e->shared_rss;
-            out->descendants_n_threads += threads;
-            if (e->hwm > s->desc_hwm_max)
-                s->desc_hwm_max = e->hwm;
-        }
-        if (!e->paths_valid && n_desc > 0)
-            all_paths = 0;
-    }
-    out->descendants.private_rss = desc_priv;
-    out->combined.private_rss = desc_priv + out->main.private_rss;
-    if (n_desc > 0 && all_paths) {
-        dedup_shared(s, &out->descendants.shared_rss, &out->combined.shared_rss);
-    } else {
-        /* No per-path data (process vanished mid-read): an upper bound. */
-        out->descendants.shared_rss = desc_shared_sum;
-        out->combined.shared_rss = desc_shared_sum + out->main.shared_rss;
-    }
-    out->combined_n_threads = out->main_n_threads + out->descendants_n_threads;
-    out->descendants_max_hwm = s->desc_hwm_max;
-    if (s->exits) {
-        /* A record is the process's VmHWM at its very end; the samples'
-         * figures of live processes are exact at this instant. */
-        int complete = gt_exit_peaks_complete(s->exits);
-        uint64_t xm = gt_exit_peaks_main(s->exits), xd = gt_exit_peaks_descendants(s->exits);
-        if (xm > out->main_hwm)
-            out->main_hwm = xm;
-        if (xd > out->descendants_max_hwm)
-            out->descendants_max_hwm = xd;
-        out->main_hwm_exact |= complete && xm > 0;
-        out->descendants_hwm_exact = complete;
-    }
-}
-
-/* The machine's CPU: each core's busy share since the last reading (or,
- * for the first sample with CPU figures, since the first), summed; the
- * last reading's figure again where this sample read none (fresh = 0). */
-static void system_cpu(gt_sampler *s, gt_sample *out, int ncores, int fresh)
-{
-    if (!fresh) {
-        out->cpu_system_sum = s->system_sum;
-        return;
-    }
-    if (s->have_prev) {
-        double sys = 0;
-        const gt_cpu_times *base = out->cpu_since_first ? s->cores_first : s->cores_prev;
-        int nc = ncores < s->ncores ? ncores : s->ncores;
-        for (int c = 0; c < nc; c++) {
-            uint64_t dt = s->cores_cur[c].total - base[c].total;
-            uint64_t db = s->cores_cur[c].busy - base[c].busy;
-            if (s->cores_cur[c].total > base[c].total && s->cores_cur[c].busy >= base[c].busy)
-                sys += (double)db / (double)dt * 100.0;
-        }
-        out->cpu_system_sum = s->system_sum = sys;
-    } else {
-        memcpy(s->cores_first, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
-    }
-    memcpy(s->cores_prev, s->cores_cur, sizeof(gt_cpu_times) * (size_t)ncores);
-    s->ncores = ncores;
-}
-
-/* GPU figures, attributed by PID; -1 when out of memory. */
-static int sample_gpus(gt_sampler *s, gt_sample *out)
-{
-    if (grow((void **)&s->pids_main, &s->pids_main_cap, 1, sizeof(pid_t)) != 0 ||
-        grow((void **)&s->pids_desc, &s->pids_cap, s->cur.n + 1, sizeof(pid_t)) != 0)
-        return -1;
-    gt_pidset set = {s->pids_main, 0, s->pids_desc, 0};
-    for (size_t i = 0; i < s->cur.n; i++) {
-        if (s->cur.v[i].is_main)
-            s->pids_main[set.n_main++] = s->cur.v[i].pid;
-        else
-            s->pids_desc[set.n_desc++] = s->cur.v[i].pid;
-    }
-    /* Sorted as gt_pidset requires: cur is (drop_duplicates()). */
-    gt_gpu_reading g;
-    if (s->closing)
-        gt_gpu_read_all(s->gpu);
-    gt_gpu_sample(s->gpu, &set, &g);
-    out->main_gpu_ram = g.main_bytes;
-    out->descendants_gpu_ram = g.descendants_bytes;
-    out->combined_gpu_ram = g.combined_bytes;
-    out->system_gpu_ram = g.system_bytes;
-    out->gpu_sum_percent = g.sum_util_percent;
-    out->gpu_sm_valid = g.sm_valid;
-    out->gpu_sm_main = g.main_sm_percent;
-    out->gpu_sm_descendants = g.descendants_sm_percent;
-    out->gpu_sm_combined = g.combined_sm_percent;
-    out->gpu_power_valid = 0;
-    out->gpu_power_watts = 0;
-    /* The devices' readings travel in the sample to energy/. */
-    out->n_gpus = g.n_devices < GT_SAMPLE_MAX_GPUS ? g.n_devices : GT_SAMPLE_MAX_GPUS;
-    if (out->n_gpus)
-        memcpy(out->gpus, g.devices, out->n_gpus * sizeof *out->gpus);
-    for (size_t i = 0; i < g.n_devices; i++)
-        if (g.devices[i].power_valid) {
-            out->gpu_power_valid = 1;
-            out->gpu_power_watts += g.devices[i].power_watts;
-        }
-
-    return 0;
-}
-
-/* This sample becomes the baseline of the next interval; the lists swap
- * so their memory is reused.  Caches not carried over belonged to
- * processes that are gone. */
-static void rotate(gt_sampler *s)
-{
-    for (size_t i = 0; i < s->prev.n; i++)
-        release_entry(s, &s->prev.v[i]);
-    proc_list tmp = s->prev;
-    s->prev = s->cur;
-    s->cur = tmp;
-    s->cur.n = 0;
-    queued *q = s->prev_queue; /* holds the children lists of idle members */
-    size_t qcap = s->prev_queue_cap;
-    s->prev_queue = s->queue;
-    s->prev_queue_cap = s->queue_cap;
-    s->queue = q;
-    s->queue_cap = qcap;
+        gt_cpu_interval_self(&iv, s->prev_self_thread_cpu, thread_cpu);
+    gt_cpu_books_add(&s->cpu, &iv, s->read_mono);
 }
 
 gt_status gt_sampler_take_last(gt_sampler *s, gt_sample *out, gt_error *err)
@@ -1686,15 +234,15 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     int ncores = s->ncores;
     int fresh = !s->have_prev || s->closing || s->now - s->system_t >= s->system_period;
     if (fresh) {
-        int e = read_system(s, &s->system_used, &ncores);
+        int e = gt_system_read(s, &s->system_used, &ncores);
         if (e)
             return gt_err(err, GT_ERR_SYS, "cannot read /proc/meminfo or /proc/stat: %s", strerror(e));
         s->system_t = s->now;
     }
     out->system_ram = s->system_used;
-    s->last_pid = read_last_pid(s);
+    s->last_pid = gt_system_last_pid(s);
     s->no_new_tasks = !s->full_walk && s->last_pid && s->last_pid == s->prev_last_pid;
-    if (discover(s) != 0)
+    if (gt_walk_discover(s) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory while reading the process tree");
     if (s->read_mono < 0) { /* main was not read: gone */
         struct timespec t;
@@ -1707,12 +255,12 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
      * seconds, however long the reads before main took on a loaded
      * machine. */
     out->timestamp = s->read_mono + wall_minus_mono;
-    drop_duplicates(s);
+    gt_walk_drop_duplicates(s);
     /* Exits since the last sample, now that the walk tells whose they are. */
     s->n_taken = 0;
     s->taken_short = 0;
     if (s->exits)
-        gt_exit_peaks_drain(s->exits, is_member, s);
+        gt_exit_peaks_drain(s->exits, gt_walk_is_member, s);
 
     proc_entry *main_e = NULL;
     size_t n_desc = 0;
@@ -1732,11 +280,11 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     /* Per-path data is only needed when shared memory of several processes
      * must be combined. */
     s->need_paths = n_desc > 0;
-    read_memories(s);
-    if (s->need_paths && ensure_path_scratch(s) != 0)
+    gt_memory_read(s);
+    if (s->need_paths && gt_memory_path_scratch(s) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
-    sum_memory(s, out, n_desc);
+    gt_memory_sum(s, out, n_desc);
     out->fd_short = gt_procfs_take_fd_short(s->fs) || fd_short;
 
     /* CPU over the interval since the last sample. */
@@ -1747,24 +295,24 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
      * (the command released after it, say) ran before any sample, and
      * their CPU time until now belongs to the run. */
     cpu_interval(s, thread_cpu, rccpu);
-    gt_cpu_point pt = {s->read_mono, s->cum_main, s->cum_desc, out->main_n_threads, out->descendants_n_threads,
+    gt_cpu_point pt = {s->read_mono, s->cpu.cum_main, s->cpu.cum_desc, out->main_n_threads, out->descendants_n_threads,
                        s->read_mono_main};
     if (!s->have_prev) {
-        s->first_mono = s->read_mono;
-        s->first_mono_main = s->read_mono_main;
+        s->cpu.first_t = s->read_mono;
+        s->cpu.first_t_main = s->read_mono_main;
     }
     if (!s->last_pid || s->last_pid != s->prev_last_pid)
-        s->spawn_t = s->read_mono;
-    cpu_percents(s, out, &pt, ncores);
-    system_cpu(s, out, ncores, fresh);
+        s->cpu.spawn_t = s->read_mono;
+    gt_cpu_books_percents(&s->cpu, &pt, ncores, s->closing, out);
+    gt_system_cpu(s, out, ncores, fresh);
 
     /* GPU memory is attributed by PID. */
-    if (s->gpu && sample_gpus(s, out) != 0)
+    if (s->gpu && gt_gpu_attribute(s, out) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
-    rotate(s);
+    gt_walk_rotate(s);
     s->prev_last_pid = s->last_pid;
-    s->prev_read_mono = s->read_mono;
+    s->cpu.last_t = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
     s->prev_self_thread_cpu = thread_cpu;
     s->prev_root_ccpu = rccpu;
@@ -1783,7 +331,7 @@ size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t ca
         int zombie = e->state == 'Z' || e->state == 'X';
         out[i] = (gt_sampler_proc){
             .pid = e->pid, .ppid = e->ppid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
-            .threads = counted_threads(s, e),
+            .threads = gt_walk_counted_threads(s, e),
             .cpu_seconds = e->cpu - (self ? ts_seconds(&s->self_thread_cpu) : 0),
             .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
             .private_rss = e->private_rss, .shared_rss = e->shared_rss,
