@@ -269,6 +269,43 @@ static void test_percents_churn(void **state)
     }
 }
 
+/* A burst from idle at intervals under the window: the window's rate lags,
+ * but what is carried beyond a tick a thread (4 ms here) is credited at once,
+ * so the rows after the burst, in which nothing ran, get at most that; a
+ * second thread that sleeps does not let the first read two cores. */
+static void test_percents_settle(void **state)
+{
+    (void)state;
+    static run r;
+    start(&r, 4);
+    r.b.tick = 0.004;
+    double t = 0;
+    step(&r, t, 0, 0, 0, 2, 0, 0, 0);
+    for (int i = 0; i < 15; i++) /* idle for 0.3 s */
+        step(&r, t += 0.02, 0, 0, 0, 2, 0, 0, 0);
+    double burst = 0, after = 0;
+    for (int i = 0; i < 10; i++) { /* one thread spins for 0.2 s */
+        gt_sample s = step(&r, t += 0.02, 0.02, 0, 0, 2, 0, 0, 0);
+        assert_true(s.cpu_main_sum <= 100 + 1e-9);
+        burst += s.cpu_main_sum / 100 * s.cpu_span;
+    }
+    for (int i = 0; i < 10; i++) { /* asleep */
+        gt_sample s = step(&r, t += 0.02, 0, 0, 0, 2, 0, 0, 0);
+        after += s.cpu_main_sum / 100 * s.cpu_span;
+    }
+    assert_true(after <= 2 * 0.004 + 1e-9); /* a tick for each thread seen */
+    near(burst + after + r.b.flow_main.carry, 0.2);
+    /* Read every millisecond, its clock moves a tick (4 ms) at a time, and
+     * a slice it waited for shows at once: the carry beyond the tick a
+     * thread is paid at the one core it keeps busy, not at the two threads'. */
+    for (int i = 0; i < 600; i++) {
+        double d = i % 8 == 7 ? 0.008 : 0;
+        gt_sample s = step(&r, t += 0.001, d, 0, 0, 2, 0, 0, 0);
+        /* the window's bound: an 8 ms lump over its 0.25 s, and its slack */
+        assert_true(s.cpu_main_sum <= 100 + 100 * 0.008 / 0.25 + 100 * GT_CPU_SLACK + 1e-9);
+    }
+}
+
 /* The credits plus the carry always add up to the reported totals, over
  * irregular intervals, a negative report and a spawn. */
 static void test_percents_add_up(void **state)
@@ -311,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_percents_spawn),
         cmocka_unit_test(test_percents_cores),
         cmocka_unit_test(test_percents_churn),
+        cmocka_unit_test(test_percents_settle),
         cmocka_unit_test(test_percents_add_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

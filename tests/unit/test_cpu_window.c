@@ -78,6 +78,24 @@ static void test_flow(void **state)
     near(f.carry, 0.003);
 }
 
+/* Settling: the carry kept to the clocks' lateness (tol), the rest
+ * credited now up to what can run in the interval (most); a carry within
+ * tol, or a debt, is left as it is. */
+static void test_settle(void **state)
+{
+    (void)state;
+    gt_cpu_flow f = {0.030};
+    near(gt_cpu_flow_settle(&f, 0.010, 0.004, 0.020), 0.020); /* most reached: 0.020 still carried */
+    near(f.carry, 0.020);
+    near(gt_cpu_flow_settle(&f, 0.005, 0.004, 0.040), 0.021);
+    near(f.carry, 0.004);
+    near(gt_cpu_flow_settle(&f, 0.002, 0.004, 0.040), 0.002);
+    near(f.carry, 0.004);
+    f.carry = -0.003;
+    near(gt_cpu_flow_settle(&f, 0, 0.004, 0.040), 0);
+    near(f.carry, -0.003);
+}
+
 /* A rate that lags (threads started since the window's start): what is
  * carried beyond the hold is credited up to the bound, never above it. */
 static void test_flow_lag(void **state)
@@ -121,6 +139,7 @@ int main(void)
         cmocka_unit_test(test_flow),
         cmocka_unit_test(test_flow_lag),
         cmocka_unit_test(test_payout_bound),
+        cmocka_unit_test(test_settle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,8 @@
 /* The CPU arithmetic of a sample: see cpu.h. */
 #include "sampler/cpu.h"
 
+#include <math.h>
+
 #include <string.h>
 
 void gt_cpu_interval_member(gt_cpu_interval *iv, const gt_cpu_reading *last, const gt_cpu_reading *now,
@@ -51,6 +53,7 @@ void gt_cpu_books_init(gt_cpu_books *b, double span)
 {
     memset(b, 0, sizeof *b);
     gt_cpu_window_init(&b->window, span);
+    b->tick = b->user_tick = 0.01; /* USER_HZ's, until the caller knows better */
 }
 
 void gt_cpu_books_add(gt_cpu_books *b, const gt_cpu_interval *iv, double t)
@@ -66,6 +69,19 @@ void gt_cpu_books_add(gt_cpu_books *b, const gt_cpu_interval *iv, double t)
 static double clamp(double v, double hi)
 {
     return v < 0 ? 0 : v > hi ? hi : v;
+}
+
+/* The cores a set running at rate keeps busy: the rate rounded up (a
+ * tenth of a core of tick noise left out), at least one, at most the
+ * threads seen and the bound. */
+static double busy_cores(double rate, double seen, double bound)
+{
+    double n = ceil(rate - 0.1);
+    if (n < 1)
+        n = 1;
+    if (n > seen)
+        n = seen;
+    return n < bound ? n : bound;
 }
 
 void gt_cpu_books_percents(gt_cpu_books *b, const gt_cpu_point *now, int ncores, int closing, gt_sample *out)
@@ -103,6 +119,11 @@ void gt_cpu_books_percents(gt_cpu_books *b, const gt_cpu_point *now, int ncores,
         if (q->desc_threads > dt)
             dt = q->desc_threads;
     }
+    /* A clock lags by a tick for each thread running when it is read, and
+     * those are in the sampled counts (one created and joined between two
+     * samples runs at neither reading). */
+    double seen_main = mt < cores ? mt : cores, seen_desc = dt < cores ? dt : cores;
+    double lag_main = b->tick * seen_main, lag_desc = b->tick * seen_desc;
     if (b->churn_t > from->t)
         dt = cores;
     /* A thread created and joined between two samples is in no sampled
@@ -118,6 +139,13 @@ void gt_cpu_books_percents(gt_cpu_books *b, const gt_cpu_point *now, int ncores,
     double m = gt_cpu_flow_credit(&b->flow_main, dm, wall, rm,
                                   gt_cpu_payout_bound(from->main_threads, now->main_threads, 0, rm, bm),
                                   bm * GT_CPU_HOLD_PER_CORE);
+    /* Settled at most at the cores the set's threads keep busy, as the
+     * window's rate rounds up: a spinning thread beside a sleeping one is
+     * one, whatever delay it made up for (never more than the threads seen:
+     * time beyond it is of threads that came and went, which the window's
+     * rate pays). */
+    m = gt_cpu_flow_settle(&b->flow_main, m, lag_main,
+                           wall * busy_cores((now->main - from->main) / (now->t - from->t_main), seen_main, bm));
     if (bd > cores - m / wall) /* main took more than its window's rate */
         bd = cores - m / wall;
     if (rd > bd)
@@ -126,6 +154,10 @@ void gt_cpu_books_percents(gt_cpu_books *b, const gt_cpu_point *now, int ncores,
                                   gt_cpu_payout_bound(from->desc_threads, now->desc_threads,
                                                       b->churn_t > from->t, rd, bd),
                                   bd * GT_CPU_HOLD_PER_CORE);
+    /* A reaped child's time arrives in USER_HZ ticks, rounded down. */
+    int churned = b->churn_t > from->t;
+    d = gt_cpu_flow_settle(&b->flow_desc, d, lag_desc + (churned ? b->user_tick : 0),
+                           wall * busy_cores((now->desc - from->desc) / span, churned ? bd : seen_desc, bd));
     out->cpu_valid = 1;
     out->cpu_since_first = since_first;
     out->cpu_span = wall;

@@ -71,6 +71,11 @@ typedef struct gt_cpu_books {
     double first_t, first_t_main; /* the first sample's t and t_main (caller) */
     double last_t;                /* the last sample's t (caller) */
     int seen;                     /* some sample so far had CPU figures */
+    /* Seconds a running thread's time may lag in its process's clock (the
+     * scheduler tick, or a USER_HZ tick where CPU clocks are not read), and
+     * a USER_HZ tick (a reaped child's rounding).  0.01 s each until the
+     * caller sets them. */
+    double tick, user_tick;
 } gt_cpu_books;
 
 /* Empty books whose window spans span seconds. */

@@ -43,6 +43,17 @@ double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double rate
     return credit;
 }
 
+double gt_cpu_flow_settle(gt_cpu_flow *f, double credit, double tol, double most)
+{
+    double more = f->carry - tol;
+    if (more > most - credit)
+        more = most - credit;
+    if (more <= 0)
+        return credit;
+    f->carry -= more;
+    return credit + more;
+}
+
 double gt_cpu_payout_bound(int threads_from, int threads_now, int churned, double rate, double bound)
 {
     return threads_now > threads_from || churned ? bound : rate;

@@ -69,6 +69,15 @@ typedef struct gt_cpu_flow {
  * to hold. */
 double gt_cpu_flow_credit(gt_cpu_flow *f, double delta, double wall, double rate, double bound, double hold);
 
+/* Keeps what is carried within what the clocks' lateness explains (tol
+ * seconds: a tick per thread that may have run, whose time the kernel had
+ * not yet added to the clock), crediting the rest now, up to most seconds
+ * in all (what the threads and cores can run in the interval).  Without
+ * it, CPU time the window's rate had not let through at a burst would be
+ * credited to the intervals after it, in which the process may sleep.
+ * Returns the interval's credit. */
+double gt_cpu_flow_settle(gt_cpu_flow *f, double credit, double tol, double most);
+
 /* The bound a credit may reach above the window's rate: a carry is paid
  * out above the rate only while the window lags a rise it began before,
  * threads started (more now than at the window's start) or processes came

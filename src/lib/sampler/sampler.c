@@ -78,6 +78,12 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     if (s->hz <= 0)
         s->hz = 100;
     s->launched = cfg->tree_root == s->self_pid && cfg->main_pid != s->self_pid;
+    /* The coarse clocks advance at the scheduler tick: their resolution is
+     * its length. */
+    struct timespec res;
+    s->cpu.user_tick = s->cpu.tick = 1.0 / (double)s->hz;
+    if (s->use_clock && clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 && ts_seconds(&res) > 0)
+        s->cpu.tick = ts_seconds(&res);
     struct timespec boot;
     clock_gettime(CLOCK_BOOTTIME, &boot);
     s->prev_boot_ticks = ts_seconds(&boot) * (double)s->hz;
