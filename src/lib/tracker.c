@@ -16,6 +16,7 @@
 #include "abi.h"
 #include "energy/energy.h"
 #include "events/events.h"
+#include "gpu/brands.h"
 #include "gpu/gpu.h"
 #include "perproc/perproc.h"
 #include "sampler/sampler.h"
@@ -232,8 +233,11 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         return gt_err(err, GT_ERR_INVALID, "invalid time unit: valid units are " GT_TIME_UNITS_VALID);
     if (opts->n_expected_cores < 0)
         return gt_err(err, GT_ERR_INVALID, "the number of expected cores must be positive");
-    if ((unsigned)opts->gpu_brand > GT_GPU_AMD)
-        return gt_err(err, GT_ERR_INVALID, "invalid GPU brand: valid brands are 'nvidia', 'amd'");
+    if (opts->gpu_brand != GT_GPU_AUTO && !gt_gpu_brand_name(opts->gpu_brand)) {
+        char brands[256];
+        gt_gpu_brand_list(brands, sizeof brands, ", ");
+        return gt_err(err, GT_ERR_INVALID, "invalid GPU brand: valid brands are %s", brands);
+    }
     if ((unsigned)opts->energy_unit > GT_KILOWATT_HOURS)
         return gt_err(err, GT_ERR_INVALID, "invalid energy unit: valid units are " GT_ENERGY_UNITS_VALID);
     /* More than one core would let the walks outrun the sampling they serve. */
