@@ -120,6 +120,8 @@ typedef enum gt_time_unit {
     GT_TIME_UNIT_SECONDS = 0, GT_TIME_UNIT_MINUTES, GT_TIME_UNIT_HOURS, GT_TIME_UNIT_DAYS
 } gt_time_unit;
 
+/* A GPU vendor that --gb names; each has one backend (src/lib/gpu/).  A
+ * new vendor's enumerator goes at the end: the numbers are the ABI. */
 typedef enum gt_gpu_brand {
     GT_GPU_AUTO = 0, GT_GPU_NVIDIA, GT_GPU_AMD
 } gt_gpu_brand;
@@ -161,6 +163,11 @@ GT_API const char *gt_time_unit_name(gt_time_unit u);
 GT_API gt_status gt_ram_unit_parse(const char *s, gt_ram_unit *out);
 GT_API gt_status gt_time_unit_parse(const char *s, gt_time_unit *out);
 GT_API gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out);
+/* The name gt_gpu_brand_parse takes for a brand ("nvidia", "amd"); NULL
+ * for GT_GPU_AUTO and for a number no backend has.  Brands are numbered
+ * from 1 without gaps, so a program lists them by asking 1, 2, ... until
+ * NULL. */
+GT_API const char *gt_gpu_brand_name(gt_gpu_brand b);
 
 typedef void (*gt_log_fn)(void *ctx, const char *message);
 

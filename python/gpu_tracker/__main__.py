@@ -26,7 +26,7 @@ Options:
     --nec=<num-cores>       The number of cores expected to be used. Defaults to the number of cores in the system.
     --guuids=<gpu-uuids>    Comma separated list of the UUIDs of the GPUs to track. Defaults to all the GPUs.
     --disable-logs          If set, warnings are suppressed during tracking.
-    --gb=<gpu-brand>        The brand of GPU to profile: nvidia or amd. Defaults to the brand detected.
+    --gb=<gpu-brand>        The brand of GPU to profile: {gpu_brands}. Defaults to the brand detected.
     --tf=<tracking-file>    The tracking file (.csv or .sqlite) of every measurement.
     --overwrite             Overwrite the tracking file if it exists.
     --stf=<sub-track-file>  The sub-tracking file (.csv or .sqlite).
@@ -45,7 +45,10 @@ import pickle
 import subprocess
 import sys
 
-from . import Tracker, SubTrackingAnalyzer, TrackingComparison, __version__
+from . import _lib, Tracker, SubTrackingAnalyzer, TrackingComparison, __version__
+
+# The --gb line names the brands of the library's vendor backends.
+__doc__ = __doc__.replace('{gpu_brands}', ' or '.join(_lib.gpu_brands()))
 
 log = logging.getLogger('gpu_tracker')
 

@@ -157,6 +157,7 @@ _declare('gt_options_init', _I, ctypes.POINTER(Options), ctypes.c_uint)
 _declare('gt_ram_unit_parse', _I, _S, ctypes.POINTER(_I))
 _declare('gt_time_unit_parse', _I, _S, ctypes.POINTER(_I))
 _declare('gt_gpu_brand_parse', _I, _S, ctypes.POINTER(_I))
+_declare('gt_gpu_brand_name', _S, _I)
 _declare('gt_tracker_new', _I, ctypes.POINTER(Options), _PP, _ERR)
 _declare('gt_tracker_start', _I, _P)
 _declare('gt_tracker_stop', _I, _P)
@@ -197,6 +198,17 @@ def require(name):
     if fn is None or fn.argtypes is None:
         raise NotImplementedError(f'gpu_tracker: the C library {library_path} does not provide {name}')
     return fn
+
+
+def gpu_brands():
+    """The GPU brands the library takes ('nvidia', 'amd'), in their numbers'
+    order: one per vendor backend of the C library."""
+    names = []
+    while True:
+        name = lib.gt_gpu_brand_name(len(names) + 1)
+        if name is None:
+            return names
+        names.append(name.decode())
 
 
 def strerror(status):

@@ -39,7 +39,7 @@ import logging
 import re
 import tracemalloc
 
-from . import torch_memory
+from . import _lib, torch_memory
 from .python_heap import HeapPeak
 from ._units import ram_divisor
 from .tracker import Tracker, _RAM_UNITS
@@ -338,12 +338,14 @@ def _probe_gpu() -> str:
     if probe.resource_usage.gpu_utilization.system_gpu_count > 0:
         return ''
     for message in capture.messages:
-        said = re.match(r'(?:nvml|rsmi)\w*: (.*?), (NVML|ROCm SMI) (?:error|status) \d+$', message)
+        # A vendor library's failure, as every backend words it (src/lib/gpu/backend.h):
+        # "<function>: <text>, <library> error|status <code>".
+        said = re.match(r'\w+: (.*?), (\w[\w ]*?) (?:error|status) -?\d+$', message)
         if said:
             return f'{said.group(2)}: {said.group(1)}'
     for message in capture.messages:
-        if message.startswith('Neither the NVIDIA NVML library'):
-            return 'no NVIDIA or AMD GPU library installed'
+        if message.startswith('Neither the '):
+            return f'no {" or ".join(name.upper() for name in _lib.gpu_brands())} GPU library installed'
     return capture.messages[0].split('. ')[0].rstrip('.') if capture.messages else ''
 
 

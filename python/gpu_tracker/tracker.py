@@ -330,9 +330,12 @@ class Tracker:
         opts.disable_logs = bool(disable_logs)
         if gpu_brand is not None:
             brand = ctypes.c_int()
-            if gpu_brand not in ('nvidia', 'amd') or _lib.lib.gt_gpu_brand_parse(gpu_brand.encode(),
-                                                                              ctypes.byref(brand)) != _lib.GT_OK:
-                raise ValueError(f'"{gpu_brand}" is not a valid GPU brand. Supported values are "nvidia" and "amd".')
+            brands = _lib.gpu_brands()
+            if gpu_brand not in brands or _lib.lib.gt_gpu_brand_parse(gpu_brand.encode(),
+                                                                   ctypes.byref(brand)) != _lib.GT_OK:
+                quoted = [f'"{name}"' for name in brands]
+                raise ValueError(f'"{gpu_brand}" is not a valid GPU brand. Supported values are '
+                                 f'{", ".join(quoted[:-1])} and {quoted[-1]}.')
             opts.gpu_brand = brand.value
         if tracking_file is not None:
             self._tracking_file = _lib.encode(tracking_file)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gpu/brands.h"
 #include "util/infile.h"
 
 /* --help's layout: synopsis from column 4, help from column 28, lines
@@ -253,10 +254,36 @@ static void print_wrapped(FILE *out, const char *text, size_t col)
 
 int gt_cli_opt_help(const gt_cli_opt *def, const char *keys, char *buf, size_t size)
 {
-    const char *h = def->help, *at = strstr(h, "{keys}");
-    int n = at ? snprintf(buf, size, "%.*s%s%s", (int)(at - h), h, keys, at + strlen("{keys}"))
-               : snprintf(buf, size, "%s", h);
-    return n >= 0 && (size_t)n < size ? 0 : -1;
+    char brands[256];
+    if (gt_gpu_brand_list(brands, sizeof brands, " or ") >= (int)sizeof brands)
+        return -1;
+    const struct {
+        const char *name, *value;
+    } subst[] = {{"{keys}", keys}, {"{brands}", brands}};
+    const char *h = def->help;
+    size_t at = 0;
+    if (size)
+        buf[0] = '\0';
+    while (*h) {
+        /* The text up to the next placeholder, then its value. */
+        const char *next = h + strlen(h), *value = "";
+        size_t skip = 0;
+        for (size_t k = 0; k < sizeof subst / sizeof *subst; k++) {
+            const char *p = strstr(h, subst[k].name);
+            if (p && p < next) {
+                next = p;
+                value = subst[k].value;
+                skip = strlen(subst[k].name);
+            }
+        }
+        int n = snprintf(at < size ? buf + at : NULL, at < size ? size - at : 0, "%.*s%s", (int)(next - h), h,
+                         value);
+        if (n < 0)
+            return -1;
+        at += (size_t)n;
+        h = next + skip;
+    }
+    return at < size ? 0 : -1;
 }
 
 int gt_cli_print_opts(FILE *out, const gt_cli_opt *defs, size_t n_defs)

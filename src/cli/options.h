@@ -38,7 +38,8 @@ typedef struct gt_cli_opt {
     char shortname;       /* 0: none */
     const char *arg;      /* the value's name in --help, e.g. "<output>"; NULL: the option takes no value */
     const char *help;     /* one paragraph for --help, wrapped when printed; "{keys}" stands for the
-                           * table's config keys; NULL: not listed */
+                           * table's config keys, "{brands}" for the GPU brands ('nvidia' or
+                           * 'amd', from the vendor table); NULL: not listed */
     const char *key;      /* its key in the command's config file, or NULL */
     gt_cli_json json;     /* the key's type */
     gt_cli_store store;
@@ -120,7 +121,8 @@ const char *gt_cli_opt_synopsis(const gt_cli_opt *def, char *buf, size_t size);
 const char *gt_cli_config_keys(const gt_cli_opt *defs, size_t n_defs, char *buf, size_t size);
 
 /* The option's help (it has one) into buf with "{keys}" replaced by keys
- * (gt_cli_config_keys() of its table).  Returns 0, or -1 when cut to size. */
+ * (gt_cli_config_keys() of its table) and "{brands}" by the GPU brands.
+ * Returns 0, or -1 when cut to size. */
 int gt_cli_opt_help(const gt_cli_opt *def, const char *keys, char *buf, size_t size);
 
 /* Prints the --help lines of the options that have help: the synopsis from

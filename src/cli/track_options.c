@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "commands.h"
+#include "gpu/brands.h"
 
 static const char usage_head[] =
     "Tracks the computational resource usage (RAM, GPU RAM, CPU utilization, GPU utilization,\n"
@@ -155,8 +156,11 @@ static int set_energy_unit(void *ctx, const char *name, const char *v)
 static int set_gpu_brand(void *ctx, const char *name, const char *v)
 {
     (void)name;
-    if (gt_gpu_brand_parse(v, &((gt_cli_track_settings *)ctx)->o.gpu_brand) != GT_OK)
-        return gt_cli_usage_error("invalid value '%s' for %s: valid brands are 'nvidia', 'amd'", v, "--gb");
+    if (gt_gpu_brand_parse(v, &((gt_cli_track_settings *)ctx)->o.gpu_brand) != GT_OK) {
+        char brands[256];
+        gt_gpu_brand_list(brands, sizeof brands, ", ");
+        return gt_cli_usage_error("invalid value '%s' for %s: valid brands are %s", v, "--gb", brands);
+    }
     return 0;
 }
 
@@ -259,7 +263,7 @@ const gt_cli_opt gt_cli_track_opts[] = {
      .json = GT_CLI_JSON_BOOL, .help = "Suppress warnings."},
     {.longname = "--gb", .arg = "<gpu-brand>", .apply = set_gpu_brand, .key = "gpu_brand",
      .json = GT_CLI_JSON_STRING,
-     .help = "'nvidia' or 'amd'. Defaults to the brand detected, checking NVIDIA first."},
+     .help = "{brands}. Defaults to the brand detected, checking NVIDIA first."},
     {.longname = "--tf", .arg = "<tracking-file>", .store = GT_CLI_STRING, FIELD(o.tracking_file),
      .key = "tracking_file", .json = GT_CLI_JSON_STRING,
      .help = "Store every sample in this file: CSV (.csv) or SQLite (.sqlite). Here and in --output, %j %s %N "

@@ -188,7 +188,6 @@ def test_start_stop_and_state_errors():
      '"GB" is not a valid GPU RAM unit. Valid values are bytes, gigabytes, kilobytes, megabytes, terabytes'),
     (dict(time_unit='weeks'), ValueError,
      '"weeks" is not a valid time unit. Valid values are days, hours, minutes, seconds'),
-    (dict(gpu_brand='intel'), ValueError, '"intel" is not a valid GPU brand. Supported values are "nvidia" and "amd".'),
     # The package's words (its bounds are 0.1 s and none; ours 0.001 s to a day).
     (dict(sleep_time=0), ValueError, 'Sleep time of 0 is invalid. Must be at least 0.001 seconds.'),
     (dict(sleep_time=1e19), ValueError, 'Sleep time of 1e+19 is invalid. Must be at most 86400 seconds.'),
@@ -213,6 +212,20 @@ def test_invalid_arguments(kwargs, exception, message):
     with pytest.raises(exception) as error:
         gput.Tracker(**kwargs)
     assert str(error.value) == message
+
+
+def test_invalid_gpu_brand_names_every_brand():
+    # The Python package's words for its two brands; a brand that a vendor
+    # backend of the library adds is listed after them.
+    brands = _lib.gpu_brands()
+    assert brands[:2] == ['nvidia', 'amd']
+    listed = ', '.join(f'"{name}"' for name in brands[:-1]) + f' and "{brands[-1]}"'
+    with pytest.raises(ValueError) as error:
+        gput.Tracker(gpu_brand='intel')
+    assert str(error.value) == f'"intel" is not a valid GPU brand. Supported values are {listed}.'
+    # A NUL byte would cut the name short in C: refused, not read as "amd".
+    with pytest.raises(ValueError):
+        gput.Tracker(gpu_brand='amd\0x')
 
 
 def test_usage_up_to_an_exception_is_kept():

@@ -61,6 +61,8 @@ static void units(void)
     assert_string_equal(gt_ram_unit_name((gt_ram_unit)99), "?");
     assert_string_equal(gt_time_unit_name((gt_time_unit)99), "?");
     assert_string_equal(gt_energy_unit_name((gt_energy_unit)99), "?");
+    /* NULL, not "?": a program lists the brands by asking until NULL. */
+    assert_null(gt_gpu_brand_name((gt_gpu_brand)99));
     assert_non_null(gt_version());
     assert_string_equal(gt_strerror((gt_status)99), "unknown status");
 }
@@ -331,7 +333,7 @@ static const struct {
 } cases[] = {
     {"gt_version", units}, {"gt_strerror", units}, {"gt_energy_unit_name", units}, {"gt_energy_unit_parse", units},
     {"gt_ram_unit_name", units}, {"gt_time_unit_name", units}, {"gt_ram_unit_parse", units},
-    {"gt_time_unit_parse", units}, {"gt_gpu_brand_parse", units},
+    {"gt_time_unit_parse", units}, {"gt_gpu_brand_parse", units}, {"gt_gpu_brand_name", units},
     {"gt_options_init", tracker}, {"gt_tracker_add_static", tracker}, {"gt_tracker_new", tracker},
     {"gt_tracker_start", tracker}, {"gt_tracker_stop", tracker}, {"gt_tracker_usage", tracker},
     {"gt_tracker_usage_new", tracker}, {"gt_usage_free", tracker}, {"gt_tracker_set_main_maxrss", tracker},

@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The table each GPU backend fills (nvml.c, rocm_smi.c, drm_fdinfo.c);
- * gpu.c keeps a const array of them and is the only caller.
+ * vendors.h lists them, vendors.c keeps them in one array, gpu.c is the only
+ * caller of their functions and the rest of the code reads their names
+ * through the brand functions of the public API (vendors.c).  Everything a
+ * vendor is (its name on the command line, the library it loads and the
+ * variable that overrides it, the text its warnings name, what it can
+ * read) is in its own file and its entry here, so a new vendor is that file
+ * and one line in vendors.h (and, where --gb is to name it, one enumerator
+ * at the end of gt_gpu_brand in the public header).
  *
  * A vendor backend loads its library with dlopen (drm_fdinfo.c reads the
  * kernel's files and needs none), declares only the types and functions it
@@ -30,7 +37,10 @@ typedef enum gt_gpu_rc {
 
 typedef struct gt_gpu_why {
     const char *func;     /* vendor function that failed (static string) */
-    char detail[192];     /* vendor's error text and code */
+    /* The vendor's error text and code, as "<text>, <library> error <code>"
+     * (or "status"): "Driver Not Loaded, NVML error 9".  The notebook's
+     * status line reads the text and the library's name from it. */
+    char detail[192];
 } gt_gpu_why;
 
 /* What init found. */
@@ -73,8 +83,16 @@ typedef struct gt_gpu_procs {
 int gt_gpu_procs_reserve(gt_gpu_procs *p, size_t n);
 
 typedef struct gt_gpu_vendor {
-    const char *name;       /* "nvidia" */
-    const char *tool;       /* the command the Python package's warnings name */
+    /* The brand's name: what --gb, the --tconfig key gpu_brand and the
+     * Python Tracker's gpu_brand take ("nvidia"), where brand is not
+     * GT_GPU_AUTO. */
+    const char *name;
+    /* What the warnings name when the vendor cannot be used: the library and
+     * its file ("NVIDIA NVML library (libnvidia-ml.so.1)"), where the Python
+     * package's warnings name its command. */
+    const char *tool;
+    /* The public enumerator --gb selects it by; GT_GPU_AUTO: only tried
+     * under detection, never named (drm_fdinfo.c). */
     gt_gpu_brand brand;
     /* Loads and initializes the library.  GT_GPU_FOUND: *state is set and
      * must be released with shutdown.  Otherwise nothing is held and why (if
@@ -105,9 +123,21 @@ typedef struct gt_gpu_vendor {
     int sm_free;
 } gt_gpu_vendor;
 
-extern const gt_gpu_vendor gt_gpu_nvml;
-extern const gt_gpu_vendor gt_gpu_rocm_smi;
-extern const gt_gpu_vendor gt_gpu_drm_fdinfo;
+#define GT_GPU_VENDOR(v) extern const gt_gpu_vendor v;
+#include "gpu/vendors.h"
+#undef GT_GPU_VENDOR
+
+/* Every backend, in detection order (vendors.h). */
+enum {
+    GT_GPU_N_VENDORS = 0
+#define GT_GPU_VENDOR(v) + 1
+#include "gpu/vendors.h"
+#undef GT_GPU_VENDOR
+};
+extern const gt_gpu_vendor *const gt_gpu_vendors[GT_GPU_N_VENDORS];
+/* The backend --gb names by brand, or NULL (GT_GPU_AUTO, or a number no
+ * backend has). */
+const gt_gpu_vendor *gt_gpu_vendor_of(gt_gpu_brand brand);
 
 /* Shared by the backends: dlopen of the library named by the environment
  * variable env, else of each name in order (NULL-terminated).  NULL when none

@@ -16,14 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Detection order when no brand is named: NVIDIA first, as the Python
- * package does; the first that finds a device serves every device, so none
- * is counted twice.  The kernel's DRM fdinfo comes last: it serves only
- * under detection (its brand is GT_GPU_AUTO), where neither vendor library
- * sees a device, and never claims NVIDIA's driver. */
-static const gt_gpu_vendor *const vendors[] = {&gt_gpu_nvml, &gt_gpu_rocm_smi, &gt_gpu_drm_fdinfo};
-#define N_VENDORS (sizeof vendors / sizeof *vendors)
-
 /* Share of one core that the readings a driver makes slow may use: on an
  * H200 with driver 580, nvmlDeviceGetTotalEnergyConsumption costs 3.4 ms
  * of CPU a call and nvmlDeviceGetProcessUtilization 1.3 ms, while memory,
@@ -277,14 +269,6 @@ static gt_status load_devices(gt_gpu *g, int count)
     return GT_OK;
 }
 
-static const gt_gpu_vendor *vendor_of(gt_gpu_brand brand)
-{
-    for (size_t k = 0; k < N_VENDORS; k++)
-        if (vendors[k]->brand == brand)
-            return vendors[k];
-    return vendors[0];
-}
-
 static void cannot_use(const gt_gpu *g, const gt_gpu_vendor *v, gt_gpu_found f, const gt_gpu_why *why)
 {
     if (f == GT_GPU_NO_DEVICE) {
@@ -295,9 +279,25 @@ static void cannot_use(const gt_gpu *g, const gt_gpu_vendor *v, gt_gpu_found f, 
     }
 }
 
+/* No vendor library could be loaded: the warning names every library --gb
+ * could name (the Python package names its commands). */
+static void not_loaded(const gt_gpu *g)
+{
+    char list[512] = "";
+    size_t at = 0;
+    for (size_t k = 0; k < GT_GPU_N_VENDORS; k++)
+        if (gt_gpu_vendors[k]->brand != GT_GPU_AUTO && at < sizeof list)
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s the %s", at ? " nor" : "Neither",
+                                   gt_gpu_vendors[k]->tool);
+    warn(g, "%s could be loaded. Install a GPU driver to profile the GPU. "
+            "Otherwise the GPU RAM and GPU utilization values will remain 0.0.", list);
+}
+
 gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, const char *sysfs_root, gt_log_fn log,
                       void *log_ctx, int disable_logs, gt_gpu **out, gt_error *err)
 {
+    if (brand != GT_GPU_AUTO && !gt_gpu_vendor_of(brand))
+        return gt_err(err, GT_ERR_INVALID, "invalid GPU brand %d", (int)brand);
     gt_gpu *g = calloc(1, sizeof *g);
     if (!g)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
@@ -305,17 +305,17 @@ gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, const char *sysfs_r
     g->log_ctx = log_ctx;
     g->quiet = disable_logs;
 
-    gt_gpu_found found[N_VENDORS];
-    gt_gpu_why why[N_VENDORS];
+    gt_gpu_found found[GT_GPU_N_VENDORS];
+    gt_gpu_why why[GT_GPU_N_VENDORS];
     memset(why, 0, sizeof why);
     int count = 0;
-    for (size_t k = 0; k < N_VENDORS; k++) {
+    for (size_t k = 0; k < GT_GPU_N_VENDORS; k++) {
         found[k] = GT_GPU_NOT_INSTALLED;
-        if (brand != GT_GPU_AUTO && brand != vendors[k]->brand)
+        if (brand != GT_GPU_AUTO && brand != gt_gpu_vendors[k]->brand)
             continue;
-        found[k] = vendors[k]->init(sysfs_root, &g->st, &count, &why[k]);
+        found[k] = gt_gpu_vendors[k]->init(sysfs_root, &g->st, &count, &why[k]);
         if (found[k] == GT_GPU_FOUND) {
-            g->v = vendors[k];
+            g->v = gt_gpu_vendors[k];
             break;
         }
     }
@@ -323,18 +323,15 @@ gt_status gt_gpu_open(gt_gpu_brand brand, const char *uuids, const char *sysfs_r
         /* As the Python package: the first installed brand that cannot
          * connect is named, else none is installed. */
         size_t k = 0;
-        while (k < N_VENDORS && found[k] == GT_GPU_NOT_INSTALLED)
+        while (k < GT_GPU_N_VENDORS && found[k] == GT_GPU_NOT_INSTALLED)
             k++;
-        if (k < N_VENDORS)
-            cannot_use(g, vendors[k], found[k], &why[k]);
+        if (k < GT_GPU_N_VENDORS)
+            cannot_use(g, gt_gpu_vendors[k], found[k], &why[k]);
         else if (brand == GT_GPU_AUTO)
-            /* The Python package names its commands; these are what we load. */
-            warn(g, "Neither the %s nor the %s could be loaded. Install a GPU driver to profile the GPU. "
-                    "Otherwise the GPU RAM and GPU utilization values will remain 0.0.",
-                 vendor_of(GT_GPU_NVIDIA)->tool, vendor_of(GT_GPU_AMD)->tool);
+            not_loaded(g);
         else
             warn(g, "The %s could not be loaded. The GPU RAM and GPU utilization values will remain 0.0.",
-                 vendor_of(brand)->tool);
+                 gt_gpu_vendor_of(brand)->tool);
         *out = g;
         return GT_OK;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "gpu/brands.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -42,8 +43,11 @@ gt_status gt_tracker_options_check(const gt_options *opts, gt_error *err)
         return gt_err(err, GT_ERR_INVALID, "invalid time unit: valid units are " GT_TIME_UNITS_VALID);
     if (opts->n_expected_cores < 0)
         return gt_err(err, GT_ERR_INVALID, "the number of expected cores must be positive");
-    if ((unsigned)opts->gpu_brand > GT_GPU_AMD)
-        return gt_err(err, GT_ERR_INVALID, "invalid GPU brand: valid brands are 'nvidia', 'amd'");
+    if (opts->gpu_brand != GT_GPU_AUTO && !gt_gpu_brand_name(opts->gpu_brand)) {
+        char brands[256];
+        gt_gpu_brand_list(brands, sizeof brands, ", ");
+        return gt_err(err, GT_ERR_INVALID, "invalid GPU brand: valid brands are %s", brands);
+    }
     if ((unsigned)opts->energy_unit > GT_ENERGY_UNIT_KILOWATT_HOURS)
         return gt_err(err, GT_ERR_INVALID, "invalid energy unit: valid units are " GT_ENERGY_UNITS_VALID);
     /* More than one core would let the walks outrun the sampling they serve. */

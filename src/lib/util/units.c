@@ -53,19 +53,6 @@ gt_status gt_time_unit_parse(const char *s, gt_time_unit *out)
     return GT_ERR_INVALID;
 }
 
-gt_status gt_gpu_brand_parse(const char *s, gt_gpu_brand *out)
-{
-    if (!out)
-        return GT_ERR_INVALID;
-    if (s && strcmp(s, "nvidia") == 0)
-        *out = GT_GPU_NVIDIA;
-    else if (s && strcmp(s, "amd") == 0)
-        *out = GT_GPU_AMD;
-    else
-        return GT_ERR_INVALID;
-    return GT_OK;
-}
-
 double gt_ram_in_unit(double bytes, gt_ram_unit u)
 {
     return bytes * (1.0 / ram_div[(unsigned)u < 5 ? u : 0]);
