@@ -97,4 +97,4 @@ def test_a_library_of_the_same_version_passes_the_check(tmp_path):
     # The fake saying the right version gets past the check, to the first
     # function it lacks.
     error = import_error(FAKE, GT_FAKE_VERSION=version())
-    assert error == f'ImportError: gpu_tracker: {os.path.realpath(FAKE)} lacks the function gt_options_init'
+    assert error == f'ImportError: gpu_tracker: {os.path.realpath(FAKE)} lacks the function gt_strerror'
