@@ -8,7 +8,7 @@
 
 #include "gpu_tracker.h"
 #include "analysis/efficiency.h"
-#include "sampler/gpu_tally.h"
+#include "tracker/gpu_tally.h"
 
 /* What the command knows beyond the report. */
 typedef struct gt_cli_eff_facts {

@@ -12,7 +12,7 @@
 #include "energy/rapl.h"
 #include "gpu/gpu.h"
 #include "gpu_tracker.h"
-#include "sampler/sample.h"
+#include "sample.h"
 
 #define GT_ENERGY_MAX_GPUS (GT_ENERGY_MAX_DOMAINS - GT_RAPL_MAX_DOMAINS)
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "sampler/cpu_window.h"
-#include "sampler/sample.h"
+#include "sample.h"
 
 /* One process's CPU time as a sample read it. */
 typedef struct gt_cpu_reading {

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include "gpu_tracker.h"
 #include "gpu/gpu.h"
-#include "sampler/sample.h"
+#include "sample.h"
 
 typedef struct gt_sampler gt_sampler;
 

@@ -4,7 +4,7 @@
  * SQLite writers so both files always hold the same figures. */
 #ifndef GT_STORE_ROW_H
 #define GT_STORE_ROW_H
-#include "sampler/sample.h"
+#include "sample.h"
 
 #define GT_STORE_NCOLUMNS 25
 /* The Python package's columns, timestamp last; the energy columns follow

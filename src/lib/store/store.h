@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "gpu_tracker.h"
-#include "sampler/sample.h"
+#include "sample.h"
 #include "store/append.h"
 #include "store/extra.h"
 

@@ -11,8 +11,8 @@
 
 #include "gpu_tracker.h"
 #include "events/events.h"
-#include "sampler/gpu_tally.h"
-#include "sampler/sample.h"
+#include "tracker/gpu_tally.h"
+#include "sample.h"
 
 /* Running maxima and sums in base units. */
 typedef struct gt_aggregate {

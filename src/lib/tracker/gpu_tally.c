@@ -2,7 +2,7 @@
 /* Per-GPU figures of a run: see gpu_tally.h. */
 #include <stdio.h>
 
-#include "sampler/gpu_tally.h"
+#include "tracker/gpu_tally.h"
 
 void gt_gpu_tally_fold(gt_gpu_tally *t, const gt_sample *s)
 {

@@ -2,8 +2,8 @@
 /* One timepoint, in base units (bytes, percent of one core), as the sampler
  * produces it and the stores and the aggregate consume it.  Converting to the
  * user's units happens only when writing (store/, report/). */
-#ifndef GT_SAMPLER_SAMPLE_H
-#define GT_SAMPLER_SAMPLE_H
+#ifndef GT_SAMPLE_H
+#define GT_SAMPLE_H
 #include <stddef.h>
 #include <stdint.h>
 #include "gpu/gpu.h"

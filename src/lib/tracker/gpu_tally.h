@@ -2,11 +2,11 @@
 /* Each selected GPU over a run: its mean utilization and its memory peak
  * against its capacity, folded sample by sample from the readings a sample
  * carries (the Efficiency section's per-GPU figures). */
-#ifndef GT_SAMPLER_GPU_TALLY_H
-#define GT_SAMPLER_GPU_TALLY_H
+#ifndef GT_TRACKER_GPU_TALLY_H
+#define GT_TRACKER_GPU_TALLY_H
 #include <stdint.h>
 
-#include "sampler/sample.h"
+#include "sample.h"
 
 typedef struct gt_gpu_tally {
     int n;
