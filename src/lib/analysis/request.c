@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis/request.h"
+#include "util/units.h"
 
 extern char **environ;
 
@@ -29,25 +30,10 @@ static const char *env_get(const char *const *env, const char *name)
     return NULL;
 }
 
-/* A whole decimal number from s[0..len) with nothing else; -1 when empty,
- * malformed or past 2^53 (where a double stops being exact). */
-static double parse_count(const char *s, size_t len)
-{
-    if (!s || len == 0 || len > 16)
-        return -1;
-    double v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v <= 9007199254740992.0 ? v : -1;
-}
-
 static double env_count(const char *const *env, const char *name)
 {
     const char *v = env_get(env, name);
-    return v ? parse_count(v, strlen(v)) : -1;
+    return v ? gt_parse_count(v, strlen(v)) : -1;
 }
 
 /* Items of a comma-separated list ("0,1", "GPU-ab...,GPU-cd..."), each
@@ -59,7 +45,7 @@ static int list_count(const char *s, int digits_only)
         return 0;
     for (;;) {
         size_t len = strcspn(s, ",");
-        if (len == 0 || (digits_only && parse_count(s, len) < 0))
+        if (len == 0 || (digits_only && gt_parse_count(s, len) < 0))
             return -1;
         if (n == INT_MAX)
             return -1;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "util/units.h"
 
 const char *gt_cgroup_path(const char *proc_cgroup, const char *controller, size_t *len)
 {
@@ -122,21 +123,6 @@ int gt_cgroup_mount(const char *mountinfo, const char *controller, char *point, 
     return -1;
 }
 
-/* A whole decimal number from s[0..len) with nothing else; -1 when empty,
- * malformed or past 2^53 (where a double stops being exact). */
-static double parse_count(const char *s, size_t len)
-{
-    if (!s || len == 0 || len > 16)
-        return -1;
-    double v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v <= 9007199254740992.0 ? v : -1;
-}
-
 /* The first line of text without its newline, as a count; -1 otherwise. */
 static double line_count(const char *text)
 {
@@ -145,7 +131,7 @@ static double line_count(const char *text)
     size_t len = strcspn(text, "\n");
     if (text[len] == '\n' && text[len + 1] != '\0')
         return -1; /* one line only */
-    return parse_count(text, len);
+    return gt_parse_count(text, len);
 }
 
 double gt_cgroup_v2_memory_max(const char *text)
@@ -170,7 +156,7 @@ double gt_cgroup_v2_cpu_max(const char *text)
     size_t plen = strcspn(p, "\n");
     if (p[plen] == '\n' && p[plen + 1] != '\0')
         return -1;
-    double quota = parse_count(text, qlen), period = parse_count(p, plen);
+    double quota = gt_parse_count(text, qlen), period = gt_parse_count(p, plen);
     return quota > 0 && period > 0 ? quota / period : -1;
 }
 

@@ -89,3 +89,16 @@ double gt_energy_in_unit(double joules, gt_energy_unit u)
 {
     return joules / energy_div[(unsigned)u < 4 ? u : 0];
 }
+
+double gt_parse_count(const char *s, size_t len)
+{
+    if (!s || len == 0 || len > 16)
+        return -1;
+    double v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v <= 9007199254740992.0 ? v : -1;
+}

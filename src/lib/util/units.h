@@ -15,6 +15,11 @@ double gt_time_in_unit(double seconds, gt_time_unit u);
  * 4.300000000000001. */
 double gt_gpu_ram_in_unit(double bytes, gt_ram_unit u);
 
+/* A whole decimal number from s[0..len) with nothing else (a count in a
+ * kernel file or an environment variable); -1 when empty, malformed or past
+ * 2^53, where a double stops being exact. */
+double gt_parse_count(const char *s, size_t len);
+
 #define GT_ENERGY_UNITS_VALID "'joules', 'kilojoules', 'watt-hours', 'kilowatt-hours'"
 double gt_energy_in_unit(double joules, gt_energy_unit u);
 #endif
