@@ -30,6 +30,7 @@
 #include "util/node.h"
 #include "util/pyfloat.h"
 #include "store/sqltext.h"
+#include "util/timespec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -201,7 +202,7 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
     if (now) {
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);
-        ts = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+        ts = gt_ts_seconds(&t);
         pid = (long long)getpid(); /* a forked child writes its own */
     }
 

@@ -29,8 +29,8 @@
 #include "tracker/options.h"
 #include "tracker_owner.h"
 #include "tracker_tally.h"
-#include "util/units.h"
 #include "util/error.h"
+#include "util/timespec.h"
 
 /* ST_STOPPING: one caller's gt_tracker_stop is joining the thread and
  * closing the files; a concurrent stop waits for ST_STOPPED. */
@@ -94,11 +94,6 @@ static void default_log(void *ctx, const char *msg)
 {
     (void)ctx;
     fprintf(stderr, "gpu-tracker: warning: %s\n", msg);
-}
-
-static double elapsed(const struct timespec *a, const struct timespec *b)
-{
-    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
 static gt_status fail(gt_tracker *t, gt_status st, gt_error *err)
@@ -349,7 +344,7 @@ static void take(gt_tracker *t, int last)
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         gt_timepoint tp;
-        gt_aggregate_timepoint(&a, &s, &t->sd, t->version, elapsed(&t->t_start, &now), &tp);
+        gt_aggregate_timepoint(&a, &s, &t->sd, t->version, gt_ts_elapsed(&t->t_start, &now), &tp);
         t->opts.on_timepoint(t->opts.on_timepoint_ctx, &tp);
     }
     /* A failing tracking file never stops tracking: the report still comes,
@@ -364,22 +359,6 @@ static void take(gt_tracker *t, int last)
         writer_failed(t, &t->perproc_failed, &e);
         gt_perproc_finish(t->perproc, &e);
     }
-}
-
-static void add_seconds(struct timespec *ts, double sec)
-{
-    double whole = floor(sec);
-    ts->tv_sec += (time_t)whole;
-    ts->tv_nsec += (long)((sec - whole) * 1e9);
-    while (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
-static int before(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
 static void *sampling_thread(void *arg)
@@ -401,10 +380,10 @@ static void *sampling_thread(void *arg)
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     while (!t->stop_requested && t->status != GT_ERR_NOPROC) {
-        add_seconds(&next, t->opts.sleep_time);
+        gt_ts_add(&next, t->opts.sleep_time);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (before(&next, &now)) /* fell behind: keep the interval, skip the backlog */
+        if (gt_ts_before(&next, &now)) /* fell behind: keep the interval, skip the backlog */
             next = now;
         while (!t->stop_requested &&
                pthread_cond_timedwait(&t->cv, &t->mu, &next) != ETIMEDOUT)
@@ -587,35 +566,6 @@ size_t gt_tracker_descendants_alive(const gt_tracker *t)
     return gt_sampler_descendants_alive(t->sampler);
 }
 
-/* What the cgroup's memory figures are, beside the RSS ones. */
-#define CGROUP_V1_METHOD                                                                                  \
-    "cgroup v1 memory.max_usage_in_bytes: the group's charged memory, page cache and kernel memory "    \
-    "included (what its limit and the OOM killer compare), not RSS"
-#define CGROUP_V2_METHOD                                                                                  \
-    "cgroup v2 memory.peak: the group's charged memory, page cache and kernel memory included (what "   \
-    "its limit and the OOM killer compare), not RSS"
-
-/* The cgroup section from a reading of its counters. */
-static void cgroup_usage(gt_usage *u, const gt_cgroup_reading *r, gt_ram_unit ru)
-{
-    u->cgroup.available = 1;
-    u->cgroup.version = r->version;
-    snprintf(u->cgroup.path, sizeof u->cgroup.path, "%s", r->mem_path);
-    snprintf(u->cgroup.cpu_path, sizeof u->cgroup.cpu_path, "%s", r->cpu_path);
-    u->cgroup.memory_peak = r->mem_peak >= 0 ? gt_ram_in_unit((double)r->mem_peak, ru) : -1.0;
-    u->cgroup.memory_current = r->mem_current >= 0 ? gt_ram_in_unit((double)r->mem_current, ru) : -1.0;
-    u->cgroup.memory_limit = r->mem_limit >= 0 ? gt_ram_in_unit((double)r->mem_limit, ru) : -1.0;
-    u->cgroup.limit_none = r->limit_none;
-    /* Below 0 where the limit was lowered under an earlier peak. */
-    u->cgroup.memory_headroom = r->mem_limit >= 0 && r->mem_peak >= 0
-                                    ? gt_ram_in_unit((double)r->mem_limit - (double)r->mem_peak, ru)
-                                    : -1.0;
-    u->cgroup.cpu_ns = r->cpu_ns;
-    u->cgroup.cpu_seconds = r->cpu_ns >= 0 ? (double)r->cpu_ns / 1e9 : -1.0;
-    u->cgroup.memory_method = !r->mem_path[0] ? NULL : r->version == 1 ? CGROUP_V1_METHOD : CGROUP_V2_METHOD;
-    snprintf(u->cgroup.unavailable, sizeof u->cgroup.unavailable, "%s", r->why);
-}
-
 /* Fills *u, of this version, with the usage so far. */
 static void fill_usage(gt_tracker *t, gt_usage *u)
 {
@@ -636,7 +586,7 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
         cg = t->cg_end;
     size_t unfollowed = t->ev_unfollowed;
     pthread_mutex_unlock(&t->mu);
-    gt_aggregate_run r = {&t->sd, elapsed(&t->t_start, &end), maxrss, t->ended_before_start, have_ev ? &ev : NULL,
+    gt_aggregate_run r = {&t->sd, gt_ts_elapsed(&t->t_start, &end), maxrss, t->ended_before_start, have_ev ? &ev : NULL,
                           unfollowed, t->events_off};
     gt_aggregate_usage(&a, &r, u);
     if (!have_cg && t->cgroup) { /* still running: the counters now */
@@ -644,7 +594,7 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
         have_cg = 1;
     }
     if (have_cg)
-        cgroup_usage(u, &cg, t->sd.ram_unit);
+        gt_cgroup_usage(&cg, t->sd.ram_unit, u);
     pthread_mutex_lock(&t->mu);
     gt_energy_usage(t->energy, t->opts.energy_unit, u);
     pthread_mutex_unlock(&t->mu);

@@ -84,6 +84,9 @@ gt_status gt_cgroup_open(const char *proc_root, const char *fs_root, pid_t pid, 
 void gt_cgroup_read(const gt_cgroup *cg, gt_cgroup_reading *r);
 void gt_cgroup_close(gt_cgroup **cg);
 
+/* Fills u's cgroup section from a reading, RAM in unit ru. */
+void gt_cgroup_usage(const gt_cgroup_reading *r, gt_ram_unit ru, gt_usage *u);
+
 /* A group made for a command: one directory per hierarchy (v1: memory and
  * cpuacct; v2: one). */
 typedef struct gt_cgroup_made {

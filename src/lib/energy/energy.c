@@ -9,6 +9,7 @@
 
 #include "util/error.h"
 #include "util/units.h"
+#include "util/timespec.h"
 
 const char gt_energy_cpu_method[] =
     "cpu_time_share: each sample interval's energy times the tracked processes' share of the "
@@ -72,7 +73,7 @@ void gt_energy_read(gt_energy *e, gt_energy_reading *r)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    r->t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    r->t = gt_ts_seconds(&ts);
     int n = gt_rapl_count(e->rapl);
     for (int i = 0; i < n; i++)
         r->ok[i] = gt_rapl_readable(e->rapl, i) && gt_rapl_read(e->rapl, i, &r->uj[i]) == 0;

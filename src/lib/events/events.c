@@ -9,6 +9,7 @@
 
 #include "events/events.h"
 #include "util/error.h"
+#include "util/timespec.h"
 
 uint64_t gt_events_bound_per_process(void)
 {
@@ -104,7 +105,7 @@ static double clock_s(clockid_t c)
 {
     struct timespec ts;
     clock_gettime(c, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return gt_ts_seconds(&ts);
 }
 
 /* Why loading failed, in words a user can act on: what failed (`step`),

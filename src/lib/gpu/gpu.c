@@ -6,6 +6,7 @@
 #include "gpu/backend.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/timespec.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -73,14 +74,14 @@ static double mono_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return gt_ts_seconds(&ts);
 }
 
 static double thread_cpu_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return gt_ts_seconds(&ts);
 }
 
 /* After a slow reading that started at cpu0 (thread CPU seconds): the

@@ -7,6 +7,7 @@
 #include "util/error.h"
 #include "util/units.h"
 #include "util/grow.h"
+#include "util/timespec.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -191,7 +192,7 @@ gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc 
      * child may be forked before a sample sees it. */
     struct timespec boot;
     clock_gettime(CLOCK_BOOTTIME, &boot);
-    p->first_ticks = ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) * p->hz;
+    p->first_ticks = (gt_ts_seconds(&boot)) * p->hz;
     gt_status st = cfg->tracking_file ? open_tables(p, err) : GT_OK;
     if (st != GT_OK) {
         /* Left there, a file without a sample would make the next run

@@ -70,7 +70,7 @@ static double thread_cpu_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return ts_seconds(&t);
+    return gt_ts_seconds(&t);
 }
 
 /* Whether the split of a process unchanged since its last walk is due

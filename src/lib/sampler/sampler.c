@@ -82,11 +82,11 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
      * its length. */
     struct timespec res;
     s->cpu.user_tick = s->cpu.tick = 1.0 / (double)s->hz;
-    if (s->use_clock && clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 && ts_seconds(&res) > 0)
-        s->cpu.tick = ts_seconds(&res);
+    if (s->use_clock && clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 && gt_ts_seconds(&res) > 0)
+        s->cpu.tick = gt_ts_seconds(&res);
     struct timespec boot;
     clock_gettime(CLOCK_BOOTTIME, &boot);
-    s->prev_boot_ticks = ts_seconds(&boot) * (double)s->hz;
+    s->prev_boot_ticks = gt_ts_seconds(&boot) * (double)s->hz;
     /* The root's reaped children until now are not the command's (the
      * first sample's root reading is the baseline otherwise). */
     if (s->root != s->main_pid) {
@@ -215,9 +215,9 @@ static double wall_clock_offset(void)
         clock_gettime(CLOCK_MONOTONIC, &m0);
         clock_gettime(CLOCK_REALTIME, &real);
         clock_gettime(CLOCK_MONOTONIC, &m1);
-        double m = (ts_seconds(&m0) + ts_seconds(&m1)) / 2;
-        if (ts_seconds(&m1) - ts_seconds(&m0) < 1e-6 || tries == 4)
-            return ts_seconds(&real) - m;
+        double m = (gt_ts_seconds(&m0) + gt_ts_seconds(&m1)) / 2;
+        if (gt_ts_seconds(&m1) - gt_ts_seconds(&m0) < 1e-6 || tries == 4)
+            return gt_ts_seconds(&real) - m;
     }
 }
 
@@ -232,7 +232,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->budget_checked = 0;
     s->read_mono = -1;
     s->self_thread_cpu = (struct timespec){0, 0};
-    s->now = ts_seconds(&boot);
+    s->now = gt_ts_seconds(&boot);
     /* The last sample reads everything: the run's final figures are exact. */
     s->full_walk = s->closing || s->read_failed;
     s->read_failed = 0;
@@ -253,7 +253,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     if (s->read_mono < 0) { /* main was not read: gone */
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
-        s->read_mono = s->read_mono_main = ts_seconds(&t);
+        s->read_mono = s->read_mono_main = gt_ts_seconds(&t);
     }
     /* The timestamp is the instant the CPU interval ends (main's read), on
      * the wall clock: the time between two rows is then the interval the
@@ -294,8 +294,8 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     out->fd_short = gt_procfs_take_fd_short(s->fs) || fd_short;
 
     /* CPU over the interval since the last sample. */
-    double now_boot_ticks = ts_seconds(&boot) * (double)s->hz;
-    double thread_cpu = ts_seconds(&s->self_thread_cpu);
+    double now_boot_ticks = gt_ts_seconds(&boot) * (double)s->hz;
+    double thread_cpu = gt_ts_seconds(&s->self_thread_cpu);
     double rccpu = s->root == s->main_pid ? 0 : s->root_ccpu_now;
     /* The first sample too: processes born since the sampler was created
      * (the command released after it, say) ran before any sample, and
@@ -338,7 +338,7 @@ size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t ca
         out[i] = (gt_sampler_proc){
             .pid = e->pid, .ppid = e->ppid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
             .threads = gt_walk_counted_threads(s, e),
-            .cpu_seconds = e->cpu - (self ? ts_seconds(&s->self_thread_cpu) : 0),
+            .cpu_seconds = e->cpu - (self ? gt_ts_seconds(&s->self_thread_cpu) : 0),
             .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
             .private_rss = e->private_rss, .shared_rss = e->shared_rss,
             .hwm = e->hwm,

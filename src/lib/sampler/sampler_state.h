@@ -19,6 +19,7 @@
 #include "sampler/paths.h"
 #include "sampler/sampler.h"
 #include "util/grow.h"
+#include "util/timespec.h"
 
 #define MAX_CORES 4096
 
@@ -190,11 +191,6 @@ struct gt_sampler {
     double walk_budget, walk_allowance, walk_refill_t;
     size_t walk_next;
 };
-
-static inline double ts_seconds(const struct timespec *t)
-{
-    return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
-}
 
 static inline int grow(void **v, size_t *cap, size_t need, size_t elem)
 {

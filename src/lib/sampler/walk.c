@@ -31,14 +31,14 @@ static int read_clock(gt_sampler *s, proc_entry *e)
     struct timespec clk, t;
     if (e->is_main) {
         clock_gettime(CLOCK_MONOTONIC, &t);
-        s->read_mono_main = ts_seconds(&t);
+        s->read_mono_main = gt_ts_seconds(&t);
     }
     int have_clk = s->use_clock && clock_gettime(process_clock(e->pid), &clk) == 0;
     e->clock_ns = have_clk ? (uint64_t)clk.tv_sec * 1000000000u + (uint64_t)clk.tv_nsec : 0;
-    e->cpu = have_clk ? ts_seconds(&clk) : 0;
+    e->cpu = have_clk ? gt_ts_seconds(&clk) : 0;
     if (e->is_main) {
         clock_gettime(CLOCK_MONOTONIC, &t);
-        s->read_mono = ts_seconds(&t);
+        s->read_mono = gt_ts_seconds(&t);
         if (s->self_tracking)
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s->self_thread_cpu);
     }

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 
+#include "util/timespec.h"
+
 static double ms_until(const struct timespec *t)
 {
     struct timespec now;
@@ -13,12 +15,7 @@ static double ms_until(const struct timespec *t)
 void gt_lockwait_arm(gt_lockwait *w, int ms)
 {
     clock_gettime(CLOCK_MONOTONIC, &w->deadline);
-    w->deadline.tv_sec += ms / 1000;
-    w->deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (w->deadline.tv_nsec >= 1000000000L) {
-        w->deadline.tv_sec++;
-        w->deadline.tv_nsec -= 1000000000L;
-    }
+    gt_ts_add(&w->deadline, ms / 1e3);
 }
 
 /* SQLite's busy handler: 0 gives up (SQLITE_BUSY), 1 tries again.  The
