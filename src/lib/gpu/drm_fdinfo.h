@@ -42,6 +42,11 @@ typedef struct gt_drm_client_info {
  * (a drm-driver line); 0: another kind of file. */
 int gt_drm_fdinfo_parse(const char *text, size_t len, gt_drm_client_info *out);
 
+/* Reads "<uint>[ws][unit]" from [p, e) (an fdinfo value, a sysfs figure):
+ * 0 and the value in *v, *unit and *ulen the unit's text; -1 for no digits,
+ * overflow or trailing text. */
+int gt_drm_fdinfo_uint(const char *p, const char *e, uint64_t *v, const char **unit, size_t *ulen);
+
 /* Opens the backend over proc_root and sys_root (NULL: /proc and /sys);
  * what the vendor table's init does with the real ones.  now_ns, when not
  * NULL, replaces CLOCK_MONOTONIC for the utilization's wall time. */
