@@ -3,7 +3,6 @@
 #include "sampler/cpu.h"
 
 #include <math.h>
-
 #include <string.h>
 
 void gt_cpu_interval_member(gt_cpu_interval *iv, const gt_cpu_reading *last, const gt_cpu_reading *now,

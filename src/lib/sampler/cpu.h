@@ -94,6 +94,10 @@ void gt_cpu_books_add(gt_cpu_books *b, const gt_cpu_interval *iv, double t);
  * rounding is carried and threads started since the window's start: main
  * by its threads, the descendants by theirs (by all ncores when processes
  * came or went, whose threads are unknown), and main + descendants by the
- * cores.  The first sample with figures covers the whole run so far. */
+ * cores.  What stays carried is kept within a tick per thread seen (the
+ * clocks' lateness): beyond it, it is credited at once, up to the cores the
+ * set keeps busy (gt_cpu_flow_settle), so that rows after a burst in which
+ * nothing runs are not credited with it, and a run's last row leaves little
+ * uncredited.  The first sample with figures covers the whole run so far. */
 void gt_cpu_books_percents(gt_cpu_books *b, const gt_cpu_point *now, int ncores, int closing, gt_sample *out);
 #endif
