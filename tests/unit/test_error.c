@@ -135,9 +135,24 @@ static void test_cut_messages_say_so(void **state)
     assert_true(ends_with(e.msg, "ccc..."));
 }
 
+/* A text field of gt_usage (a reason, a cgroup path): whole where it fits,
+ * else cut and marked, never silently. */
+static void test_text_fit(void **state)
+{
+    (void)state;
+    char field[16];
+    gt_text_fit(field, sizeof field, "%s", "fits");
+    assert_string_equal(field, "fits");
+    gt_text_fit(field, sizeof field, "/%s/%s", "kubepods", "burstable-pod");
+    assert_string_equal(field, "/kubepods/bu...");
+    gt_text_fit(field, sizeof field, "%s", "abcdefghijk\xe2\x82\xacxy"); /* U+20AC across the mark's place */
+    assert_string_equal(field, "abcdefghijk...");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text_fit),
         cmocka_unit_test(test_every_status_has_its_own_text),
         cmocka_unit_test(test_write_reason),
         cmocka_unit_test(test_cut_messages_say_so),

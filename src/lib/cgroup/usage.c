@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cgroup/cgroup.h"
+#include "util/error.h"
 #include "util/units.h"
 
 /* What the cgroup's memory figures are, beside the RSS ones. */
@@ -17,8 +18,8 @@ void gt_cgroup_usage(const gt_cgroup_reading *r, gt_ram_unit ru, gt_usage *u)
 {
     u->cgroup.available = 1;
     u->cgroup.version = r->version;
-    snprintf(u->cgroup.path, sizeof u->cgroup.path, "%s", r->mem_path);
-    snprintf(u->cgroup.cpu_path, sizeof u->cgroup.cpu_path, "%s", r->cpu_path);
+    gt_text_fit(u->cgroup.path, sizeof u->cgroup.path, "%s", r->mem_path);
+    gt_text_fit(u->cgroup.cpu_path, sizeof u->cgroup.cpu_path, "%s", r->cpu_path);
     u->cgroup.memory_peak = r->mem_peak >= 0 ? gt_ram_in_unit((double)r->mem_peak, ru) : -1.0;
     u->cgroup.memory_current = r->mem_current >= 0 ? gt_ram_in_unit((double)r->mem_current, ru) : -1.0;
     u->cgroup.memory_limit = r->mem_limit >= 0 ? gt_ram_in_unit((double)r->mem_limit, ru) : -1.0;
@@ -30,6 +31,6 @@ void gt_cgroup_usage(const gt_cgroup_reading *r, gt_ram_unit ru, gt_usage *u)
     u->cgroup.cpu_ns = r->cpu_ns;
     u->cgroup.cpu_seconds = r->cpu_ns >= 0 ? (double)r->cpu_ns / 1e9 : -1.0;
     u->cgroup.memory_method = !r->mem_path[0] ? NULL : r->version == 1 ? CGROUP_V1_METHOD : CGROUP_V2_METHOD;
-    snprintf(u->cgroup.unavailable, sizeof u->cgroup.unavailable, "%s", r->why);
+    gt_text_fit(u->cgroup.unavailable, sizeof u->cgroup.unavailable, "%s", r->why);
 }
 

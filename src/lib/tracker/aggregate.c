@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/error.h"
 #include "util/units.h"
 
 static void keep_larger(gt_rss *at_max, const gt_rss *v)
@@ -191,7 +192,7 @@ static void ram_method(gt_usage *u, const gt_events_reading *ev, const char *eve
     if (!ev) {
         for (int i = 0; i < 3; i++)
             *method[i] = RAM_SAMPLED;
-        snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s",
+        gt_text_fit(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s",
                  events_off && events_off[0] ? events_off : "no sample was taken");
         return;
     }
@@ -210,12 +211,12 @@ static void ram_method(gt_usage *u, const gt_events_reading *ev, const char *eve
         }
     }
     if (ev->exact && unfollowed)
-        snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason,
+        gt_text_fit(u->max_ram_method.reason, sizeof u->max_ram_method.reason,
                  "%zu descendants were running before tracking began: the event backend follows only the "
                  "processes forked since",
                  unfollowed);
     else
-        snprintf(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s", ev->why);
+        gt_text_fit(u->max_ram_method.reason, sizeof u->max_ram_method.reason, "%s", ev->why);
     u->max_ram_method.processes = (unsigned long)ev->n_members + 1;
 }
 
@@ -229,7 +230,7 @@ static void unreadable(gt_usage *u, const gt_aggregate *a)
         u->max_ram.descendants = none;
     if (a->main_denied || a->desc_denied) {
         u->max_ram.combined = none;
-        snprintf(u->ram_unavailable, sizeof u->ram_unavailable,
+        gt_text_fit(u->ram_unavailable, sizeof u->ram_unavailable,
                  "the memory of process %d cannot be read: %s", (int)a->denied_pid,
                  strerror(a->main_denied ? a->main_denied : a->desc_denied));
     }

@@ -58,6 +58,18 @@ gt_status gt_err(gt_error *err, gt_status st, const char *fmt, ...)
     return st;
 }
 
+void gt_text_fit(char *dst, size_t size, const char *fmt, ...)
+{
+    if (!dst || size < 4)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(dst, size, fmt, ap);
+    va_end(ap);
+    if (n >= (int)size)
+        mark_cut(dst, size);
+}
+
 void gt_err_join(gt_error *err, const gt_error *more)
 {
     size_t n = strnlen(err->msg, sizeof err->msg - 1);

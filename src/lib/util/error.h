@@ -15,4 +15,8 @@ gt_status gt_err(gt_error *err, gt_status st, const char *fmt, ...)
  * ending in "...": a failure that follows another is still named. */
 void gt_err_join(gt_error *err, const gt_error *more);
 
+/* Formats into a fixed text field of size bytes (a reason or a path in
+ * gt_usage), cut as gt_err cuts: a text that did not fit ends in "...". */
+void gt_text_fit(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif
