@@ -24,7 +24,7 @@ typedef struct gt_store_backend {
 
 /* Takes ownership of fd (an empty file created for path), closing it on
  * failure too; writes the static data (then the nextra extra columns) and the timepoint header of the ncols
- * columns names[] (the first GT_STORE_NBASE_COLUMNS or more of gt_store_columns, then any power columns),
+ * columns names[] (the first GT_STORE_NBASE_COLUMNS or more of the timepoint columns, then any power columns),
  * which must stay valid until close.  path is copied.  On failure *impl is NULL. */
 gt_status gt_store_csv_open(int fd, const char *path, const gt_cell *static_cells,
                             const gt_store_extra *extra, size_t nextra, const char *const *names, int ncols,

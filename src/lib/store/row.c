@@ -5,34 +5,8 @@
 #include "util/units.h"
 
 #include <math.h>
-
-const char *const gt_store_columns[GT_STORE_NCOLUMNS] = {
-    "main_ram", "descendants_ram", "combined_ram", "system_ram",
-    "main_gpu_ram", "descendants_gpu_ram", "combined_gpu_ram", "system_gpu_ram",
-    "gpu_sum_utilization_percent", "gpu_hardware_utilization_percent",
-    "main_n_threads", "descendants_n_threads", "combined_n_threads",
-    "cpu_system_sum_utilization_percent", "cpu_system_hardware_utilization_percent",
-    "cpu_main_sum_utilization_percent", "cpu_main_hardware_utilization_percent",
-    "cpu_descendants_sum_utilization_percent", "cpu_descendants_hardware_utilization_percent",
-    "cpu_combined_sum_utilization_percent", "cpu_combined_hardware_utilization_percent",
-    "timestamp",
-    /* gpu-tracker's own, after the Python package's columns so its readers
-     * still find theirs in place: joules since the first sample. */
-    "cpu_energy_joules", "dram_energy_joules", "gpu_energy_joules",
-};
-const int gt_store_ncolumns = GT_STORE_NCOLUMNS;
-
-/* The types pandas gave these columns in the Python package's files (see
- * `.schema` of a tracking.sqlite it wrote); readers may rely on them. */
-const char *const gt_store_column_types[GT_STORE_NCOLUMNS] = {
-    "FLOAT", "FLOAT", "FLOAT", "FLOAT",
-    "BIGINT", "BIGINT", "BIGINT", "FLOAT",
-    "BIGINT", "BIGINT",
-    "BIGINT", "BIGINT", "BIGINT",
-    "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT",
-    "FLOAT",
-    "FLOAT", "FLOAT", "FLOAT",
-};
+#include <stddef.h>
+#include <stdint.h>
 
 const char *const gt_store_static_columns[GT_STORE_NSTATIC_COLUMNS] = {
     "ram_unit", "gpu_ram_unit", "time_unit", "ram_system_capacity",
@@ -62,47 +36,109 @@ static gt_cell tcell(const char *s)
     return (gt_cell){.kind = GT_CELL_TEXT, .s = s};
 }
 
-static gt_cell cpu_cell(int valid, double v)
+/* How a column's cell comes from its field of the sample. */
+typedef enum value_kind {
+    V_RSS,     /* a gt_rss: private and shared converted apart, then added */
+    V_RAM,     /* uint64_t bytes in the RAM unit */
+    V_GPU_RAM, /* uint64_t bytes in the GPU RAM unit */
+    V_FLOAT,   /* a double as it is (NaN: NULL) */
+    V_INT,     /* an int */
+    V_GPU_HW,  /* a GPU sum percent over the expected GPUs (0 when none) */
+    V_CPU,     /* a CPU sum percent, NULL while the sample has none */
+    V_CPU_HW,  /* the same over the expected cores */
+    V_SYS_HW,  /* the same over the system's cores */
+} value_kind;
+
+/* One column of the timepoint table: its name and SQL type (the types
+ * pandas gave them in the Python package's files, `.schema` of a
+ * tracking.sqlite it wrote: readers may rely on them), and its value. */
+typedef struct column {
+    const char *name, *type;
+    value_kind kind;
+    size_t field; /* offset in gt_sample */
+} column;
+
+#define COL(name, type, kind, field) {name, type, kind, offsetof(gt_sample, field)}
+static const column columns[] = {
+    COL("main_ram", "FLOAT", V_RSS, main),
+    COL("descendants_ram", "FLOAT", V_RSS, descendants),
+    COL("combined_ram", "FLOAT", V_RSS, combined),
+    COL("system_ram", "FLOAT", V_RAM, system_ram),
+    COL("main_gpu_ram", "BIGINT", V_GPU_RAM, main_gpu_ram),
+    COL("descendants_gpu_ram", "BIGINT", V_GPU_RAM, descendants_gpu_ram),
+    COL("combined_gpu_ram", "BIGINT", V_GPU_RAM, combined_gpu_ram),
+    COL("system_gpu_ram", "FLOAT", V_GPU_RAM, system_gpu_ram),
+    COL("gpu_sum_utilization_percent", "BIGINT", V_FLOAT, gpu_sum_percent),
+    COL("gpu_hardware_utilization_percent", "BIGINT", V_GPU_HW, gpu_sum_percent),
+    COL("main_n_threads", "BIGINT", V_INT, main_n_threads),
+    COL("descendants_n_threads", "BIGINT", V_INT, descendants_n_threads),
+    COL("combined_n_threads", "BIGINT", V_INT, combined_n_threads),
+    COL("cpu_system_sum_utilization_percent", "FLOAT", V_CPU, cpu_system_sum),
+    COL("cpu_system_hardware_utilization_percent", "FLOAT", V_SYS_HW, cpu_system_sum),
+    COL("cpu_main_sum_utilization_percent", "FLOAT", V_CPU, cpu_main_sum),
+    COL("cpu_main_hardware_utilization_percent", "FLOAT", V_CPU_HW, cpu_main_sum),
+    COL("cpu_descendants_sum_utilization_percent", "FLOAT", V_CPU, cpu_descendants_sum),
+    COL("cpu_descendants_hardware_utilization_percent", "FLOAT", V_CPU_HW, cpu_descendants_sum),
+    COL("cpu_combined_sum_utilization_percent", "FLOAT", V_CPU, cpu_combined_sum),
+    COL("cpu_combined_hardware_utilization_percent", "FLOAT", V_CPU_HW, cpu_combined_sum),
+    COL("timestamp", "FLOAT", V_FLOAT, timestamp),
+    /* gpu-tracker's own, after the Python package's columns so its readers
+     * still find theirs in place: joules since the first sample. */
+    COL("cpu_energy_joules", "FLOAT", V_FLOAT, cpu_energy),
+    COL("dram_energy_joules", "FLOAT", V_FLOAT, dram_energy),
+    COL("gpu_energy_joules", "FLOAT", V_FLOAT, gpu_energy),
+};
+#undef COL
+_Static_assert(sizeof columns / sizeof *columns == GT_STORE_NCOLUMNS, "one entry per timepoint column");
+
+const char *gt_store_column_name(int i)
 {
-    return valid ? fcell(v) : (gt_cell){.kind = GT_CELL_NULL};
+    return i >= 0 && i < GT_STORE_NCOLUMNS ? columns[i].name : NULL;
 }
 
-static double rss_in_unit(const gt_rss *r, gt_ram_unit u)
+const char *gt_store_column_type(int i)
 {
-    return gt_ram_in_unit((double)r->private_rss, u) + gt_ram_in_unit((double)r->shared_rss, u);
+    return i >= 0 && i < GT_STORE_NCOLUMNS ? columns[i].type : NULL;
+}
+
+static gt_cell cell_of(const column *col, const gt_static_data *sd, const gt_sample *s)
+{
+    const char *f = (const char *)s + col->field;
+    double d;
+    switch (col->kind) {
+    case V_RSS: {
+        const gt_rss *r = (const gt_rss *)(const void *)f;
+        return fcell(gt_ram_in_unit((double)r->private_rss, sd->ram_unit) +
+                     gt_ram_in_unit((double)r->shared_rss, sd->ram_unit));
+    }
+    case V_RAM:
+        return fcell(gt_ram_in_unit((double)*(const uint64_t *)(const void *)f, sd->ram_unit));
+    case V_GPU_RAM:
+        return fcell(gt_gpu_ram_in_unit((double)*(const uint64_t *)(const void *)f, sd->gpu_ram_unit));
+    case V_FLOAT:
+        return fcell(*(const double *)(const void *)f);
+    case V_INT:
+        return icell(*(const int *)(const void *)f);
+    case V_GPU_HW:
+        d = *(const double *)(const void *)f;
+        return fcell(sd->n_expected_gpus > 0 ? d / sd->n_expected_gpus : 0.0);
+    case V_CPU:
+    case V_CPU_HW:
+    case V_SYS_HW:
+        if (!s->cpu_valid)
+            return (gt_cell){.kind = GT_CELL_NULL};
+        d = *(const double *)(const void *)f;
+        return fcell(col->kind == V_CPU      ? d
+                     : col->kind == V_CPU_HW ? d / sd->n_expected_cores
+                                             : d / sd->system_core_count);
+    }
+    return (gt_cell){.kind = GT_CELL_NULL};
 }
 
 void gt_store_row_fill(const gt_static_data *sd, const gt_sample *s, gt_cell *c)
 {
-    const gt_ram_unit ru = sd->ram_unit, gu = sd->gpu_ram_unit;
-    const double cores = sd->n_expected_cores, sys_cores = sd->system_core_count;
-    const int v = s->cpu_valid;
-
-    c[0] = fcell(rss_in_unit(&s->main, ru));
-    c[1] = fcell(rss_in_unit(&s->descendants, ru));
-    c[2] = fcell(rss_in_unit(&s->combined, ru));
-    c[3] = fcell(gt_ram_in_unit((double)s->system_ram, ru));
-    c[4] = fcell(gt_gpu_ram_in_unit((double)s->main_gpu_ram, gu));
-    c[5] = fcell(gt_gpu_ram_in_unit((double)s->descendants_gpu_ram, gu));
-    c[6] = fcell(gt_gpu_ram_in_unit((double)s->combined_gpu_ram, gu));
-    c[7] = fcell(gt_gpu_ram_in_unit((double)s->system_gpu_ram, gu));
-    c[8] = fcell(s->gpu_sum_percent);
-    c[9] = fcell(sd->n_expected_gpus > 0 ? s->gpu_sum_percent / sd->n_expected_gpus : 0.0);
-    c[10] = icell(s->main_n_threads);
-    c[11] = icell(s->descendants_n_threads);
-    c[12] = icell(s->combined_n_threads);
-    c[13] = cpu_cell(v, s->cpu_system_sum);
-    c[14] = cpu_cell(v, s->cpu_system_sum / sys_cores);
-    c[15] = cpu_cell(v, s->cpu_main_sum);
-    c[16] = cpu_cell(v, s->cpu_main_sum / cores);
-    c[17] = cpu_cell(v, s->cpu_descendants_sum);
-    c[18] = cpu_cell(v, s->cpu_descendants_sum / cores);
-    c[19] = cpu_cell(v, s->cpu_combined_sum);
-    c[20] = cpu_cell(v, s->cpu_combined_sum / cores);
-    c[21] = fcell(s->timestamp);
-    c[22] = fcell(s->cpu_energy);
-    c[23] = fcell(s->dram_energy);
-    c[24] = fcell(s->gpu_energy);
+    for (int i = 0; i < GT_STORE_NCOLUMNS; i++)
+        c[i] = cell_of(&columns[i], sd, s);
 }
 
 void gt_store_row_fill_power(const gt_sample *s, const gt_power_column *power, int n, gt_cell *c)

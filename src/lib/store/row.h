@@ -30,9 +30,13 @@ typedef struct gt_cell {
     const char *s; /* static storage (unit names) */
 } gt_cell;
 
-/* SQL column types of the Python package's tables, parallel to
- * gt_store_columns / gt_store_static_columns. */
-extern const char *const gt_store_column_types[];
+/* The timepoint table's column i (0 .. GT_STORE_NCOLUMNS - 1, in file
+ * order): its name and SQL type; NULL out of range.  One table in row.c
+ * describes each column once: name, type, and how its cell is made. */
+const char *gt_store_column_name(int i);
+const char *gt_store_column_type(int i);
+/* SQL column types of the static-data table, parallel to
+ * gt_store_static_columns. */
 extern const char *const gt_store_static_column_types[];
 
 /* Fills the GT_STORE_NCOLUMNS cells of one timepoint.  RAM is converted part

@@ -220,8 +220,8 @@ gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_d
             goto done;
     int ncols = with_energy ? GT_STORE_NCOLUMNS : GT_STORE_NBASE_COLUMNS;
     for (int c = 0; c < ncols; c++) {
-        s->names[c] = gt_store_columns[c];
-        s->types[c] = gt_store_column_types[c];
+        s->names[c] = gt_store_column_name(c);
+        s->types[c] = gt_store_column_type(c);
     }
     s->npower = npower;
     for (int k = 0; k < npower; k++, ncols++) {

@@ -84,11 +84,9 @@ typedef struct gt_file_owner {
 gt_status gt_store_rescue(int from, const char *path, const gt_file_owner *owner, gt_log_fn log, void *log_ctx,
                           gt_error *err);
 
-/* Timepoint column names in file order (21 measurements, "timestamp", then
- * the energy columns, which a file has only with_energy; its power columns
- * follow, named by the gt_power_column list). */
-extern const char *const gt_store_columns[];
-extern const int gt_store_ncolumns;
+/* Timepoint columns: gt_store_column_name() in row.h (21 measurements,
+ * "timestamp", then the energy columns, which a file has only with_energy;
+ * its power columns follow, named by the gt_power_column list). */
 /* Static-data column names in file order. */
 extern const char *const gt_store_static_columns[];
 extern const int gt_store_nstatic_columns;
