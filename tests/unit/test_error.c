@@ -147,6 +147,16 @@ static void test_text_fit(void **state)
     assert_string_equal(field, "/kubepods/bu...");
     gt_text_fit(field, sizeof field, "%s", "abcdefghijk\xe2\x82\xacxy"); /* U+20AC across the mark's place */
     assert_string_equal(field, "abcdefghijk...");
+    /* Appended: whole while it fits, then cut and marked; a full field
+     * that was to get more says so too. */
+    gt_text_fit(field, sizeof field, "a");
+    gt_text_append(field, sizeof field, "%s", "bc");
+    assert_string_equal(field, "abc");
+    gt_text_append(field, sizeof field, "%s", "defghijklmnopq");
+    assert_string_equal(field, "abcdefghijkl...");
+    gt_text_fit(field, sizeof field, "%s", "123456789012345");
+    gt_text_append(field, sizeof field, "x");
+    assert_string_equal(field, "123456789012...");
 }
 
 int main(void)

@@ -30,16 +30,11 @@ struct gt_cgroup {
 static void add_why(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void add_why(char *why, size_t size, const char *fmt, ...)
 {
-    size_t len = strlen(why);
-    if (len && len + 2 < size) {
-        memcpy(why + len, "; ", 3);
-        len += 2;
-    }
-    if (len + 1 >= size)
-        return;
+    if (why[0])
+        gt_text_append(why, size, "; ");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why + len, size - len, fmt, ap);
+    gt_text_vappend(why, size, fmt, ap);
     va_end(ap);
 }
 

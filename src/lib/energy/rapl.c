@@ -181,18 +181,6 @@ static void prefix_parents(gt_rapl *r)
     }
 }
 
-static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t size, const char *fmt, ...)
-{
-    size_t len = strlen(buf);
-    if (len + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, size - len, fmt, ap);
-    va_end(ap);
-}
-
 /* States once which domains cannot be read, why, and what fixes it. */
 static void explain(gt_rapl *r, const char *base)
 {
@@ -205,15 +193,15 @@ static void explain(gt_rapl *r, const char *base)
     }
     if (!bad)
         return;
-    append(r->unavailable, sizeof r->unavailable, "%s of %d RAPL domains cannot be read (",
+    gt_text_append(r->unavailable, sizeof r->unavailable, "%s of %d RAPL domains cannot be read (",
            bad == r->n ? "all" : "some", r->n);
     for (int i = 0, k = 0; i < r->n; i++)
         if (r->d[i].fd < 0)
-            append(r->unavailable, sizeof r->unavailable, "%s%s: %s", k++ ? ", " : "",
+            gt_text_append(r->unavailable, sizeof r->unavailable, "%s%s: %s", k++ ? ", " : "",
                    r->d[i].name, strerror(r->d[i].err));
-    append(r->unavailable, sizeof r->unavailable, ")");
+    gt_text_append(r->unavailable, sizeof r->unavailable, ")");
     if (denied)
-        append(r->unavailable, sizeof r->unavailable,
+        gt_text_append(r->unavailable, sizeof r->unavailable,
                "; energy_uj is readable by root only since Linux 5.10: allow reading until reboot "
                "with 'sudo chmod o+r %s/class/powercap/intel-rapl:*/energy_uj', or at every boot "
                "with the udev rule 'ACTION==\"add\", SUBSYSTEM==\"powercap\", "
@@ -232,7 +220,7 @@ gt_status gt_rapl_open(const char *sysfs_root, gt_rapl **out, gt_error *err)
     snprintf(path, sizeof path, "%s/class/powercap", base);
     DIR *dir = opendir(path);
     if (!dir) {
-        append(r->unavailable, sizeof r->unavailable,
+        gt_text_append(r->unavailable, sizeof r->unavailable,
                  "no RAPL energy counters: cannot open '%s': %s (a virtual machine, a processor "
                  "without RAPL, or a kernel without powercap; on bare metal try 'sudo modprobe "
                  "intel_rapl_msr')", path, strerror(errno));
@@ -260,13 +248,13 @@ gt_status gt_rapl_open(const char *sysfs_root, gt_rapl **out, gt_error *err)
     closedir(dir);
     prefix_parents(r);
     if (!r->n)
-        append(r->unavailable, sizeof r->unavailable,
+        gt_text_append(r->unavailable, sizeof r->unavailable,
                  "no RAPL energy counters: '%s' has no intel-rapl zones (a virtual machine, a "
                  "processor without RAPL, or the driver not loaded: try 'sudo modprobe "
                  "intel_rapl_msr')", path);
     explain(r, base);
     if (extra)
-        append(r->unavailable, sizeof r->unavailable, "%s%d RAPL domains beyond the first %d are not read",
+        gt_text_append(r->unavailable, sizeof r->unavailable, "%s%d RAPL domains beyond the first %d are not read",
                r->unavailable[0] ? "; " : "", extra, MAX_DOMAINS);
     *out = r;
     return GT_OK;

@@ -58,16 +58,38 @@ gt_status gt_err(gt_error *err, gt_status st, const char *fmt, ...)
     return st;
 }
 
-void gt_text_fit(char *dst, size_t size, const char *fmt, ...)
+static void text_at(char *dst, size_t size, size_t at, const char *fmt, va_list ap)
 {
     if (!dst || size < 4)
         return;
+    if (at + 1 >= size) { /* full already: more was to come */
+        mark_cut(dst, size);
+        return;
+    }
+    int n = vsnprintf(dst + at, size - at, fmt, ap);
+    if (n >= (int)(size - at))
+        mark_cut(dst, size);
+}
+
+void gt_text_fit(char *dst, size_t size, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(dst, size, fmt, ap);
+    text_at(dst, size, 0, fmt, ap);
     va_end(ap);
-    if (n >= (int)size)
-        mark_cut(dst, size);
+}
+
+void gt_text_vappend(char *dst, size_t size, const char *fmt, va_list ap)
+{
+    text_at(dst, size, dst ? strnlen(dst, size) : 0, fmt, ap);
+}
+
+void gt_text_append(char *dst, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gt_text_vappend(dst, size, fmt, ap);
+    va_end(ap);
 }
 
 void gt_err_join(gt_error *err, const gt_error *more)
