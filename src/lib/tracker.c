@@ -216,7 +216,8 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     int npower = gt_energy_power_columns(t->energy, t->gpu, power);
     gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
                             opts->ram_unit, opts->gpu_ram_unit, opts->disable_logs ? NULL : t->opts.log,
-                            t->opts.log_ctx, &t->lockwait};
+                            t->opts.log_ctx, &t->lockwait, t->sd.ram_system_capacity, NULL, 0};
+    pc.gpus = gt_gpu_devices(t->gpu, &pc.n_gpus);
     /* Every file is checked before any is replaced: --overwrite must not
      * delete the old tracking file and then refuse over a side file. */
     if (t->tracking_file &&
@@ -239,7 +240,7 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     if (t->store)
         gt_store_set_lockwait(t->store, &t->lockwait);
     if (opts->per_process || opts->per_gpu) {
-        if ((st = gt_perproc_open(&pc, t->gpu, &t->perproc, &t->err)) != GT_OK) {
+        if ((st = gt_perproc_open(&pc, &t->perproc, &t->err)) != GT_OK) {
             /* The tracking file was created just now and holds no sample:
              * left there, it would make the next attempt fail with "exists". */
             gt_store_discard(&t->store);
@@ -354,7 +355,7 @@ static void take(gt_tracker *t, int last)
         writer_failed(t, &t->store_failed, &e);
     /* The same for the per-process and per-GPU rows: once it fails, the
      * top processes are still followed, the rows no longer written. */
-    if (t->perproc && gt_perproc_sample(t->perproc, t->sampler, s.timestamp, &e) != GT_OK &&
+    if (t->perproc && gt_perproc_sample(t->perproc, &s, &e) != GT_OK &&
         !t->perproc_failed) {
         writer_failed(t, &t->perproc_failed, &e);
         gt_perproc_finish(t->perproc, &e);

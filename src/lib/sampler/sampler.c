@@ -3,8 +3,8 @@
  * tree (walk.c), the exits since the last sample (exit_peaks.c), the
  * memory figures (memory.c), the CPU interval and percents (cpu.c), GPU
  * attribution (gpu_attribution.c); then the lists rotate for the next.
- * Also the sampler's life (its creation, settings and release) and what it
- * hands out of the last sample. */
+ * Also the sampler's life (its creation, settings and release) and the
+ * sample's views of its processes and exits. */
 #include "sampler/sampler.h"
 
 #include <stdint.h>
@@ -20,7 +20,6 @@
 #include "sampler/kept.h"
 #include "sampler/memory.h"
 #include "sampler/paths.h"
-#include "sampler/processes.h"
 #include "sampler/sampler_state.h"
 #include "sampler/system.h"
 #include "sampler/walk.h"
@@ -42,7 +41,7 @@ static int clocks_usable(const char *proc_root)
            clock_getcpuclockid(getpid(), &id) == 0 && clock_gettime(id, &t) == 0;
 }
 
-/* Keeps an exit record of the tree for gt_sampler_exits. */
+/* Keeps an exit record of the tree for the sample's exits. */
 static void keep_exit(void *ctx, const gt_exit_record *r)
 {
     gt_sampler *s = ctx;
@@ -158,6 +157,9 @@ void gt_sampler_free(gt_sampler **sp)
     free(s->max_comb);
     gt_exit_peaks_close(&s->exits);
     free(s->taken);
+    free(s->procs_view);
+    free(s->gpu_procs_view);
+    free(s->gpu_slot);
     gt_paths_free(&s->paths);
     gt_procfs_close(&s->fs);
     free(s);
@@ -219,6 +221,32 @@ static double wall_clock_offset(void)
         if (gt_ts_seconds(&m1) - gt_ts_seconds(&m0) < 1e-6 || tries == 4)
             return gt_ts_seconds(&real) - m;
     }
+}
+
+/* The sample's view of its processes, from s->prev (the lists have just
+ * rotated), in a buffer reused from sample to sample.  -1: out of memory. */
+static int processes_view(gt_sampler *s, gt_sample *out)
+{
+    const proc_list *l = &s->prev;
+    if (grow((void **)&s->procs_view, &s->procs_view_cap, l->n, sizeof *s->procs_view) != 0)
+        return -1;
+    for (size_t i = 0; i < l->n; i++) {
+        const proc_entry *e = &l->v[i];
+        int self = e->is_main && s->self_tracking;
+        int zombie = e->state == 'Z' || e->state == 'X';
+        s->procs_view[i] = (gt_sample_proc){
+            .pid = e->pid, .ppid = e->ppid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
+            .threads = gt_walk_counted_threads(s, e),
+            .cpu_seconds = e->cpu - (self ? gt_ts_seconds(&s->self_thread_cpu) : 0),
+            .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
+            .private_rss = e->private_rss, .shared_rss = e->shared_rss,
+            .hwm = e->hwm,
+        };
+        memcpy(s->procs_view[i].comm, e->comm, sizeof s->procs_view[i].comm);
+    }
+    out->n_procs = l->n;
+    out->procs = s->procs_view;
+    return 0;
 }
 
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
@@ -317,6 +345,11 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
     gt_walk_rotate(s);
+    if (processes_view(s, out) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    out->n_exits = s->n_taken;
+    out->exits = s->taken;
+    out->exits_short = s->taken_short;
     s->prev_last_pid = s->last_pid;
     s->cpu.last_t = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
@@ -324,33 +357,4 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->prev_root_ccpu = rccpu;
     s->have_prev = 1;
     return GT_OK;
-}
-
-/* After gt_sampler_take the sample just taken is in s->prev (the lists
- * swap at its end). */
-size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t cap)
-{
-    const proc_list *l = s->have_prev ? &s->prev : NULL;
-    for (size_t i = 0; l && i < l->n && i < cap; i++) {
-        const proc_entry *e = &l->v[i];
-        int self = e->is_main && s->self_tracking;
-        int zombie = e->state == 'Z' || e->state == 'X';
-        out[i] = (gt_sampler_proc){
-            .pid = e->pid, .ppid = e->ppid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
-            .threads = gt_walk_counted_threads(s, e),
-            .cpu_seconds = e->cpu - (self ? gt_ts_seconds(&s->self_thread_cpu) : 0),
-            .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
-            .private_rss = e->private_rss, .shared_rss = e->shared_rss,
-            .hwm = e->hwm,
-        };
-        memcpy(out[i].comm, e->comm, sizeof out[i].comm);
-    }
-    return l ? l->n : 0;
-}
-
-size_t gt_sampler_exits(const gt_sampler *s, const gt_exit_record **out, int *short_out)
-{
-    *out = s->taken;
-    *short_out = s->taken_short;
-    return s->n_taken;
 }

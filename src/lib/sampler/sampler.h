@@ -54,7 +54,9 @@ int gt_sampler_core_count(const gt_sampler *s);         /* cores in /proc/stat *
  * tracked process is the caller's own, that thread's CPU time and the thread
  * itself are left out, so the tracker never counts itself.  Fails
  * (GT_ERR_NOPROC) only when the main process is gone at the first sample;
- * later a vanished process simply stops contributing. */
+ * later a vanished process simply stops contributing.  out's views (its
+ * processes, devices, GPU processes and exits) point into s until the next
+ * sample (sample.h). */
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err);
 /* Takes the run's last sample, as gt_sampler_take.  When no sample so far
  * had CPU figures (a run shorter than the CPU window), this one has them,
