@@ -212,12 +212,13 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         .n_expected_gpus = gt_gpu_expected(t->gpu),
     };
     /* The file is created here so that "exists" fails before anything runs. */
+    size_t ngpus;
+    const gt_gpu_device_reading *gpus = gt_gpu_devices(t->gpu, &ngpus);
     gt_power_column power[GT_POWER_SLOTS];
-    int npower = gt_energy_power_columns(t->energy, t->gpu, power);
+    int npower = gt_energy_power_columns(t->energy, gpus, ngpus, power);
     gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
                             opts->ram_unit, opts->gpu_ram_unit, opts->disable_logs ? NULL : t->opts.log,
-                            t->opts.log_ctx, &t->lockwait, t->sd.ram_system_capacity, NULL, 0};
-    pc.gpus = gt_gpu_devices(t->gpu, &pc.n_gpus);
+                            t->opts.log_ctx, &t->lockwait, t->sd.ram_system_capacity, gpus, ngpus};
     /* Every file is checked before any is replaced: --overwrite must not
      * delete the old tracking file and then refuse over a side file. */
     if (t->tracking_file &&
@@ -231,7 +232,7 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         size_t nextra = 0;
         if ((st = gt_run_identity(node, sizeof node, extra, &nextra, &t->err)) != GT_OK ||
             (st = gt_store_open_extra(t->tracking_file, opts->overwrite, &t->sd,
-                                      gt_energy_measured(t->energy, t->gpu), extra, nextra, power, npower,
+                                      gt_energy_measured(t->energy, ngpus), extra, nextra, power, npower,
                                       &t->store, &t->err)) != GT_OK)
             return fail(t, st, err);
     }
