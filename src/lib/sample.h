@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "gpu/gpu.h"
 #include "gpu_tracker.h"
 #include "proc/taskstats.h"
 
@@ -26,6 +25,34 @@ enum {
 typedef struct gt_rss {
     uint64_t private_rss, shared_rss; /* total = private + shared */
 } gt_rss;
+
+/* One selected GPU at a sample, as the GPU layer (gpu/) read it: its
+ * identity, readings and capacity.  The GPU handle's array of these keeps
+ * its order (the vendor's device index, ascending) for the whole session,
+ * and is overwritten by each gt_gpu_sample. */
+typedef struct gt_gpu_device_reading {
+    int index;                 /* the vendor's device index (nvidia-smi's, rocm-smi's) */
+    const char *uuid;          /* as --guuids takes it; valid until gt_gpu_close */
+    /* 0: not read at this sample (the reason was warned once); a lost
+     * device stays 0 from then on. */
+    int power_valid;
+    double power_watts;        /* NVML: nvmlDeviceGetPowerUsage; ROCm SMI: average power */
+    int energy_valid;
+    /* Cumulative counter (NVML: nvmlDeviceGetTotalEnergyConsumption, since
+     * the driver was loaded; ROCm SMI: the energy accumulator): use the
+     * difference between two samples.  A value below the previous one
+     * means the counter restarted (driver reload). */
+    double energy_joules;
+    /* For --per-gpu and --per-process: this device's used memory (bytes) and
+     * utilization (percent) at this sample, each 0-valid where not read;
+     * procs_valid: its processes were listed (per device, NVML), so a
+     * process absent from the list used none of its memory; sm_valid: their
+     * SM utilization was read (absent: idle). */
+    int mem_valid, util_valid, procs_valid, sm_valid;
+    uint64_t mem_used_bytes;
+    double util_percent;
+    uint64_t mem_total_bytes;  /* its capacity, set from open on */
+} gt_gpu_device_reading;
 
 /* One tracked process as the sample read it (nothing is read anew). */
 typedef struct gt_sample_proc {
