@@ -63,7 +63,6 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->root = cfg->tree_root ? cfg->tree_root : cfg->main_pid;
     s->self_pid = getpid();
     s->self_tracking = cfg->main_pid == s->self_pid;
-    s->gpu = cfg->gpu;
     s->meminfo_fd = s->stat_fd = s->loadavg_fd = -1;
     s->fd_budget = gt_kept_budget();
     s->use_clock = clocks_usable(cfg->proc_root);
@@ -92,7 +91,12 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
         proc_entry e = {0};
         s->prev_root_ccpu = s->root == s->self_pid && s->use_clock && gt_walk_read_self_root(&e) == 0 ? e.ccpu : -1;
     }
-    gt_status st = gt_procfs_open(cfg->proc_root, &s->fs, err);
+    gt_status st = GT_OK;
+    if (cfg->gpus)
+        st = gt_gpu_open(cfg->gpu_brand, cfg->gpu_uuids, cfg->sysfs_root, cfg->log, cfg->log_ctx,
+                         cfg->disable_logs, &s->gpu, err);
+    if (st == GT_OK)
+        st = gt_procfs_open(cfg->proc_root, &s->fs, err);
     if (st == GT_OK && !(s->paths = gt_paths_new()))
         st = gt_err(err, GT_ERR_NOMEM, "out of memory");
     uint64_t used;
@@ -136,6 +140,12 @@ void gt_sampler_set_system_period(gt_sampler *s, double seconds)
 }
 
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
+
+void gt_sampler_gpus(const gt_sampler *s, gt_sampler_gpu_info *out)
+{
+    *out = (gt_sampler_gpu_info){gt_gpu_count(s->gpu), gt_gpu_expected(s->gpu), gt_gpu_capacity(s->gpu), 0, NULL};
+    out->devices = gt_gpu_devices(s->gpu, &out->n_devices);
+}
 int gt_sampler_core_count(const gt_sampler *s) { return s->ncores; }
 int gt_sampler_main_alive(const gt_sampler *s) { return s->main_alive; }
 size_t gt_sampler_descendants_alive(const gt_sampler *s) { return s->desc_alive; }
@@ -162,6 +172,7 @@ void gt_sampler_free(gt_sampler **sp)
     free(s->gpu_slot);
     gt_paths_free(&s->paths);
     gt_procfs_close(&s->fs);
+    gt_gpu_close(&s->gpu);
     free(s);
     *sp = NULL;
 }

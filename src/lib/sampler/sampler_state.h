@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "gpu/gpu.h"
 #include "proc/parse.h"
 #include "proc/procfs.h"
 #include "sampler/cpu.h"
@@ -108,7 +109,7 @@ struct gt_sampler {
     pid_t main_pid, root;
     int self_tracking;         /* the tracked process is this process */
     pid_t self_pid, self_tid;  /* this process; the sampling thread (0: not yet known) */
-    gt_gpu *gpu;
+    gt_gpu *gpu;               /* owned; NULL: no GPUs */
     long hz;
     proc_list prev, cur;
     int have_prev, main_alive;
