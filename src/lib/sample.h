@@ -95,6 +95,7 @@ typedef struct gt_sample {
     uint64_t main_gpu_ram, descendants_gpu_ram, combined_gpu_ram, system_gpu_ram;
     double gpu_sum_percent;         /* sum over the selected GPUs */
     int main_n_threads, descendants_n_threads, combined_n_threads;
+    size_t descendants_alive;       /* descendants running (not zombies) */
     /* CPU percent of one core over the interval that ends at this sample;
      * cpu_valid is 0 for the first sample, which closes no interval. */
     int cpu_valid;

@@ -320,9 +320,8 @@ static void take(gt_tracker *t, int last)
     pthread_mutex_lock(&t->mu);
     if (st == GT_OK && t->events) {
         if (!t->have_ev) {
-            size_t alive = gt_sampler_descendants_alive(t->sampler);
-            if (alive > ev.n_members)
-                t->ev_unfollowed = alive - (size_t)ev.n_members;
+            if (s.descendants_alive > ev.n_members)
+                t->ev_unfollowed = s.descendants_alive - (size_t)ev.n_members;
         }
         t->ev = ev;
         t->have_ev = 1;
@@ -336,7 +335,7 @@ static void take(gt_tracker *t, int last)
         return;
     }
     gt_aggregate_fold(&t->agg, &s);
-    t->agg.desc_running = gt_sampler_descendants_alive(t->sampler) > 0;
+    t->agg.desc_running = s.descendants_alive > 0;
     gt_energy_fold(t->energy, &er, &s);
     gt_aggregate a = t->agg;
     pthread_mutex_unlock(&t->mu);

@@ -330,6 +330,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
     gt_memory_sum(s, out, n_desc);
+    out->descendants_alive = s->desc_alive;
     out->fd_short = gt_procfs_take_fd_short(s->fs) || fd_short;
 
     /* CPU over the interval since the last sample. */
