@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* One timepoint, in base units (bytes, percent of one core), as the sampler
- * produces it and the stores and the aggregate consume it.  Converting to the
- * user's units happens only when writing (store/, report/). */
+ * produces it and every consumer reads it: the stores, the aggregate,
+ * energy/ and the per-process and per-GPU tables (perproc/).  Converting to
+ * the user's units happens only when writing (store/, report/). */
 #ifndef GT_SAMPLE_H
 #define GT_SAMPLE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "gpu/gpu.h"
+#include <sys/types.h>
 #include "gpu_tracker.h"
+#include "proc/taskstats.h"
 
 /* GPUs a sample carries, at most (the first of the selected ones). */
 #define GT_SAMPLE_MAX_GPUS 16
@@ -24,6 +26,68 @@ typedef struct gt_rss {
     uint64_t private_rss, shared_rss; /* total = private + shared */
 } gt_rss;
 
+/* One selected GPU at a sample, as the GPU layer (gpu/) read it: its
+ * identity, readings and capacity.  The GPU handle's array of these keeps
+ * its order (the vendor's device index, ascending) for the whole session,
+ * and is overwritten by each gt_gpu_sample. */
+typedef struct gt_gpu_device_reading {
+    int index;                 /* the vendor's device index (nvidia-smi's, rocm-smi's) */
+    const char *uuid;          /* as --guuids takes it; valid until gt_gpu_close */
+    /* 0: not read at this sample (the reason was warned once); a lost
+     * device stays 0 from then on. */
+    int power_valid;
+    double power_watts;        /* NVML: nvmlDeviceGetPowerUsage; ROCm SMI: average power */
+    int energy_valid;
+    /* Cumulative counter (NVML: nvmlDeviceGetTotalEnergyConsumption, since
+     * the driver was loaded; ROCm SMI: the energy accumulator): use the
+     * difference between two samples.  A value below the previous one
+     * means the counter restarted (driver reload). */
+    double energy_joules;
+    /* For --per-gpu and --per-process: this device's used memory (bytes) and
+     * utilization (percent) at this sample, each 0-valid where not read;
+     * procs_valid: its processes were listed (per device, NVML), so a
+     * process absent from the list used none of its memory; sm_valid: their
+     * SM utilization was read (absent: idle). */
+    int mem_valid, util_valid, procs_valid, sm_valid;
+    uint64_t mem_used_bytes;
+    double util_percent;
+    uint64_t mem_total_bytes;  /* its capacity, set from open on */
+} gt_gpu_device_reading;
+
+/* One tracked process as the sample read it (nothing is read anew). */
+typedef struct gt_sample_proc {
+    pid_t pid, ppid;
+    char comm[16];          /* the kernel's command name, as /proc gives it */
+    int is_main;
+    uint64_t starttime;     /* ticks after boot: tells a reused PID apart */
+    char state;             /* 'R', 'S', 'Z', ... */
+    int threads;            /* the sampling thread left out when self-tracking */
+    /* CPU time of all its threads since it started, seconds (the sampling
+     * thread's left out when self-tracking). */
+    double cpu_seconds;
+    /* mem_valid: private/shared hold a split that was read (a page-table
+     * walk at this sample or an earlier one, see README "What is measured"),
+     * or 0 and 0 for a zombie.  0 where it was never walked or its memory
+     * cannot be read (mem_denied: errno). */
+    int mem_valid, mem_denied;
+    uint64_t private_rss, shared_rss;
+    uint64_t hwm;           /* VmHWM as last read while it lived, bytes; 0: never read */
+} gt_sample_proc;
+
+/* One process a GPU listed at the sample: any process of the machine, not
+ * only a tracked one, as often as the vendor listed it. */
+typedef struct gt_sample_gpu_proc {
+    pid_t pid;
+    /* Index into gt_sample.devices of the selected device that listed it;
+     * SIZE_MAX: a device not selected, or a vendor that lists processes
+     * system-wide. */
+    size_t device;
+    int mem_valid;          /* 0: the vendor gave no memory figure for it */
+    uint64_t mem_bytes;
+    int sm_valid;           /* its SM utilization is known */
+    double sm_percent;
+} gt_sample_gpu_proc;
+
 typedef struct gt_sample {
     double timestamp;               /* Unix seconds */
     gt_rss main, descendants, combined;
@@ -31,6 +95,7 @@ typedef struct gt_sample {
     uint64_t main_gpu_ram, descendants_gpu_ram, combined_gpu_ram, system_gpu_ram;
     double gpu_sum_percent;         /* sum over the selected GPUs */
     int main_n_threads, descendants_n_threads, combined_n_threads;
+    size_t descendants_alive;       /* descendants running (not zombies) */
     /* CPU percent of one core over the interval that ends at this sample;
      * cpu_valid is 0 for the first sample, which closes no interval. */
     int cpu_valid;
@@ -82,6 +147,27 @@ typedef struct gt_sample {
      * (first sample), a counter not read, or no such domain.  Set by
      * energy/. */
     double power_watts[GT_POWER_SLOTS];
+    /* Views into buffers the sampler owns and reuses (no allocation per
+     * sample once they are large enough): valid until its next sample or
+     * its release, on the sampling thread.  A copy of the sample kept past
+     * that must not follow these pointers.
+     * procs: every tracked process, sorted by PID.  devices: every
+     * selected GPU (gpus above holds the first GT_SAMPLE_MAX_GPUS of them
+     * by value), the same devices in the same order at every sample.
+     * gpu_procs: the processes the GPUs listed, each with its memory and
+     * SM share on one device.  exits: the kernel's exit records (taskstats)
+     * of tracked processes since the sample before, one per exiting thread,
+     * with each one's high-water mark; none without taskstats;
+     * exits_short: some could not be kept (out of memory). */
+    size_t n_procs;
+    const gt_sample_proc *procs;
+    size_t n_devices;
+    const gt_gpu_device_reading *devices;
+    size_t n_gpu_procs;
+    const gt_sample_gpu_proc *gpu_procs;
+    size_t n_exits;
+    const gt_exit_record *exits;
+    int exits_short;
 } gt_sample;
 
 /* One power column of a tracking file: the slot of gt_sample.power_watts

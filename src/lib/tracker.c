@@ -18,7 +18,6 @@
 #include "cgroup/cgroup.h"
 #include "energy/energy.h"
 #include "events/events.h"
-#include "gpu/gpu.h"
 #include "perproc/perproc.h"
 #include "sampler/sampler.h"
 #include "store/row.h"
@@ -43,7 +42,6 @@ struct gt_tracker {
     gt_options opts;        /* the program's, read into this version's layout */
     unsigned int version;   /* the program's struct version: its timepoints' and usage's */
     char *uuids, *tracking_file;
-    gt_gpu *gpu;
     gt_sampler *sampler;
     gt_energy *energy;
     gt_store *store;
@@ -171,17 +169,19 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     /* GT_SYSFS_ROOT points the GPU detection and the RAPL reader at a
      * fixture tree in tests. */
     const char *sysfs_root = getenv("GT_SYSFS_ROOT");
-    st = gt_gpu_open(opts->gpu_brand, t->uuids, sysfs_root, t->opts.log, t->opts.log_ctx, opts->disable_logs,
-                     &t->gpu, &t->err);
-    if (st != GT_OK)
-        return fail(t, st, err);
     /* GT_PEAKS=sampled forces the method used without taskstats' privilege,
      * so that tests can check it as root. */
     const char *peaks = getenv("GT_PEAKS");
-    gt_sampler_config sc = {t->opts.process_id, opts->tree_root, NULL, t->gpu,
-                            !(peaks && !strcmp(peaks, "sampled"))};
+    gt_sampler_config sc = {
+        .main_pid = t->opts.process_id, .tree_root = opts->tree_root,
+        .exit_records = !(peaks && !strcmp(peaks, "sampled")),
+        .gpus = 1, .gpu_brand = opts->gpu_brand, .gpu_uuids = t->uuids, .sysfs_root = sysfs_root,
+        .log = t->opts.log, .log_ctx = t->opts.log_ctx, .disable_logs = opts->disable_logs,
+    };
     if ((st = gt_sampler_new(&sc, &t->sampler, &t->err)) != GT_OK)
         return fail(t, st, err);
+    gt_sampler_gpu_info gpus;
+    gt_sampler_gpus(t->sampler, &gpus);
     if (opts->walk_budget > 0)
         gt_sampler_set_walk_budget(t->sampler, opts->walk_budget);
     if ((st = open_events(t)) != GT_OK)
@@ -204,19 +204,20 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         .gpu_ram_unit = opts->gpu_ram_unit,
         .time_unit = opts->time_unit,
         .ram_system_capacity = gt_sampler_ram_capacity(t->sampler),
-        .gpu_ram_system_capacity = gt_gpu_capacity(t->gpu),
+        .gpu_ram_system_capacity = gpus.capacity,
         .system_core_count = gt_sampler_core_count(t->sampler),
         .n_expected_cores = opts->n_expected_cores ? opts->n_expected_cores
                                                    : gt_sampler_core_count(t->sampler),
-        .system_gpu_count = gt_gpu_count(t->gpu),
-        .n_expected_gpus = gt_gpu_expected(t->gpu),
+        .system_gpu_count = gpus.count,
+        .n_expected_gpus = gpus.expected,
     };
     /* The file is created here so that "exists" fails before anything runs. */
     gt_power_column power[GT_POWER_SLOTS];
-    int npower = gt_energy_power_columns(t->energy, t->gpu, power);
+    int npower = gt_energy_power_columns(t->energy, gpus.devices, gpus.n_devices, power);
     gt_perproc_config pc = {opts->per_process, opts->per_gpu, t->tracking_file, opts->overwrite,
                             opts->ram_unit, opts->gpu_ram_unit, opts->disable_logs ? NULL : t->opts.log,
-                            t->opts.log_ctx, &t->lockwait};
+                            t->opts.log_ctx, &t->lockwait, t->sd.ram_system_capacity, gpus.devices,
+                            gpus.n_devices};
     /* Every file is checked before any is replaced: --overwrite must not
      * delete the old tracking file and then refuse over a side file. */
     if (t->tracking_file &&
@@ -230,7 +231,7 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
         size_t nextra = 0;
         if ((st = gt_run_identity(node, sizeof node, extra, &nextra, &t->err)) != GT_OK ||
             (st = gt_store_open_extra(t->tracking_file, opts->overwrite, &t->sd,
-                                      gt_energy_measured(t->energy, t->gpu), extra, nextra, power, npower,
+                                      gt_energy_measured(t->energy, gpus.n_devices), extra, nextra, power, npower,
                                       &t->store, &t->err)) != GT_OK)
             return fail(t, st, err);
     }
@@ -239,7 +240,7 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     if (t->store)
         gt_store_set_lockwait(t->store, &t->lockwait);
     if (opts->per_process || opts->per_gpu) {
-        if ((st = gt_perproc_open(&pc, t->gpu, &t->perproc, &t->err)) != GT_OK) {
+        if ((st = gt_perproc_open(&pc, &t->perproc, &t->err)) != GT_OK) {
             /* The tracking file was created just now and holds no sample:
              * left there, it would make the next attempt fail with "exists". */
             gt_store_discard(&t->store);
@@ -319,9 +320,8 @@ static void take(gt_tracker *t, int last)
     pthread_mutex_lock(&t->mu);
     if (st == GT_OK && t->events) {
         if (!t->have_ev) {
-            size_t alive = gt_sampler_descendants_alive(t->sampler);
-            if (alive > ev.n_members)
-                t->ev_unfollowed = alive - (size_t)ev.n_members;
+            if (s.descendants_alive > ev.n_members)
+                t->ev_unfollowed = s.descendants_alive - (size_t)ev.n_members;
         }
         t->ev = ev;
         t->have_ev = 1;
@@ -335,7 +335,7 @@ static void take(gt_tracker *t, int last)
         return;
     }
     gt_aggregate_fold(&t->agg, &s);
-    t->agg.desc_running = gt_sampler_descendants_alive(t->sampler) > 0;
+    t->agg.desc_running = s.descendants_alive > 0;
     gt_energy_fold(t->energy, &er, &s);
     gt_aggregate a = t->agg;
     pthread_mutex_unlock(&t->mu);
@@ -354,7 +354,7 @@ static void take(gt_tracker *t, int last)
         writer_failed(t, &t->store_failed, &e);
     /* The same for the per-process and per-GPU rows: once it fails, the
      * top processes are still followed, the rows no longer written. */
-    if (t->perproc && gt_perproc_sample(t->perproc, t->sampler, s.timestamp, &e) != GT_OK &&
+    if (t->perproc && gt_perproc_sample(t->perproc, &s, &e) != GT_OK &&
         !t->perproc_failed) {
         writer_failed(t, &t->perproc_failed, &e);
         gt_perproc_finish(t->perproc, &e);
@@ -682,7 +682,6 @@ void gt_tracker_free(gt_tracker **tp)
     gt_events_close(&t->events);
     gt_cgroup_close(&t->cgroup);
     gt_energy_close(&t->energy);
-    gt_gpu_close(&t->gpu);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
     free(t->uuids);

@@ -257,13 +257,20 @@ static void test_power_exact(void **state)
     gt_energy *e;
     assert_int_equal(gt_energy_open(root, &e, NULL), GT_OK);
     gt_power_column cols[GT_POWER_SLOTS];
-    assert_int_equal(gt_energy_power_columns(e, NULL, cols), 4);
-    const char *names[] = {"package_power_watts", "core_power_watts", "dram_power_watts", "psys_power_watts"};
-    const int slots[] = {GT_POWER_PACKAGE, GT_POWER_CORE, GT_POWER_DRAM, GT_POWER_PSYS};
-    for (int k = 0; k < 4; k++) {
+    /* The GPUs' columns follow, named by each device's index, in the order
+     * the samples list the devices. */
+    const gt_gpu_device_reading gpus[2] = {{.index = 1}, {.index = 3}};
+    assert_int_equal(gt_energy_power_columns(e, gpus, 2, cols), 6);
+    const char *names[] = {"package_power_watts", "core_power_watts", "dram_power_watts", "psys_power_watts",
+                           "gpu_1_power_watts", "gpu_3_power_watts"};
+    const int slots[] = {GT_POWER_PACKAGE, GT_POWER_CORE, GT_POWER_DRAM, GT_POWER_PSYS, GT_POWER_GPU0,
+                         GT_POWER_GPU0 + 1};
+    for (int k = 0; k < 6; k++) {
         assert_string_equal(cols[k].name, names[k]);
         assert_int_equal(cols[k].slot, slots[k]);
     }
+    assert_int_equal(gt_energy_power_columns(e, NULL, 0, cols), 4);
+    assert_true(gt_energy_measured(e, 0) && gt_energy_measured(NULL, 2) && !gt_energy_measured(NULL, 0));
 
     gt_energy_reading rd;
     gt_sample s = interval(100.0, 50.0);

@@ -66,7 +66,7 @@ static gt_perproc *top_only(void)
     gt_perproc_config pc = {.per_process = 1, .ram_unit = GT_RAM_UNIT_KILOBYTES, .gpu_ram_unit = GT_RAM_UNIT_KILOBYTES};
     gt_perproc *p = NULL;
     gt_error err;
-    assert_int_equal(gt_perproc_open(&pc, NULL, &p, &err), GT_OK);
+    assert_int_equal(gt_perproc_open(&pc, &p, &err), GT_OK);
     return p;
 }
 
@@ -85,7 +85,7 @@ static void sample(gt_perproc *p, int main_pid, gt_usage *u)
     assert_int_equal(gt_sampler_new(&c, &s, &err), GT_OK);
     gt_sample a;
     assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
-    assert_int_equal(gt_perproc_sample(p, s, a.timestamp, &err), GT_OK);
+    assert_int_equal(gt_perproc_sample(p, &a, &err), GT_OK);
     gt_perproc_top(p, u);
     gt_sampler_free(&s);
 }
@@ -156,11 +156,75 @@ static void test_started_in_the_first_tick(void **state)
     close_top(&p);
 }
 
+/* The whole text of file path (at most 4 KiB). */
+static void slurp(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* The rows come from the sample alone, no sampler nor GPU handle behind
+ * it: each process's memory on a device adds up what that device listed
+ * of it (twice here), a process a device did not list shows 0 where the
+ * device listed its processes and nothing where it did not, and a listing
+ * from no selected device (SIZE_MAX) counts nowhere; the GPUs' columns
+ * are named by their index and the gpus table takes each device as the
+ * sample has it. */
+static void test_rows_from_the_sample(void **state)
+{
+    (void)state;
+    char tf[128], side[160], text[4096];
+    snprintf(tf, sizeof tf, "%s/t.csv", root);
+    static const gt_gpu_device_reading dev[2] = {
+        {.index = 0, .uuid = "GPU-a", .procs_valid = 1, .sm_valid = 1, .mem_valid = 1, .mem_used_bytes = 4000,
+         .util_valid = 1, .util_percent = 50, .power_valid = 1, .power_watts = 70},
+        {.index = 3, .uuid = "GPU-b"},
+    };
+    gt_perproc_config pc = {.per_process = 1, .per_gpu = 1, .tracking_file = tf,
+                            .ram_unit = GT_RAM_UNIT_KILOBYTES, .gpu_ram_unit = GT_RAM_UNIT_KILOBYTES,
+                            .ram_capacity = 8000 * 1000, .gpus = dev, .n_gpus = 2};
+    gt_perproc *p = NULL;
+    gt_error err;
+    assert_int_equal(gt_perproc_open(&pc, &p, &err), GT_OK);
+    static const gt_sample_proc procs[2] = {
+        {.pid = 10, .ppid = 1, .comm = "main", .is_main = 1, .threads = 2, .mem_valid = 1,
+         .private_rss = 1000 * 1000, .shared_rss = 1000 * 1000},
+        {.pid = 11, .ppid = 10, .comm = "kid\x01", .threads = 1},
+    };
+    static const gt_sample_gpu_proc gp[4] = {
+        {.pid = 10, .device = 0, .mem_valid = 1, .mem_bytes = 2000, .sm_valid = 1, .sm_percent = 20},
+        {.pid = 10, .device = 0, .mem_valid = 1, .mem_bytes = 1000, .sm_valid = 1, .sm_percent = 5},
+        {.pid = 11, .device = SIZE_MAX, .mem_valid = 1, .mem_bytes = 999 * 1000},
+        {.pid = 11, .device = 1, .mem_valid = 1, .mem_bytes = 7 * 1000},
+    };
+    gt_sample s = {.timestamp = 100, .n_procs = 2, .procs = procs, .n_devices = 2, .devices = dev,
+                   .n_gpu_procs = 4, .gpu_procs = gp};
+    assert_int_equal(gt_perproc_sample(p, &s, &err), GT_OK);
+    assert_int_equal(gt_perproc_close(&p, &err), GT_OK);
+    snprintf(side, sizeof side, "%s/t.processes.csv", root);
+    slurp(side, text, sizeof text);
+    assert_string_equal(text,
+        "timestamp,pid,ppid,command,cpu_percent,total_rss,private_rss,shared_rss,ram_percent,n_threads,"
+        "gpu0_ram,gpu0_sm_percent,gpu3_ram,gpu3_sm_percent\n"
+        "100.0,10,1,main,,2000.0,1000.0,1000.0,25.0,2,3.0,25.0,,\n"
+        "100.0,11,10,kid?,,,,,,1,0.0,0.0,,\n");
+    snprintf(side, sizeof side, "%s/t.gpus.csv", root);
+    slurp(side, text, sizeof text);
+    assert_string_equal(text,
+        "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts\n"
+        "100.0,0,GPU-a,4.0,50.0,70.0\n"
+        "100.0,3,GPU-b,,,\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ties_by_pid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_started_in_the_first_tick, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rows_from_the_sample, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "proc/parse.h"
-#include "sampler/processes.h"
 #include "sampler/sampler.h"
 #include "unit/fakeproc.h"
 
@@ -216,8 +215,8 @@ static void test_tree(void **state)
     assert_int_equal(c.descendants_n_threads, 1);
     /* The per-process rows count threads by the same rule: the zombie's
      * row says 0, and the rows add up to the main table's figures. */
-    gt_sampler_proc pr[8];
-    size_t np = gt_sampler_processes(s, pr, 8);
+    const gt_sample_proc *pr = c.procs;
+    size_t np = c.n_procs;
     assert_int_equal(np, 3);
     int row_threads = 0, zombies = 0;
     for (size_t i = 0; i < np; i++) {
@@ -335,8 +334,8 @@ static void test_walk_out_of_pid_order(void **state)
     gt_error err;
     for (int k = 0; k < 2; k++) {
         assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
-        gt_sampler_proc pr[4];
-        assert_int_equal(gt_sampler_processes(s, pr, 4), 3);
+        const gt_sample_proc *pr = a.procs;
+        assert_int_equal(a.n_procs, 3);
         const int want_pid[] = {100, 200, 300}, want_threads[] = {1, 2, 5};
         for (int i = 0; i < 3; i++) {
             char comm[16];
@@ -404,8 +403,8 @@ static void test_pid_listed_twice(void **state)
     gt_error err;
     for (int k = 0; k < 2; k++) {
         assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
-        gt_sampler_proc pr[8];
-        assert_int_equal(gt_sampler_processes(s, pr, 8), 5);
+        const gt_sample_proc *pr = a.procs;
+        assert_int_equal(a.n_procs, 5);
         for (int i = 0; i < 5; i++) {
             assert_int_equal(pr[i].pid, 100 + i);
             assert_int_equal(pr[i].threads, i + 1);
@@ -566,23 +565,23 @@ static void put_last_pid(int pid)
     put("loadavg", text);
 }
 
+/* The sample just taken by take_ok (its views valid until the next). */
+static gt_sample taken;
+
 /* The members of the sample just taken, as "PID PID ...". */
-static void expect_members(gt_sampler *s, const char *want)
+static void expect_members(const gt_sample *a, const char *want)
 {
-    gt_sampler_proc pr[16];
     char got[128] = "";
-    size_t n = gt_sampler_processes(s, pr, 16);
-    for (size_t i = 0; i < n && i < 16; i++)
-        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", i ? " " : "", (int)pr[i].pid);
+    for (size_t i = 0; i < a->n_procs && i < 16; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", i ? " " : "", (int)a->procs[i].pid);
     if (strcmp(got, want) != 0)
         fail_msg("members \"%s\", expected \"%s\"", got, want);
 }
 
 static void take_ok(gt_sampler *s)
 {
-    gt_sample a;
     gt_error err;
-    assert_int_equal(gt_sampler_take(s, &a, &err), GT_OK);
+    assert_int_equal(gt_sampler_take(s, &taken, &err), GT_OK);
 }
 
 static void put_proc(int pid, int ppid, unsigned utime, const char *children)
@@ -625,36 +624,36 @@ static void test_children_while_no_new_pid(void **state)
     gt_sampler *s = new_sampler(100);
     gt_sampler_set_idle_refresh(s, 3600);
     take_ok(s);
-    expect_members(s, "100 101 103");
+    expect_members(&taken, "100 101 103");
 
     put_proc(100, 1, 5, "101 102 "); /* it ran, and lists a child no PID was given out for */
     put_proc(102, 100, 0, "");
     take_ok(s);
-    expect_members(s, "100 101 103");
+    expect_members(&taken, "100 101 103");
     put_last_pid(501);
     take_ok(s);
-    expect_members(s, "100 101 102 103");
+    expect_members(&taken, "100 101 102 103");
 
     /* 101 exits and main, a subreaper, adopts 103; no task was created. */
     drop_proc(101);
     put_proc(100, 1, 10, "102 103 ");
     put_proc(103, 100, 0, "");
     take_ok(s);
-    expect_members(s, "100 102 103");
+    expect_members(&taken, "100 102 103");
 
     put_proc(100, 1, 15, "102 103 104 ");
     put_proc(104, 100, 0, "");
     take_ok(s); /* after the failed read: all read */
-    expect_members(s, "100 102 103 104");
+    expect_members(&taken, "100 102 103 104");
     put_proc(100, 1, 20, "102 103 104 105 ");
     put_proc(105, 100, 0, "");
     take_ok(s);
-    expect_members(s, "100 102 103 104");
+    expect_members(&taken, "100 102 103 104");
     gt_sampler_set_idle_refresh(s, 0.001);
     struct timespec pause = {0, 20 * 1000000L};
     nanosleep(&pause, NULL);
     take_ok(s);
-    expect_members(s, "100 102 103 104 105");
+    expect_members(&taken, "100 102 103 104 105");
     gt_sampler_free(&s);
     remove_root();
 }
@@ -676,13 +675,13 @@ static void test_root_children_while_no_new_pid(void **state)
     assert_int_equal(gt_sampler_new(&cfg, &s, &err), GT_OK);
     gt_sampler_set_idle_refresh(s, 3600);
     take_ok(s);
-    expect_members(s, "100 101 103");
+    expect_members(&taken, "100 101 103");
     drop_proc(101);
     put_proc(100, 50, 5, "");
     put_proc(103, 50, 0, "");
     put_proc(50, 1, 0, "100 103 ");
     take_ok(s);
-    expect_members(s, "100 103");
+    expect_members(&taken, "100 103");
     gt_sampler_free(&s);
     remove_root();
 }

@@ -243,7 +243,8 @@ static const char *const power_names[GT_POWER_GPU0] = {
     "package_power_watts", "core_power_watts", "uncore_power_watts", "dram_power_watts", "psys_power_watts",
 };
 
-int gt_energy_power_columns(const gt_energy *e, const gt_gpu *gpu, gt_power_column *cols)
+int gt_energy_power_columns(const gt_energy *e, const gt_gpu_device_reading *gpus, size_t n_gpus,
+                            gt_power_column *cols)
 {
     int present[GT_POWER_GPU0] = {0}, n = 0;
     for (int i = 0; e && i < gt_rapl_count(e->rapl); i++) {
@@ -257,11 +258,9 @@ int gt_energy_power_columns(const gt_energy *e, const gt_gpu *gpu, gt_power_colu
             snprintf(cols[n].name, sizeof cols[n].name, "%s", power_names[k]);
             n++;
         }
-    size_t ng = 0;
-    const gt_gpu_device_reading *d = gpu ? gt_gpu_devices(gpu, &ng) : NULL;
-    for (size_t i = 0; i < ng && i < GT_SAMPLE_MAX_GPUS && i < GT_ENERGY_MAX_GPUS; i++, n++) {
+    for (size_t i = 0; i < n_gpus && i < GT_SAMPLE_MAX_GPUS && i < GT_ENERGY_MAX_GPUS; i++, n++) {
         cols[n].slot = GT_POWER_GPU0 + (int)i;
-        snprintf(cols[n].name, sizeof cols[n].name, "gpu_%d_power_watts", d[i].index);
+        snprintf(cols[n].name, sizeof cols[n].name, "gpu_%d_power_watts", gpus[i].index);
     }
     return n;
 }
@@ -281,9 +280,9 @@ const char *gt_energy_cpu_missing(const gt_energy *e)
     return e && gt_rapl_count(e->rapl) == 0 ? gt_rapl_unavailable(e->rapl) : NULL;
 }
 
-int gt_energy_measured(const gt_energy *e, const gt_gpu *gpu)
+int gt_energy_measured(const gt_energy *e, size_t n_gpus)
 {
-    return (e && gt_rapl_count(e->rapl) > 0) || gt_gpu_expected(gpu) > 0;
+    return (e && gt_rapl_count(e->rapl) > 0) || n_gpus > 0;
 }
 
 void gt_energy_usage(const gt_energy *e, gt_energy_unit u, gt_usage *out)

@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "energy/rapl.h"
-#include "gpu/gpu.h"
 #include "gpu_tracker.h"
 #include "sample.h"
 
@@ -56,18 +55,20 @@ double gt_energy_power(double joules, double seconds);
 
 /* The power columns of a tracking file, in file order: the RAPL domain
  * kinds present (package, core, uncore, dram, psys; each summed over the
- * packages), then each GPU selected in gpu (NULL: none).  Fills at most
+ * packages), then each selected GPU (gpus: as every sample's devices list
+ * them, only their index read; n_gpus 0: none).  Fills at most
  * GT_POWER_SLOTS entries of cols; returns how many. */
-int gt_energy_power_columns(const gt_energy *e, const gt_gpu *gpu, gt_power_column *cols);
+int gt_energy_power_columns(const gt_energy *e, const gt_gpu_device_reading *gpus, size_t n_gpus,
+                            gt_power_column *cols);
 
 /* Why no CPU energy is measured (no RAPL domain at all), or NULL when some
  * domain is there: a report leaves an empty CPU group out, so the tracker
  * says this once on its log instead. */
 const char *gt_energy_cpu_missing(const gt_energy *e);
 
-/* Whether any energy is measured: some RAPL domain, or a GPU selected in
- * gpu (NULL: none).  Decides whether tracking files get energy columns. */
-int gt_energy_measured(const gt_energy *e, const gt_gpu *gpu);
+/* Whether any energy is measured: some RAPL domain, or some of n_gpus
+ * selected GPUs.  Decides whether tracking files get energy columns. */
+int gt_energy_measured(const gt_energy *e, size_t n_gpus);
 
 /* Fills out->energy in unit u. */
 void gt_energy_usage(const gt_energy *e, gt_energy_unit u, gt_usage *out);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "gpu_tracker.h"
+#include "sample.h" /* gt_gpu_device_reading, what a sample carries of each device */
 
 typedef struct gt_gpu gt_gpu;
 
@@ -18,34 +19,6 @@ typedef struct gt_pidset {
 
 #define GT_GPU_UUID_MAX 96
 
-/* One selected device at the latest sample: what an energy report needs.
- * The array holding these is owned by the gt_gpu handle; its entries keep
- * their order (the vendor's device index, ascending) for the whole session,
- * and are overwritten by each gt_gpu_sample. */
-typedef struct gt_gpu_device_reading {
-    int index;                 /* the vendor's device index (nvidia-smi's, rocm-smi's) */
-    const char *uuid;          /* as --guuids takes it; valid until gt_gpu_close */
-    /* 0: not read at this sample (the reason was warned once); a lost
-     * device stays 0 from then on. */
-    int power_valid;
-    double power_watts;        /* NVML: nvmlDeviceGetPowerUsage; ROCm SMI: average power */
-    int energy_valid;
-    /* Cumulative counter (NVML: nvmlDeviceGetTotalEnergyConsumption, since
-     * the driver was loaded; ROCm SMI: the energy accumulator): use the
-     * difference between two samples.  A value below the previous one
-     * means the counter restarted (driver reload). */
-    double energy_joules;
-    /* For --per-gpu and --per-process: this device's used memory (bytes) and
-     * utilization (percent) at this sample, each 0-valid where not read;
-     * procs_valid: its processes were listed (per device, NVML), so a
-     * process absent from the list used none of its memory; sm_valid: their
-     * SM utilization was read (absent: idle). */
-    int mem_valid, util_valid, procs_valid, sm_valid;
-    uint64_t mem_used_bytes;
-    double util_percent;
-    uint64_t mem_total_bytes;  /* its capacity, set from open on */
-} gt_gpu_device_reading;
-
 typedef struct gt_gpu_reading {
     uint64_t main_bytes, descendants_bytes, combined_bytes, system_bytes;
     double sum_util_percent;        /* over the selected devices */
@@ -54,7 +27,7 @@ typedef struct gt_gpu_reading {
      * library gives no per-process utilization. */
     int sm_valid;
     double main_sm_percent, descendants_sm_percent, combined_sm_percent;
-    /* Each selected device's power and energy (see above). */
+    /* Each selected device's reading (gt_gpu_device_reading, sample.h). */
     size_t n_devices;
     const gt_gpu_device_reading *devices;
 } gt_gpu_reading;

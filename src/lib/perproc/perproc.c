@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include "perproc/perproc.h"
-#include "gpu/backend.h"
-#include "sampler/processes.h"
 #include "store/side.h"
 #include "store/table.h"
 #include "util/error.h"
@@ -40,17 +38,12 @@ typedef struct gt_top_process top_process;
 
 struct gt_perproc {
     gt_perproc_config cfg;
-    gt_gpu *gpu;
     gt_side *procs, *gpus;
     int n_gpu_cols;        /* selected GPUs with columns in the processes table */
     const char **names;    /* processes table column names and types */
     const char **types;
     char (*gpu_col)[48];   /* the GPU columns' names */
     gt_cell *cells;
-    gt_sampler_proc *sp;
-    size_t sp_cap;
-    size_t *gpu_slot;
-    size_t gpu_slot_cap;
     double hz, first_ticks;  /* clock ticks since boot when tracking began */
     pthread_mutex_t mu;    /* guards cur and the finished tops against gt_perproc_top */
     entries prev, cur;
@@ -126,9 +119,8 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 
 static gt_status open_tables(gt_perproc *p, gt_error *err)
 {
-    size_t ndev;
-    const gt_gpu_device_reading *dev = gt_gpu_devices(p->gpu, &ndev);
-    p->n_gpu_cols = (int)ndev;
+    const gt_gpu_device_reading *dev = p->cfg.gpus;
+    p->n_gpu_cols = (int)p->cfg.n_gpus;
     int ncols = PROC_BASE_COLS + 2 * p->n_gpu_cols;
     if (!(p->names = calloc((size_t)ncols, sizeof *p->names)) ||
         !(p->types = calloc((size_t)ncols, sizeof *p->types)) ||
@@ -174,7 +166,7 @@ gt_status gt_perproc_check(const gt_perproc_config *cfg, gt_error *err)
     return st;
 }
 
-gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc **out, gt_error *err)
+gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_perproc **out, gt_error *err)
 {
     *out = NULL;
     if (cfg->per_gpu && !cfg->tracking_file)
@@ -183,7 +175,6 @@ gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc 
     if (!p)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
     p->cfg = *cfg;
-    p->gpu = gpu;
     pthread_mutex_init(&p->mu, NULL);
     long hz = sysconf(_SC_CLK_TCK);
     p->hz = hz > 0 ? (double)hz : 100;
@@ -194,6 +185,7 @@ gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc 
     clock_gettime(CLOCK_BOOTTIME, &boot);
     p->first_ticks = (gt_ts_seconds(&boot)) * p->hz;
     gt_status st = cfg->tracking_file ? open_tables(p, err) : GT_OK;
+    p->cfg.gpus = NULL; /* borrowed for open only */
     if (st != GT_OK) {
         /* Left there, a file without a sample would make the next run
          * fail with "exists". */
@@ -221,7 +213,7 @@ static void clean_comm(char dst[16], const char *src)
 
 /* The command name and parent the sampler read (at this sample, or at
  * the last one that read an idle process's stat). */
-static void take_comm(const gt_sampler_proc *sp, entry *e)
+static void take_comm(const gt_sample_proc *sp, entry *e)
 {
     clean_comm(e->comm, sp->comm);
     e->ppid = sp->ppid;
@@ -289,18 +281,18 @@ static void rank(top_process *top, int *n, const top_process *t, int by_cpu)
     top[i] = *t;
 }
 
-/* The GPU cells of process pid: memory on each selected device (0 when the
- * device's list lacks it, NULL when the list or the figure is missing) and
- * its SM percent (NULL where not read). */
-static void gpu_cells(gt_perproc *p, pid_t pid, const gt_gpu_proc *gp, size_t ngp, gt_cell *c)
+/* The GPU cells of process pid at sample s: memory on each selected device
+ * (0 when the device's list lacks it, NULL when the list or the figure is
+ * missing) and its SM percent (NULL where not read). */
+static void gpu_cells(gt_perproc *p, pid_t pid, const gt_sample *s, gt_cell *c)
 {
-    size_t ndev;
-    const gt_gpu_device_reading *dev = gt_gpu_devices(p->gpu, &ndev);
-    for (int g = 0; g < p->n_gpu_cols && (size_t)g < ndev; g++) {
+    const gt_gpu_device_reading *dev = s->devices;
+    const gt_sample_gpu_proc *gp = s->gpu_procs;
+    for (int g = 0; g < p->n_gpu_cols && (size_t)g < s->n_devices; g++) {
         double mem = 0, sm = 0;
         int mem_ok = dev[g].procs_valid, sm_ok = dev[g].sm_valid;
-        for (size_t k = 0; k < ngp; k++) {
-            if (gp[k].pid != pid || p->gpu_slot[k] != (size_t)g)
+        for (size_t k = 0; k < s->n_gpu_procs; k++) {
+            if (gp[k].pid != pid || gp[k].device != (size_t)g)
                 continue;
             if (gp[k].mem_valid)
                 mem += (double)gp[k].mem_bytes;
@@ -314,14 +306,13 @@ static void gpu_cells(gt_perproc *p, pid_t pid, const gt_gpu_proc *gp, size_t ng
     }
 }
 
-static gt_status gpu_rows(gt_perproc *p, double ts, gt_error *err)
+static gt_status gpu_rows(gt_perproc *p, const gt_sample *s, gt_error *err)
 {
-    size_t ndev;
-    const gt_gpu_device_reading *dev = gt_gpu_devices(p->gpu, &ndev);
+    const gt_gpu_device_reading *dev = s->devices;
     gt_status st = GT_OK;
-    for (size_t g = 0; g < ndev && st == GT_OK; g++) {
+    for (size_t g = 0; g < s->n_devices && st == GT_OK; g++) {
         gt_cell *c = p->cells;
-        c[0] = fcell(ts);
+        c[0] = fcell(s->timestamp);
         c[1] = icell(dev[g].index);
         c[2] = tcell(dev[g].uuid ? dev[g].uuid : "");
         c[3] = dev[g].mem_valid ? fcell(gt_gpu_ram_in_unit((double)dev[g].mem_used_bytes, p->cfg.gpu_ram_unit))
@@ -333,13 +324,15 @@ static gt_status gpu_rows(gt_perproc *p, double ts, gt_error *err)
     return st == GT_OK ? gt_side_end_sample(p->gpus, err) : st;
 }
 
-/* One row of process e (read as sp at this sample; old: its entry at the
- * last sample that saw it, or NULL). */
-static gt_status proc_row(gt_perproc *p, const gt_sampler_proc *sp, const entry *e, const entry *old,
-                          uint64_t capacity, double ts, const gt_gpu_proc *gp, size_t ngp, gt_error *err)
+/* One row of process e (read as sp at sample s; old: its entry at the last
+ * sample that saw it, or NULL). */
+static gt_status proc_row(gt_perproc *p, const gt_sample_proc *sp, const entry *e, const entry *old,
+                          const gt_sample *s, gt_error *err)
 {
     gt_cell *c = p->cells;
     gt_ram_unit ru = p->cfg.ram_unit;
+    uint64_t capacity = p->cfg.ram_capacity;
+    double ts = s->timestamp;
     c[0] = fcell(ts);
     c[1] = icell(sp->pid);
     c[2] = icell(e->ppid);
@@ -358,7 +351,7 @@ static gt_status proc_row(gt_perproc *p, const gt_sampler_proc *sp, const entry 
         c[5] = c[6] = c[7] = c[8] = null_cell;
     }
     c[9] = icell(sp->threads);
-    gpu_cells(p, sp->pid, gp, ngp, c + PROC_BASE_COLS);
+    gpu_cells(p, sp->pid, s, c + PROC_BASE_COLS);
     return gt_side_add(p->procs, c, err);
 }
 
@@ -367,11 +360,10 @@ static gt_status proc_row(gt_perproc *p, const gt_sampler_proc *sp, const entry 
  * it as its peak, and one that lived between two samples is ranked from its
  * records alone (its threads' CPU time added up).  With p->mu held, before
  * the processes gone are ranked.  -1: out of memory. */
-static int take_exits(gt_perproc *p, const gt_sampler *s)
+static int take_exits(gt_perproc *p, const gt_sample *s)
 {
-    const gt_exit_record *x;
-    int short_of_memory;
-    size_t nx = gt_sampler_exits(s, &x, &short_of_memory);
+    const gt_exit_record *x = s->exits;
+    size_t nx = s->n_exits;
     p->n_unseen = 0;
     for (size_t i = 0; i < nx; i++) {
         const gt_exit_record *r = &x[i];
@@ -406,34 +398,19 @@ static int take_exits(gt_perproc *p, const gt_sampler *s)
         rank(p->by_ram, &p->n_by_ram, &p->unseen[k], 0);
         rank(p->by_cpu, &p->n_by_cpu, &p->unseen[k], 1);
     }
-    return short_of_memory ? -1 : 0;
+    return s->exits_short ? -1 : 0;
 }
 
-gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double ts, gt_error *err)
+gt_status gt_perproc_sample(gt_perproc *p, const gt_sample *s, gt_error *err)
 {
-    size_t n = gt_sampler_processes(s, p->sp, p->sp_cap);
-    if (n > p->sp_cap) {
-        if (grow((void **)&p->sp, &p->sp_cap, n, sizeof *p->sp) != 0)
-            return gt_err(err, GT_ERR_NOMEM, "out of memory");
-        n = gt_sampler_processes(s, p->sp, p->sp_cap);
-    }
-    const gt_gpu_proc *gp = NULL;
-    size_t ngp = 0;
-    if (p->procs && p->n_gpu_cols > 0) {
-        ngp = gt_gpu_last_procs(p->gpu, &gp, p->gpu_slot, p->gpu_slot_cap);
-        if (ngp > p->gpu_slot_cap) {
-            if (grow((void **)&p->gpu_slot, &p->gpu_slot_cap, ngp, sizeof *p->gpu_slot) != 0)
-                return gt_err(err, GT_ERR_NOMEM, "out of memory");
-            ngp = gt_gpu_last_procs(p->gpu, &gp, p->gpu_slot, p->gpu_slot_cap);
-        }
-    }
+    size_t n = s->n_procs;
+    double ts = s->timestamp;
     if (grow((void **)&p->cur.v, &p->cur.cap, n, sizeof *p->cur.v) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
-    uint64_t capacity = gt_sampler_ram_capacity(s);
     gt_status st = GT_OK;
     p->cur.n = 0;
     for (size_t i = 0; i < n; i++) {
-        const gt_sampler_proc *sp = &p->sp[i];
+        const gt_sample_proc *sp = &s->procs[i];
         entry *old = find(&p->prev, sp->pid, sp->starttime);
         entry *e = &p->cur.v[p->cur.n++];
         if (old) {
@@ -454,14 +431,14 @@ gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double ts, gt_er
             e->peak_valid = 1;
         }
         if (p->procs && st == GT_OK)
-            st = proc_row(p, sp, e, old, capacity, ts, gp, ngp, err);
+            st = proc_row(p, sp, e, old, s, err);
         e->cpu_last = sp->cpu_seconds;
         e->ts_last = ts;
     }
     if (p->procs && st == GT_OK)
         st = gt_side_end_sample(p->procs, err);
     if (p->gpus && st == GT_OK)
-        st = gpu_rows(p, ts, err);
+        st = gpu_rows(p, s, err);
     /* Processes gone since the last sample go into the finished tops. */
     pthread_mutex_lock(&p->mu);
     if (take_exits(p, s) != 0 && st == GT_OK)
@@ -527,8 +504,6 @@ gt_status gt_perproc_close(gt_perproc **pp, gt_error *err)
     free(p->gpu_col);
     free(p->types);
     free(p->cells);
-    free(p->sp);
-    free(p->gpu_slot);
     free(p->prev.v);
     free(p->cur.v);
     free(p->unseen);

@@ -2,13 +2,14 @@
 /* --per-process and --per-gpu: rows of every tracked process and of every
  * selected GPU at every sample, in side tables of the tracking file
  * (store/side.h), and the report's top processes.  Fed on the sampling
- * thread after each sample from what the sampler and the GPU handle have
- * just read; only each process's command name and parent are read anew. */
+ * thread with each sample, from what the sample carries alone (its
+ * processes, devices, the processes the devices listed, and exits). */
 #ifndef GT_PERPROC_PERPROC_H
 #define GT_PERPROC_PERPROC_H
+#include <stddef.h>
+#include <stdint.h>
 #include "gpu_tracker.h"
-#include "gpu/gpu.h"
-#include "sampler/sampler.h"
+#include "sample.h"
 
 typedef struct gt_perproc gt_perproc;
 
@@ -20,6 +21,12 @@ typedef struct gt_perproc_config {
     gt_log_fn log; /* says that a side file deleted while tracking was re-created; NULL: not said */
     void *log_ctx;
     struct gt_lockwait *lockwait; /* the wait for an SQLite file's lock shared with the main table; NULL: none */
+    uint64_t ram_capacity;      /* the machine's RAM, bytes (ram_percent); 0: unknown */
+    /* The selected GPUs, as every sample's devices will list them: the
+     * processes table has two columns for each, named by its index.  Read
+     * at open only. */
+    const gt_gpu_device_reading *gpus;
+    size_t n_gpus;
 } gt_perproc_config;
 
 /* The side tables, NULL-terminated: "processes" (--per-process) and "gpus"
@@ -38,12 +45,12 @@ const char *gt_perproc_table_of(const char *path);
  * changing nothing: checked with the tracking file before any file is
  * replaced. */
 gt_status gt_perproc_check(const gt_perproc_config *cfg, gt_error *err);
-/* Creates the side tables (the tracking file must exist already).  gpu is
- * borrowed and may be NULL.  On failure *out is NULL and no side file it
- * created is left. */
-gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_gpu *gpu, gt_perproc **out, gt_error *err);
-/* Records the sample just taken by s (and by gpu, in the same call). */
-gt_status gt_perproc_sample(gt_perproc *p, const gt_sampler *s, double timestamp, gt_error *err);
+/* Creates the side tables (the tracking file must exist already).  On
+ * failure *out is NULL and no side file it created is left. */
+gt_status gt_perproc_open(const gt_perproc_config *cfg, gt_perproc **out, gt_error *err);
+/* Records sample s, on the thread that took it, before the next is taken
+ * (its views are valid until then). */
+gt_status gt_perproc_sample(gt_perproc *p, const gt_sample *s, gt_error *err);
 /* Fills u->top_processes (any thread). */
 void gt_perproc_top(gt_perproc *p, gt_usage *u);
 /* Closes the side tables (no more rows are written; the top processes are

@@ -3,8 +3,8 @@
  * tree (walk.c), the exits since the last sample (exit_peaks.c), the
  * memory figures (memory.c), the CPU interval and percents (cpu.c), GPU
  * attribution (gpu_attribution.c); then the lists rotate for the next.
- * Also the sampler's life (its creation, settings and release) and what it
- * hands out of the last sample. */
+ * Also the sampler's life (its creation, settings and release) and the
+ * sample's views of its processes and exits. */
 #include "sampler/sampler.h"
 
 #include <stdint.h>
@@ -20,7 +20,6 @@
 #include "sampler/kept.h"
 #include "sampler/memory.h"
 #include "sampler/paths.h"
-#include "sampler/processes.h"
 #include "sampler/sampler_state.h"
 #include "sampler/system.h"
 #include "sampler/walk.h"
@@ -42,7 +41,7 @@ static int clocks_usable(const char *proc_root)
            clock_getcpuclockid(getpid(), &id) == 0 && clock_gettime(id, &t) == 0;
 }
 
-/* Keeps an exit record of the tree for gt_sampler_exits. */
+/* Keeps an exit record of the tree for the sample's exits. */
 static void keep_exit(void *ctx, const gt_exit_record *r)
 {
     gt_sampler *s = ctx;
@@ -64,7 +63,6 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->root = cfg->tree_root ? cfg->tree_root : cfg->main_pid;
     s->self_pid = getpid();
     s->self_tracking = cfg->main_pid == s->self_pid;
-    s->gpu = cfg->gpu;
     s->meminfo_fd = s->stat_fd = s->loadavg_fd = -1;
     s->fd_budget = gt_kept_budget();
     s->use_clock = clocks_usable(cfg->proc_root);
@@ -93,7 +91,12 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
         proc_entry e = {0};
         s->prev_root_ccpu = s->root == s->self_pid && s->use_clock && gt_walk_read_self_root(&e) == 0 ? e.ccpu : -1;
     }
-    gt_status st = gt_procfs_open(cfg->proc_root, &s->fs, err);
+    gt_status st = GT_OK;
+    if (cfg->gpus)
+        st = gt_gpu_open(cfg->gpu_brand, cfg->gpu_uuids, cfg->sysfs_root, cfg->log, cfg->log_ctx,
+                         cfg->disable_logs, &s->gpu, err);
+    if (st == GT_OK)
+        st = gt_procfs_open(cfg->proc_root, &s->fs, err);
     if (st == GT_OK && !(s->paths = gt_paths_new()))
         st = gt_err(err, GT_ERR_NOMEM, "out of memory");
     uint64_t used;
@@ -137,6 +140,12 @@ void gt_sampler_set_system_period(gt_sampler *s, double seconds)
 }
 
 uint64_t gt_sampler_ram_capacity(const gt_sampler *s) { return s->ram_capacity; }
+
+void gt_sampler_gpus(const gt_sampler *s, gt_sampler_gpu_info *out)
+{
+    *out = (gt_sampler_gpu_info){gt_gpu_count(s->gpu), gt_gpu_expected(s->gpu), gt_gpu_capacity(s->gpu), 0, NULL};
+    out->devices = gt_gpu_devices(s->gpu, &out->n_devices);
+}
 int gt_sampler_core_count(const gt_sampler *s) { return s->ncores; }
 int gt_sampler_main_alive(const gt_sampler *s) { return s->main_alive; }
 size_t gt_sampler_descendants_alive(const gt_sampler *s) { return s->desc_alive; }
@@ -158,8 +167,12 @@ void gt_sampler_free(gt_sampler **sp)
     free(s->max_comb);
     gt_exit_peaks_close(&s->exits);
     free(s->taken);
+    free(s->procs_view);
+    free(s->gpu_procs_view);
+    free(s->gpu_slot);
     gt_paths_free(&s->paths);
     gt_procfs_close(&s->fs);
+    gt_gpu_close(&s->gpu);
     free(s);
     *sp = NULL;
 }
@@ -219,6 +232,32 @@ static double wall_clock_offset(void)
         if (gt_ts_seconds(&m1) - gt_ts_seconds(&m0) < 1e-6 || tries == 4)
             return gt_ts_seconds(&real) - m;
     }
+}
+
+/* The sample's view of its processes, from s->prev (the lists have just
+ * rotated), in a buffer reused from sample to sample.  -1: out of memory. */
+static int processes_view(gt_sampler *s, gt_sample *out)
+{
+    const proc_list *l = &s->prev;
+    if (grow((void **)&s->procs_view, &s->procs_view_cap, l->n, sizeof *s->procs_view) != 0)
+        return -1;
+    for (size_t i = 0; i < l->n; i++) {
+        const proc_entry *e = &l->v[i];
+        int self = e->is_main && s->self_tracking;
+        int zombie = e->state == 'Z' || e->state == 'X';
+        s->procs_view[i] = (gt_sample_proc){
+            .pid = e->pid, .ppid = e->ppid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
+            .threads = gt_walk_counted_threads(s, e),
+            .cpu_seconds = e->cpu - (self ? gt_ts_seconds(&s->self_thread_cpu) : 0),
+            .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
+            .private_rss = e->private_rss, .shared_rss = e->shared_rss,
+            .hwm = e->hwm,
+        };
+        memcpy(s->procs_view[i].comm, e->comm, sizeof s->procs_view[i].comm);
+    }
+    out->n_procs = l->n;
+    out->procs = s->procs_view;
+    return 0;
 }
 
 gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
@@ -291,6 +330,7 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
     gt_memory_sum(s, out, n_desc);
+    out->descendants_alive = s->desc_alive;
     out->fd_short = gt_procfs_take_fd_short(s->fs) || fd_short;
 
     /* CPU over the interval since the last sample. */
@@ -317,6 +357,11 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
 
     gt_walk_rotate(s);
+    if (processes_view(s, out) != 0)
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    out->n_exits = s->n_taken;
+    out->exits = s->taken;
+    out->exits_short = s->taken_short;
     s->prev_last_pid = s->last_pid;
     s->cpu.last_t = s->read_mono;
     s->prev_boot_ticks = now_boot_ticks;
@@ -324,33 +369,4 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     s->prev_root_ccpu = rccpu;
     s->have_prev = 1;
     return GT_OK;
-}
-
-/* After gt_sampler_take the sample just taken is in s->prev (the lists
- * swap at its end). */
-size_t gt_sampler_processes(const gt_sampler *s, gt_sampler_proc *out, size_t cap)
-{
-    const proc_list *l = s->have_prev ? &s->prev : NULL;
-    for (size_t i = 0; l && i < l->n && i < cap; i++) {
-        const proc_entry *e = &l->v[i];
-        int self = e->is_main && s->self_tracking;
-        int zombie = e->state == 'Z' || e->state == 'X';
-        out[i] = (gt_sampler_proc){
-            .pid = e->pid, .ppid = e->ppid, .is_main = e->is_main, .starttime = e->starttime, .state = e->state,
-            .threads = gt_walk_counted_threads(s, e),
-            .cpu_seconds = e->cpu - (self ? gt_ts_seconds(&s->self_thread_cpu) : 0),
-            .mem_valid = !e->mem_denied && (e->walked || zombie), .mem_denied = e->mem_denied,
-            .private_rss = e->private_rss, .shared_rss = e->shared_rss,
-            .hwm = e->hwm,
-        };
-        memcpy(out[i].comm, e->comm, sizeof out[i].comm);
-    }
-    return l ? l->n : 0;
-}
-
-size_t gt_sampler_exits(const gt_sampler *s, const gt_exit_record **out, int *short_out)
-{
-    *out = s->taken;
-    *short_out = s->taken_short;
-    return s->n_taken;
 }

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "gpu/gpu.h"
 #include "proc/parse.h"
 #include "proc/procfs.h"
 #include "sampler/cpu.h"
@@ -108,7 +109,7 @@ struct gt_sampler {
     pid_t main_pid, root;
     int self_tracking;         /* the tracked process is this process */
     pid_t self_pid, self_tid;  /* this process; the sampling thread (0: not yet known) */
-    gt_gpu *gpu;
+    gt_gpu *gpu;               /* owned; NULL: no GPUs */
     long hz;
     proc_list prev, cur;
     int have_prev, main_alive;
@@ -174,11 +175,19 @@ struct gt_sampler {
     uint64_t ram_capacity;
     uint64_t desc_hwm_max;
     gt_exit_peaks *exits;     /* NULL: no taskstats, peaks are sampled */
-    /* The tree's exit records attributed at this sample (see
-     * gt_sampler_exits); taken_short: some were not kept. */
+    /* The tree's exit records attributed at this sample (the sample's
+     * exits); taken_short: some were not kept. */
     gt_exit_record *taken;
     size_t n_taken, taken_cap;
     int taken_short;
+    /* The sample's views (gt_sample.procs, .gpu_procs), reused from sample
+     * to sample; gpu_slot: scratch of gt_gpu_last_procs. */
+    gt_sample_proc *procs_view;
+    size_t procs_view_cap;
+    gt_sample_gpu_proc *gpu_procs_view;
+    size_t gpu_procs_view_cap;
+    size_t *gpu_slot;
+    size_t gpu_slot_cap;
     size_t desc_alive;
     /* Scratch while reading one process's smaps. */
     proc_entry *smaps_target;
