@@ -58,6 +58,7 @@ gt_status gt_err(gt_error *err, gt_status st, const char *fmt, ...)
     return st;
 }
 
+__attribute__((format(printf, 4, 0)))
 static void text_at(char *dst, size_t size, size_t at, const char *fmt, va_list ap)
 {
     if (!dst || size < 4)
