@@ -143,6 +143,18 @@ gt_status gt_store_create_file(const char *path, int overwrite, const char *what
     return GT_OK;
 }
 
+/* What a store holds besides its backend, released (NULL: nothing). */
+static void store_free(gt_store *s)
+{
+    if (!s)
+        return;
+    if (s->watch_fd >= 0)
+        close(s->watch_fd);
+    free(s->path);
+    free_extra(s);
+    free(s);
+}
+
 gt_status gt_store_open(const char *path, int overwrite, const gt_static_data *sd, int with_energy,
                         gt_store **out, gt_error *err)
 {
@@ -256,13 +268,7 @@ gt_status gt_store_open_extra(const char *path, int overwrite, const gt_static_d
 done:
     if (fd >= 0)
         close(fd);
-    if (s) {
-        if (s->watch_fd >= 0)
-            close(s->watch_fd);
-        free(s->path);
-        free_extra(s);
-    }
-    free(s);
+    store_free(s);
     return st;
 }
 
@@ -406,11 +412,7 @@ gt_status gt_store_close(gt_store **sp, gt_error *err)
                 *err = e;
         }
     }
-    if (s->watch_fd >= 0)
-        close(s->watch_fd);
-    free(s->path);
-    free_extra(s);
-    free(s);
+    store_free(s);
     *sp = NULL;
     return st;
 }
