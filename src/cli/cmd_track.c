@@ -26,6 +26,7 @@
 #include "report/efficiency_write.h"
 #include "tracker_tally.h"
 #include "track_options.h"
+#include "util/timespec.h"
 
 /* Where each sample goes while the command runs, besides the tracker. */
 typedef struct watchers {
@@ -84,6 +85,7 @@ typedef struct run {
     gt_tracker *t;
     watchers w;
     struct rusage self_ru; /* ours at fork: the child's ru_maxrss starts from it */
+    struct timespec released; /* when the command was let run */
 } run;
 
 static void run_init(run *r)
@@ -217,6 +219,7 @@ static int start_tracking(run *r)
             fprintf(stderr, "gpu-tracker: cannot run '%s': %s\n", s->cmd[0], strerror(e));
             return GT_EXIT_NOEXEC;
         }
+        clock_gettime(CLOCK_MONOTONIC, &r->released);
     }
     if (!s->quiet)
         r->w.live = gt_cli_live_start(STDERR_FILENO);
@@ -257,6 +260,8 @@ static int finish(run *r)
     else
         interrupted = gt_cli_attached_wait(s->attach, r->child.sfd);
     gt_status st = gt_tracker_stop(r->t);
+    struct timespec ended;
+    clock_gettime(CLOCK_MONOTONIC, &ended);
     gt_cli_live_stop(&r->w.live); /* after the last sample, before the report */
     if (!s->attach) {
         rc = end_child(r);
@@ -280,7 +285,8 @@ static int finish(run *r)
     gt_gpu_tally gpus;
     gt_tracker_gpu_tally(r->t, &gpus);
     gt_cli_eff_facts facts = {.attached = s->attach != 0, .descendants_left = gt_tracker_descendants_alive(r->t),
-                              .sampled_cpu_s = r->w.cpu_seconds, .gpus = &gpus};
+                              .sampled_cpu_s = r->w.cpu_seconds, .gpus = &gpus,
+                              .wall_s = s->attach ? -1 : gt_ts_elapsed(&r->released, &ended)};
     if (write_report(r->t, s, &facts, r->out.f ? r->out.f : stdout) != 0) {
         if (rc == 0)
             rc = GT_EXIT_FAILURE;

@@ -70,7 +70,7 @@ void gt_cli_efficiency(const gt_usage *u, const gt_cli_eff_facts *f, gt_efficien
 {
     gt_eff_usage use = {.wall_s = -1, .cpu_s = -1, .mem_peak_bytes = -1, .gpu_mean_percent = -1,
                         .gpu_mem_peak_bytes = -1, .gpu_mem_capacity_bytes = -1};
-    use.wall_s = scaled(u->compute_time.time, time_scale(u->compute_time.unit));
+    use.wall_s = f->wall_s >= 0 ? f->wall_s : scaled(u->compute_time.time, time_scale(u->compute_time.unit));
     /* Our children's rusage counts every process of the tree that was
      * reaped: the command, and each orphan, reparented to us as the
      * subreaper.  Those still running when tracking stopped are missing. */

@@ -15,6 +15,10 @@ typedef struct gt_cli_eff_facts {
     int attached;              /* --attach: no child of ours to account */
     size_t descendants_left;   /* alive when tracking stopped */
     double sampled_cpu_s;      /* the last sample's CPU seconds; < 0 none */
+    /* Seconds from the command's release to the end of tracking, the span
+     * the getrusage CPU time is spent in (tracking starts just after the
+     * release); < 0: the report's compute time (--attach). */
+    double wall_s;
     const gt_gpu_tally *gpus;  /* each selected GPU over the run; NULL: none */
 } gt_cli_eff_facts;
 

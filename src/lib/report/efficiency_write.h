@@ -8,7 +8,7 @@
 #include "gpu_tracker.h"
 #include "analysis/efficiency.h"
 
-/* gt_usage_write's report, then the Efficiency section of e. */
+/* gt_usage_write's report, then the Efficiency section of e (none where e is NULL). */
 gt_status gt_usage_write_efficiency(const gt_usage *u, const gt_efficiency *e, gt_format fmt, FILE *out);
 
 #endif

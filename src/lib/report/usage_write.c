@@ -535,18 +535,13 @@ static gt_status write_usage(const gt_usage *u, const gt_efficiency *eff, gt_for
  * fields it lacks are zero, which reads as "not measured". */
 gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
 {
-    if (!u || !out || (fmt != GT_FORMAT_TEXT && fmt != GT_FORMAT_JSON))
-        return GT_ERR_INVALID;
-    if (gt_abi_check(GT_ABI_USAGE, u->version, NULL) != GT_OK)
-        return GT_ERR_INVALID;
-    gt_usage full;
-    memset(&full, 0, sizeof full);
-    gt_abi_read(GT_ABI_USAGE, u, &full);
-    return write_usage(&full, NULL, fmt, out);
+    return gt_usage_write_efficiency(u, NULL, fmt, out);
 }
 
 gt_status gt_usage_write_efficiency(const gt_usage *u, const gt_efficiency *e, gt_format fmt, FILE *out)
 {
+    if (!u || !out || (fmt != GT_FORMAT_TEXT && fmt != GT_FORMAT_JSON))
+        return GT_ERR_INVALID;
     if (gt_abi_check(GT_ABI_USAGE, u->version, NULL) != GT_OK)
         return GT_ERR_INVALID;
     gt_usage full;
