@@ -24,7 +24,7 @@
 #include "options.h"
 #include "outfile.h"
 #include "report/efficiency_write.h"
-#include "tracker_tally.h"
+#include "tracker/gpu_tally.h"
 #include "track_options.h"
 #include "util/timespec.h"
 

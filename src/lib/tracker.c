@@ -27,7 +27,7 @@
 #include "tracker/identity.h"
 #include "tracker/options.h"
 #include "tracker_owner.h"
-#include "tracker_tally.h"
+#include "tracker/gpu_tally.h"
 #include "util/error.h"
 #include "util/timespec.h"
 
