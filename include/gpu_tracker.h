@@ -13,7 +13,8 @@
  *      without a handle or before there is one, and gt_tracker_add_static,
  *      whose failure is its arguments' and leaves the tracker as it was:
  *        gt_tracker_new, gt_tracker_add_static, gt_subtracker_open,
- *        gt_subtracker_default_path, gt_analyze, gt_analyze_host,
+ *        gt_subtracker_default_path, gt_subtracker_default_path_of,
+ *        gt_analyze, gt_analyze_host,
  *        gt_subtrack_calls, gt_subtrack_combine, gt_merge_files, gt_compare,
  *        gt_plot_write, gt_plot_write_host, gt_metrics_open.
  *    - the tracker, gt_tracker_error(t):
@@ -645,6 +646,11 @@ GT_API gt_status gt_subtracker_open(const char *path, int overwrite,
  * becomes '_'.  GT_ERR_INVALID when buf is too small, GT_ERR_SYS when the
  * host name cannot be read. */
 GT_API gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *err);
+/* The default name for the given process ID (above 0, else GT_ERR_INVALID),
+ * for a binding that takes the ID from its own language, as marks take it
+ * (gt_subtracker_mark_at): Python's os.getpid(), which its programs' tests
+ * replace. */
+GT_API gt_status gt_subtracker_default_path_of(long long process_id, char *buf, size_t size, gt_error *err);
 /* Writes one mark (position 0 = start, 1 = stop) of the named code block,
  * with the calling process's ID and the current time; the row is in the
  * file when it returns.  Safe to call from several threads at once, and

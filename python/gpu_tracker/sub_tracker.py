@@ -100,12 +100,14 @@ def _caller_file(depth: int):
     return frame.f_code.co_filename, frame.f_lineno
 
 
-def _default_path() -> str:
-    """The C library's default name: "<pid>.csv", or "<host>-<pid>.csv" on a
-    multi-node run (Slurm, GT_SUBTRACK_HOST), where process IDs repeat."""
+def _default_path(process_id: int) -> str:
+    """The C library's default name for the process ID: "<pid>.csv", or
+    "<host>-<pid>.csv" on a multi-node run (Slurm, GT_SUBTRACK_HOST), where
+    process IDs repeat."""
     buf = ctypes.create_string_buffer(512)
     err = _lib.Error()
-    _lib.check(_lib.require('gt_subtracker_default_path')(buf, len(buf), ctypes.byref(err)), err.message)
+    _lib.check(_lib.require('gt_subtracker_default_path_of')(process_id, buf, len(buf), ctypes.byref(err)),
+               err.message)
     return os.fsdecode(buf.value)
 
 
@@ -129,7 +131,9 @@ class SubTracker:
             code_block_name = f'{os.path.relpath(filename)}:{attribute}'
         self.code_block_name = code_block_name
         self.process_id = os.getpid()
-        self.sub_tracking_file = sub_tracking_file if sub_tracking_file is not None else _default_path()
+        # Named by this module's os.getpid(), as the marks are (see _mark).
+        self.sub_tracking_file = (sub_tracking_file if sub_tracking_file is not None
+                                  else _default_path(self.process_id))
         self.overwrite = overwrite
         if not self.sub_tracking_file.endswith(('.csv', '.sqlite')):
             raise ValueError(f'Invalid file name: "{self.sub_tracking_file}". Valid file extensions are ".csv" and '

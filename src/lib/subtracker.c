@@ -77,10 +77,17 @@ static gt_status host_name(char **out, gt_error *err)
 
 gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *err)
 {
+    return gt_subtracker_default_path_of(getpid(), buf, size, err);
+}
+
+gt_status gt_subtracker_default_path_of(long long process_id, char *buf, size_t size, gt_error *err)
+{
     char host[256];
     int multi, n;
     if (!buf || size == 0)
         return gt_err(err, GT_ERR_INVALID, "sub-tracking file: no buffer for the default name");
+    if (process_id <= 0)
+        return gt_err(err, GT_ERR_INVALID, "sub-tracking file: process ID %lld is not a process's", process_id);
     gt_status st = gt_node_name(host, sizeof host, &multi, err);
     if (st != GT_OK)
         return st;
@@ -90,9 +97,9 @@ gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *err)
     /* PIDs repeat across nodes: marks of two nodes' ranks in one shared
      * directory would otherwise collide, or one rank would be refused. */
     if (multi)
-        n = snprintf(buf, size, "%s-%lld.csv", host, (long long)getpid());
+        n = snprintf(buf, size, "%s-%lld.csv", host, process_id);
     else
-        n = snprintf(buf, size, "%lld.csv", (long long)getpid());
+        n = snprintf(buf, size, "%lld.csv", process_id);
     if (n < 0 || (size_t)n >= size)
         return gt_err(err, GT_ERR_INVALID, "sub-tracking file: the default name needs %d bytes, more than %zu",
                       n + 1, size);

@@ -452,3 +452,27 @@ def test_marks_take_the_modules_time_and_process_id(ext):
             import sqlite3
             with sqlite3.connect(path) as con:
                 assert {r[0] for r in con.execute('SELECT process_id FROM data')} == {pid}
+
+
+def test_the_default_file_is_named_by_the_modules_process_id(monkeypatch):
+    """The package names the default file by os.getpid() of its
+    gpu_tracker.sub_tracker module, the one call its test_decorator counts
+    and fixes at 1234, and then reads 1234.csv: so is ours named, on a
+    multi-node run too (the node's name in front)."""
+    from unittest import mock
+
+    @gput.sub_track(code_block_name='function')
+    def function(a):
+        return a
+    with mock.patch('gpu_tracker.sub_tracker.os.getpid', return_value=1234) as getpid:
+        assert function(7) == 7
+        block = gput.SubTracker('X')
+    assert len(getpid.call_args_list) == 2 and block.sub_tracking_file == '1234.csv'
+    assert [r[:3] for r in rows('1234.csv')[1:]] == [['1234', 'function', '0'], ['1234', 'function', '1']]
+    assert not os.path.exists(f'{os.getpid()}.csv')
+    monkeypatch.setenv('SLURM_JOB_ID', '42')
+    monkeypatch.setenv('SLURMD_NODENAME', 'n3')
+    with mock.patch('gpu_tracker.sub_tracker.os.getpid', return_value=1234):
+        with gput.SubTracker('X') as block:
+            pass
+    assert block.sub_tracking_file == 'n3-1234.csv' and rows('n3-1234.csv')[1][:3] == ['1234', 'X', '0']

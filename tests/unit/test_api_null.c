@@ -146,6 +146,8 @@ static void subtracker(void)
     char buf[300];
     INVALID(gt_subtracker_default_path(NULL, sizeof buf, &e));
     MESSAGE(e);
+    INVALID(gt_subtracker_default_path_of(1, NULL, sizeof buf, &e));
+    MESSAGE(e);
     INVALID(gt_subtracker_open("marks.csv", 0, NULL, &e));
     MESSAGE(e);
     gt_subtracker *s = NULL;
@@ -340,6 +342,7 @@ static const struct {
     {"gt_tracker_descendants_alive", tracker}, {"gt_tracker_error", tracker}, {"gt_tracker_free", tracker},
     {"gt_usage_write", tracker}, {"gt_usage_string", tracker}, {"gt_string_free", tracker},
     {"gt_subtracker_open", subtracker}, {"gt_subtracker_default_path", subtracker},
+    {"gt_subtracker_default_path_of", subtracker},
     {"gt_subtracker_mark", subtracker}, {"gt_subtracker_mark_at", subtracker}, {"gt_subtracker_status", subtracker},
     {"gt_subtracker_error", subtracker}, {"gt_subtracker_free", subtracker},
     {"gt_subtrack_scope_begin", subtracker}, {"gt_subtrack_scope_end", subtracker},

@@ -270,6 +270,29 @@ static void threads(const char *path)
     gt_table_free(&t);
 }
 
+/* The name of a process ID the caller gives (a binding's own, such as
+ * Python's os.getpid(), which tests replace), with the node's name in front
+ * on a multi-node run, as for the calling process. */
+static void test_default_path_of_a_given_process_id(void **state)
+{
+    (void)state;
+    char buf[300];
+    gt_error err;
+    assert_int_equal(unsetenv("SLURM_JOB_ID"), 0);
+    assert_int_equal(unsetenv("GT_SUBTRACK_HOST"), 0);
+    assert_int_equal(gt_subtracker_default_path_of(1234, buf, sizeof buf, &err), GT_OK);
+    assert_string_equal(buf, "1234.csv");
+    assert_int_equal(setenv("GT_SUBTRACK_HOST", "1", 1), 0);
+    assert_int_equal(setenv("SLURMD_NODENAME", "n3", 1), 0);
+    assert_int_equal(gt_subtracker_default_path_of(1234, buf, sizeof buf, &err), GT_OK);
+    assert_string_equal(buf, "n3-1234.csv");
+    assert_int_equal(unsetenv("GT_SUBTRACK_HOST"), 0);
+    assert_int_equal(unsetenv("SLURMD_NODENAME"), 0);
+    assert_int_equal(gt_subtracker_default_path_of(0, buf, sizeof buf, &err), GT_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "process ID 0"));
+    assert_int_equal(gt_subtracker_default_path_of(1234, buf, 8, &err), GT_ERR_INVALID); /* "1234.csv" and NUL */
+}
+
 static void test_threads_csv(void **state)
 {
     (void)state;
@@ -286,6 +309,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_path_and_exists),
+        cmocka_unit_test(test_default_path_of_a_given_process_id),
         cmocka_unit_test(test_names_roundtrip_csv),
         cmocka_unit_test(test_names_roundtrip_sqlite),
         cmocka_unit_test(test_given_pid_and_time_csv),
