@@ -33,7 +33,8 @@ Options:
     --host=<host>           Analyze only this host's marks (a sub-tracking file of several nodes; the tracking file is that node's).
     -p <file-path>          Sub-tracking files to combine; a single path is a directory whose files are combined.
     --cconfig=<config-file> JSON file with "file_path_map" and "statistic" for sub-track compare.
-    -m <name>=<file-path>   A tracking session's name and its results file (pickle, or JSON).
+    -m <name>=<file-path>   A tracking session's name and its results file (pickle, or JSON). Loading a pickle
+                            runs code from the file: compare only pickles you trust.
     --stat=<statistic>      The statistic compared: 'min', 'max', 'mean', or 'std'. Defaults to 'mean'.
 """
 from __future__ import annotations

@@ -78,10 +78,11 @@ bad "code block 'W' of session 'A' does not match code block 'X' of session 'B'"
 bad "invalid statistic 'median': valid statistics are 'min', 'max', 'mean', 'std'" \
     -m A="$R/results-A.json" --stat=median
 bad "cannot read results file 'missing.json': No such file or directory" -m A="$R/results-A.json" -m B=missing.json
-# The Python package's pickled results: pointed to the Python command line.
+# The Python package's pickled results: pointed to the Python command line,
+# with the warning that loading a pickle runs code from it.
 printf '\200\004\225' >results.pkl
-bad "results file 'results.pkl' is a Python pickle: compare pickles with \`python3 -m gpu_tracker sub-track compare\`" \
-    -m A="$R/results-A.json" -m B=results.pkl
+bad "results file 'results.pkl' is a Python pickle: compare pickles with \`python3 -m gpu_tracker sub-track compare\` \
+(loading a pickle runs code from the file: only pickles you trust)" -m A="$R/results-A.json" -m B=results.pkl
 bad "--format=pickle is written by \`python3 -m gpu_tracker sub-track compare\`" -m A="$R/results-A.json" -f pickle
 head -c 100 "$R/results-A.json" >truncated.json
 bad "results file 'truncated.json' is not valid JSON (line" -m A=truncated.json

@@ -98,7 +98,11 @@ def test_track_a_command():
 
 def test_usage_errors():
     assert cli('--version').stdout.strip() == gput.__version__
-    assert 'sub-track compare' in cli('--help').stdout
+    help_text = cli('--help').stdout
+    assert 'sub-track compare' in help_text
+    # compare -m loads pickles, which runs code from the file: --help says so.
+    assert ' '.join(help_text.split()).find('Loading a pickle runs code from the file: compare only pickles you '
+                                            'trust.') > 0
     for args, status, message in ((['--bogus'], 2, 'unrecognized arguments'),
                                   (['sub-track', 'analyze', '--tf=t.csv'], 2, 'needs --tf'),
                                   (['--execute=no-such-command-here'], 1, 'Command not found'),

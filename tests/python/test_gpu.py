@@ -2,6 +2,7 @@
 """GPU figures through the Python package and the IPython extension, served
 by the fake NVML library of tests/fakes (loaded through the library's real
 dlopen path), whose scenario names the processes' GPU memory exactly."""
+import csv
 import json
 import os
 
@@ -49,6 +50,23 @@ def test_gpu_ram_of_this_process(fake_nvml, tmp_path):
         pass
     assert tracker.resource_usage.gpu_utilization.n_expected_gpus == 1
     assert tracker.resource_usage.gpu_utilization.gpu_percentages.max_sum_percent == 50.0
+
+
+def test_per_process_gpu_columns(fake_nvml, tmp_path, monkeypatch):
+    # Tracker(per_process=True) writes each process's GPU memory and SM
+    # percent on every GPU, as --per-process does: this process's row names
+    # the scenario's figures on the GPU that lists it, 0.0 on the other.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'me.pid').write_text(str(os.getpid()))
+    fake_nvml({'devices': [device('GPU-1111-aaaa', tmp_path / 'me.pid', 300_000_000),
+                           device('GPU-2222-bbbb', tmp_path / 'nobody.pid', 700_000_000)]})
+    with gput.Tracker(sleep_time=0.01, gpu_ram_unit='megabytes', tracking_file='t.csv', per_process=True):
+        pass
+    rows = [r for r in csv.DictReader(open('t.processes.csv')) if int(r['pid']) == os.getpid()]
+    assert rows
+    for r in rows:
+        assert (float(r['gpu0_ram']), float(r['gpu0_sm_percent'])) == (300.0, 20.0), r
+        assert (float(r['gpu1_ram']), float(r['gpu1_sm_percent'])) == (0.0, 0.0), r
 
 
 def test_unknown_gpu_uuid(fake_nvml, tmp_path):

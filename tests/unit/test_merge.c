@@ -17,6 +17,7 @@
 #include "analysis/merge.h"
 #include "gpu_tracker.h"
 #include "store/table.h"
+#include "util/text.h"
 #include "tmpdir.h"
 
 static const char static_header[] =
@@ -294,6 +295,47 @@ static void test_json(void **state)
     gt_merge_free(&m);
 }
 
+/* The report of a merge as text or JSON, in memory (caller frees). */
+static char *report(const gt_merge *m, gt_format fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(gt_merge_write(m, fmt, f), GT_OK);
+    fclose(f);
+    return buf;
+}
+
+/* Names from files, as a hostile or foreign writer leaves them: a host of
+ * bytes that are not UTF-8 and a terminal escape, in a file whose name is
+ * not UTF-8 either.  The JSON report stays valid UTF-8 (each bad byte as
+ * the text \xNN, which json.load reads), the text report prints no control
+ * character, and both keep the names apart from each other. */
+static void test_names_not_utf8(void **state)
+{
+    (void)state;
+    const double a[] = {1, 2};
+    file_host = "\xff\xfenode\x1b[31m", file_task = "0";
+    write_file("j\xfe.csv", "gigabytes", 4000.0, 1.0, a, 2, 100, 0, 0);
+    file_host = file_task = NULL;
+    const char *const paths[] = {"j\xfe.csv"};
+    gt_merge *m = merge(paths, 1, 1.0);
+    char *json = report(m, GT_FORMAT_JSON);
+    if (!gt_text_clean(json, 0))
+        fail_msg("the JSON report is not UTF-8:\n%s", json);
+    assert_non_null(strstr(json, "\"host\":\t\"\\\\xff\\\\xfenode\\u001b[31m\""));
+    assert_non_null(strstr(json, "\"largest_by_ram\":\t\"j\\\\xfe\""));
+    free(json);
+    char *text = report(m, GT_FORMAT_TEXT);
+    if (!gt_text_clean(text, 0) || strchr(text, '\x1b'))
+        fail_msg("the text report holds bytes that are not UTF-8 or an escape:\n%s", text);
+    assert_non_null(strstr(text, "\\xff\\xfenode\\x1b[31m"));
+    assert_non_null(strstr(text, "j\\xfe"));
+    free(text);
+    gt_merge_free(&m);
+}
+
 static void expect_error(const char *const *paths, size_t n, double align, gt_status want, const char *text)
 {
     gt_merge *m = (gt_merge *)1;
@@ -514,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_cpu_seconds_first_figure),
         cmocka_unit_test(test_held_between_samples), cmocka_unit_test(test_held_into_the_step),
         cmocka_unit_test(test_disjoint_in_time),    cmocka_unit_test(test_json),
+        cmocka_unit_test(test_names_not_utf8),
         cmocka_unit_test(test_errors),              cmocka_unit_test(test_no_samples),
         cmocka_unit_test(test_nodes),              cmocka_unit_test(test_hostless_named_as_host),
         cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_grid_bounds),

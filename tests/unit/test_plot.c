@@ -14,6 +14,7 @@
 
 #include "plot/downsample.h"
 #include "plot/plot.h"
+#include "util/text.h"
 
 static void test_short_series_copied(void **state)
 {
@@ -205,6 +206,30 @@ static void test_span_merging(void **state)
     free(sp);
 }
 
+/* Code-block names and a title from a file no tracker wrote (a sub-tracking
+ * file's names are escaped when marked; a foreign or edited one's are not):
+ * bytes that are not UTF-8 and control characters.  SVG and HTML stay
+ * well-formed UTF-8 without a control character (XML forbids them even as
+ * references), each by the rule of util/text.h, as the text \xNN. */
+static void test_names_not_utf8(void **state)
+{
+    (void)state;
+    double t[2] = {0, 10}, v[2] = {1, 2};
+    const gt_plot_span spans[] = {{"\xff\xfe" "block", 1, 2}, {"red\x1b[31m\nline", 3, 4}};
+    gt_plot_data d = {.title = "t\xfe.csv", .t = t, .n = 2, .n_charts = 1, .spans = spans, .n_spans = 2};
+    d.charts[0] = (gt_plot_chart){.title = "CPU", .kind = GT_PLOT_PERCENT, .n_series = 1};
+    d.charts[0].series[0] = (gt_plot_series){"main", v};
+    for (int fmt = 0; fmt < 2; fmt++) {
+        char *h = render(&d, fmt ? GT_PLOT_SVG : GT_PLOT_HTML);
+        if (!gt_text_clean(h, 0) || strchr(h, '\x1b'))
+            fail_msg("%s holds bytes that are not UTF-8 or an escape:\n%s", fmt ? "SVG" : "HTML", h);
+        assert_non_null(strstr(h, "\\xff\\xfeblock"));
+        assert_non_null(strstr(h, "red\\x1b[31m\\x0aline"));
+        assert_non_null(strstr(h, "t\\xfe.csv"));
+        free(h);
+    }
+}
+
 static void test_render_edges(void **state)
 {
     (void)state;
@@ -235,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_short_series_copied), cmocka_unit_test(test_min_max_kept_per_bucket),
         cmocka_unit_test(test_gaps_kept),           cmocka_unit_test(test_render),
         cmocka_unit_test(test_render_edges),        cmocka_unit_test(test_span_merging),
+        cmocka_unit_test(test_names_not_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

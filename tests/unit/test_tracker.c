@@ -142,6 +142,7 @@ struct stopper {
     gt_tracker *t;
     pthread_barrier_t *go;
     gt_status st;
+    gt_usage u; /* read as soon as the stop returned */
 };
 
 static void *stop_at_once(void *arg)
@@ -149,12 +150,17 @@ static void *stop_at_once(void *arg)
     struct stopper *s = arg;
     pthread_barrier_wait(s->go);
     s->st = gt_tracker_stop(s->t);
+    memset(&s->u, 0, sizeof s->u); /* padding too: compared whole */
+    s->u.version = GT_STRUCT_VERSION;
+    if (gt_tracker_usage(s->t, &s->u) != GT_OK)
+        s->u.n_samples = 0;
     return NULL;
 }
 
 /* Two threads stopping one tracker at once: the thread is joined once, both
  * calls return, one with the run's result and the other with GT_ERR_STATE
- * (after the stop is complete: usage is final when either returns).
+ * (after the stop is complete: the usage either reads as soon as its stop
+ * returned is the final one).
  * Repeated, since the race is narrow; 60 s bounds a stop that never returns. */
 static void test_concurrent_stop(void **state)
 {
@@ -167,7 +173,7 @@ static void test_concurrent_stop(void **state)
         assert_int_equal(gt_tracker_start(t), GT_OK);
         pthread_barrier_t go;
         pthread_barrier_init(&go, NULL, 2);
-        struct stopper s[2] = {{t, &go, -1}, {t, &go, -1}};
+        struct stopper s[2] = {{t, &go, -1, {0}}, {t, &go, -1, {0}}};
         pthread_t th[2];
         for (int i = 0; i < 2; i++)
             assert_int_equal(pthread_create(&th[i], NULL, stop_at_once, &s[i]), 0);
@@ -181,9 +187,17 @@ static void test_concurrent_stop(void **state)
         assert_true((s[0].st == GT_OK && s[1].st == GT_ERR_STATE) ||
                     (s[0].st == GT_ERR_STATE && s[1].st == GT_OK));
         assert_non_null(strstr(gt_tracker_error(t), "already stopped"));
-        gt_usage u = GT_USAGE_INIT;
+        gt_usage u;
+        memset(&u, 0, sizeof u);
+        u.version = GT_STRUCT_VERSION;
         assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
         assert_true(u.n_samples >= 2); /* the first and the last */
+        /* The caller told "already stopped" read the final usage too. */
+        for (int i = 0; i < 2; i++)
+            if (memcmp(&s[i].u, &u, sizeof u) != 0)
+                fail_msg("round %d: the usage read when stop returned %s (%zu samples) is not the final one "
+                         "(%zu samples)", round, s[i].st == GT_OK ? "GT_OK" : "GT_ERR_STATE",
+                         (size_t)s[i].u.n_samples, (size_t)u.n_samples);
         gt_tracker_free(&t);
     }
 }

@@ -368,7 +368,8 @@ static gt_status load_session(session *s, gt_error *err)
     if ((unsigned char)s->text[0] == 0x80)
         return gt_err(err, GT_ERR_FORMAT,
                       "results file '%s' is a Python pickle: compare pickles with `python3 -m gpu_tracker "
-                      "sub-track compare`, or write JSON results with `sub-track analyze -f json`",
+                      "sub-track compare` (loading a pickle runs code from the file: only pickles you trust), or "
+                      "write JSON results with `sub-track analyze -f json`",
                       s->file);
     if ((st = null_for_non_finite(&s->text, err, s->file)) != GT_OK)
         return st;
