@@ -308,8 +308,8 @@ static gt_request req(double mem, double cores, int gpus, double limit)
 static gt_eff_usage use(double wall, double cpu, double mem)
 {
     return (gt_eff_usage){.wall_s = wall, .cpu_s = cpu, .cpu_method = "exact", .mem_peak_bytes = mem,
-                          .mem_method = "exact", .gpu_mean_percent = -1, .gpu_mem_peak_bytes = -1,
-                          .gpu_mem_capacity_bytes = -1};
+                          .mem_method = "exact", .cgroup_mem_peak_bytes = -1, .gpu_mean_percent = -1,
+                          .gpu_mem_peak_bytes = -1, .gpu_mem_capacity_bytes = -1};
 }
 
 static void figures(void **state)
@@ -481,7 +481,27 @@ static void report_section(void **state)
     assert_non_null(strstr(sec, "\"efficiency_percent\": 50.0"));
     assert_null(strstr(sec, "bar"));
     assert_null(strstr(sec, "\"gpu\"")); /* no GPU tracked: no GPU section */
+    assert_null(strstr(sec, "\"cgroup\"")); /* no cgroup of its own: no cgroup peak */
     free(buf);
+    /* The cgroup's peak beside the RSS peak, each with its method. */
+    g.cgroup_mem_peak_bytes = 512 * MIB;
+    g.cgroup_mem_method = "cgroup v2 memory.peak";
+    gt_efficiency_compute(&r, &g, &e);
+    assert_true(e.cgroup_mem_percent == 50);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_JSON, f), GT_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"peak_method\": \"exact\",\n"));
+    assert_non_null(strstr(buf, "\"cgroup\": {\n    \"peak_bytes\": 536870912.0,\n    \"peak_method\": \"cgroup v2 "
+                                "memory.peak\",\n    \"percent_of_request\": 50.0\n   }\n"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_TEXT, f), GT_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "      Cgroup:\n         Peak bytes: 536870912.0\n         Peak method: cgroup v2 "
+                                "memory.peak\n         Percent of request: 50.0\n         Bar: [||||"));
+    free(buf);
+    g.cgroup_mem_peak_bytes = -1;
     g.n_gpus = g.n_devices = 1;
     g.gpu_mean_percent = 0;
     g.devices[0] = (gt_eff_gpu){.index = 2, .uuid = "GPU-z", .mean_percent = 0, .mem_peak_bytes = 1,
