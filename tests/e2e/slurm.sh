@@ -85,6 +85,8 @@ for n in 0 1; do
     [ "$(jget merged.json "$e.request.memory_source")" = SLURM_MEM_PER_NODE ] || fail "node $n: $(jq -c "$e" merged.json)"
     [ "$(jget merged.json "$e.request.memory_bytes")" = 419430400 ] || fail "node $n request: $(jq -c "$e" merged.json)"
     [ "$(jget merged.json "$e.request.cores")" = 2 ] || fail "node $n cores: $(jq -c "$e" merged.json)"
+    [ "$(jq -c "$e.request | [.cpus_per_task, .nodes]" merged.json)" = '[1,2]' ] ||
+        fail "node $n -c and nodes: $(jq -c "$e" merged.json)"
     jq -e "($e.memory_peak_bytes - .nodes[$n].peak.ram * 1e6 | fabs) <= 1 and
            ($e.memory_percent_of_request - 100 * $e.memory_peak_bytes / 419430400 | fabs) < 1e-9 and
            ($e.cpu_efficiency_percent - 100 * .nodes[$n].cpu_seconds / (2 * $e.wall_seconds) | fabs) < 1e-9" \
