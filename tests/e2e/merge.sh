@@ -111,6 +111,8 @@ for k in 0 1; do
         fail "node $k memory advice: $(jq -c "$e.advice" merged.json)"
     [ "$(jq -r "$e.advice.cores" merged.json)" = null ] || fail "node $k cores advice from sampled CPU"
     within "$(jget merged.json "$e.cpu_efficiency_percent")" 0 100 "node $k CPU efficiency"
+    jq -e "($e.cpu_efficiency_percent - 100 * .nodes[$k].cpu_seconds / (2 * $e.wall_seconds) | fabs) < 1e-9" \
+        merged.json >/dev/null || fail "node $k CPU efficiency: $(jq -c "$e" merged.json)"
 done
 jq -e '(.efficiency.cpu_efficiency_percent - 100 * ([.efficiency.nodes[].cpu_seconds] | add) /
         ([.efficiency.nodes[] | 2 * .wall_seconds] | add)) | fabs < 1e-9' merged.json >/dev/null ||

@@ -46,6 +46,14 @@ eff .advice.memory | grep -qF "ask for $want next time" || fail "memory advice: 
 # Nothing after the section: it is the report's last key.
 [ "$(jq -r 'keys_unsorted | last' r.json)" = efficiency ] || fail "not last: $(jq -c 'keys_unsorted' r.json)"
 
+# The --mem named for a peak where the rule's parts show: 220 MiB held (and
+# the program's own few MiB) plus 20 % is above 256 MiB, so 384M; 10 % of
+# headroom, or steps of 256 MiB, would name 256M.
+SLURM_MEM_PER_NODE=1024 "$GT_BIN" --quiet --efficiency --st=0.1 --ru=bytes -f json -- "$W/touch_mem" 220 0.3 >out.txt
+json_report out.txt >r.json
+within "$(eff .memory.peak_bytes)" $((220 * MIB)) $((232 * MIB)) "peak of 220 MiB held (bytes)"
+[ "$(eff .memory.advised_request)" = --mem=384M ] || fail "advised for 220 MiB: $(eff .memory.advised_request)"
+
 # Text: the bar, the advice line, and the same report before the section
 # as without --efficiency.
 SLURM_MEM_PER_NODE=1024 SLURM_CPUS_ON_NODE=2 \
