@@ -68,8 +68,8 @@ static void memory_peak(const gt_usage *u, gt_eff_usage *use)
 
 void gt_cli_efficiency(const gt_usage *u, const gt_cli_eff_facts *f, gt_efficiency *e)
 {
-    gt_eff_usage use = {.wall_s = -1, .cpu_s = -1, .mem_peak_bytes = -1, .gpu_mean_percent = -1,
-                        .gpu_mem_peak_bytes = -1, .gpu_mem_capacity_bytes = -1};
+    gt_eff_usage use = {.wall_s = -1, .cpu_s = -1, .mem_peak_bytes = -1, .cgroup_mem_peak_bytes = -1,
+                        .gpu_mean_percent = -1, .gpu_mem_peak_bytes = -1, .gpu_mem_capacity_bytes = -1};
     use.wall_s = f->wall_s >= 0 ? f->wall_s : scaled(u->compute_time.time, time_scale(u->compute_time.unit));
     /* Our children's rusage counts every process of the tree that was
      * reaped: the command, and each orphan, reparented to us as the
@@ -87,6 +87,10 @@ void gt_cli_efficiency(const gt_usage *u, const gt_cli_eff_facts *f, gt_efficien
         use.cpu_method = "sampled, a lower bound";
     }
     memory_peak(u, &use);
+    if (u->cgroup.available && u->cgroup.memory_peak >= 0 && u->cgroup.memory_method) {
+        use.cgroup_mem_peak_bytes = scaled_bytes(u->cgroup.memory_peak, ram_scale(u->max_ram.unit));
+        use.cgroup_mem_method = u->cgroup.memory_method;
+    }
     if (u->gpu_utilization.system_gpu_count > 0 && u->gpu_utilization.n_expected_gpus > 0) {
         double b = ram_scale(u->max_gpu_ram.unit);
         use.n_gpus = u->gpu_utilization.n_expected_gpus;

@@ -10,7 +10,8 @@ task() { # RANK NODE, then gpu-tracker's arguments
     shift 2
     env -u SLURM_MEM_PER_CPU -u SLURM_GPUS_ON_NODE -u SLURM_JOB_GPUS SLURM_JOB_ID=77 SLURM_STEP_ID=3 \
         SLURMD_NODENAME="$node" SLURM_PROCID="$rank" SLURM_STEP_NUM_TASKS=4 SLURM_STEP_NUM_NODES=2 \
-        SLURM_MEM_PER_NODE=1024 SLURM_CPUS_ON_NODE=2 "$GT_BIN" --quiet "$@"
+        SLURM_MEM_PER_NODE=1024 SLURM_CPUS_ON_NODE=2 SLURM_CPUS_PER_TASK=1 SLURM_JOB_NUM_NODES=2 \
+        SLURM_JOB_START_TIME=1700000000 SLURM_JOB_END_TIME=1700003600 "$GT_BIN" --quiet "$@"
 }
 
 # Four tasks on two nodes, each with its own tracking file and report;
@@ -28,9 +29,10 @@ done
 grep -q 'Max RAM' job/r-0.txt || fail "report r-0.txt"
 # Each file says where it was made, and the job's request on its node as
 # Slurm's variables give it, after the Python package's columns.
-[ "$(head -n 1 job/t-77.3-n2-3.csv | cut -d, -f10-)" = host,slurm_job_id,slurm_step_id,slurm_task_id,slurm_mem_per_node,slurm_mem_per_cpu,slurm_cpus_on_node,slurm_gpus_on_node,slurm_job_gpus ] ||
+[ "$(head -n 1 job/t-77.3-n2-3.csv | cut -d, -f10-)" = host,slurm_job_id,slurm_step_id,slurm_task_id,slurm_mem_per_node,slurm_mem_per_cpu,slurm_cpus_on_node,slurm_gpus_on_node,slurm_job_gpus,slurm_cpus_per_task,slurm_job_num_nodes,slurm_job_start_time,slurm_job_end_time ] ||
     fail "static header: $(head -n 1 job/t-77.3-n2-3.csv)"
-[ "$(sed -n 2p job/t-77.3-n2-3.csv | cut -d, -f10-)" = n2,77,3,3,1024,,2,, ] || fail "static row: $(sed -n 2p job/t-77.3-n2-3.csv)"
+[ "$(sed -n 2p job/t-77.3-n2-3.csv | cut -d, -f10-)" = n2,77,3,3,1024,,2,,,1,2,1700000000,1700003600 ] ||
+    fail "static row: $(sed -n 2p job/t-77.3-n2-3.csv)"
 
 # Two tasks per node, one file per node: refused before anything runs.
 set +e
@@ -89,13 +91,16 @@ jq -e '[.nodes[] | .peak.ram] | add | (. - (input | .job.peak.ram)) | fabs < 1e-
     fail "the job's RAM peak is not the sum of the nodes'"
 [ "$(jq -c '[.files[] | .task]' merged.json)" = '["0","1","2","3"]' ] || fail "tasks: $(jq -c '[.files[] | .task]' merged.json)"
 # Efficiency: each node against the request its files record (1 GiB, 2
-# cores), from the node's own figures above; its sampled figures are lower
+# cores, 1 CPU per task, 2 nodes, a 1-hour limit), from the node's own figures above; its sampled figures are lower
 # bounds, so no idle-core advice, and the memory advice says so.
 for k in 0 1; do
     e=".efficiency.nodes[$k]"
     [ "$(jget merged.json "$e.request.memory_source")" = SLURM_MEM_PER_NODE ] || fail "node $k: $(jq -c "$e" merged.json)"
     [ "$(jget merged.json "$e.request.memory_bytes")" = 1073741824 ] || fail "node $k request"
     [ "$(jget merged.json "$e.request.cores")" = 2 ] || fail "node $k cores"
+    [ "$(jq -c "$e.request | [.cpus_per_task, .nodes, .time_limit_seconds, .time_limit_source]" merged.json)" = \
+        '[1,2,3600,"SLURM_JOB_END_TIME - SLURM_JOB_START_TIME"]' ] || fail "node $k request: $(jq -c "$e" merged.json)"
+    [ "$(jq -r "$e.advice.time" merged.json)" = null ] || fail "node $k time advice, far from the limit"
     peak=$(jget merged.json ".nodes[$k].peak.ram")
     within "$(jget merged.json "$e.memory_peak_bytes")" "$(awk -v p="$peak" 'BEGIN { printf "%.17g", p * 1e6 - 1 }')" \
         "$(awk -v p="$peak" 'BEGIN { printf "%.17g", p * 1e6 + 1 }')" "node $k peak in bytes"
@@ -106,6 +111,8 @@ for k in 0 1; do
         fail "node $k memory advice: $(jq -c "$e.advice" merged.json)"
     [ "$(jq -r "$e.advice.cores" merged.json)" = null ] || fail "node $k cores advice from sampled CPU"
     within "$(jget merged.json "$e.cpu_efficiency_percent")" 0 100 "node $k CPU efficiency"
+    jq -e "($e.cpu_efficiency_percent - 100 * .nodes[$k].cpu_seconds / (2 * $e.wall_seconds) | fabs) < 1e-9" \
+        merged.json >/dev/null || fail "node $k CPU efficiency: $(jq -c "$e" merged.json)"
 done
 jq -e '(.efficiency.cpu_efficiency_percent - 100 * ([.efficiency.nodes[].cpu_seconds] | add) /
         ([.efficiency.nodes[] | 2 * .wall_seconds] | add)) | fabs < 1e-9' merged.json >/dev/null ||

@@ -15,7 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # overlap however slowly a loaded machine starts them.  In an allocation
 # (salloc, sbatch): a bare srun gives its tasks no SLURM_MEM_PER_NODE --
 t0=$(date +%s.%N)
-$IN_CTL salloc -N2 -n4 --ntasks-per-node=2 --mem=400 -t 5 srun "$GT_BIN" --quiet --efficiency --st=0.1 --ru=megabytes \
+$IN_CTL salloc -N2 -n4 --ntasks-per-node=2 -c 1 --mem=400 -t 5 srun "$GT_BIN" --quiet --efficiency --st=0.1 --ru=megabytes \
     --tf="$TMP/out/track-%j-%N-%t.csv" -o "$TMP/out/report-%N-%t.json" -f json -- \
     sh -c "$W/burn 1 500 & $W/touch_mem \$(((SLURM_PROCID + 1) * 10)) file=$TMP/out/release; wait" >srun.out 2>&1 &
 srun_pid=$!
@@ -85,6 +85,8 @@ for n in 0 1; do
     [ "$(jget merged.json "$e.request.memory_source")" = SLURM_MEM_PER_NODE ] || fail "node $n: $(jq -c "$e" merged.json)"
     [ "$(jget merged.json "$e.request.memory_bytes")" = 419430400 ] || fail "node $n request: $(jq -c "$e" merged.json)"
     [ "$(jget merged.json "$e.request.cores")" = 2 ] || fail "node $n cores: $(jq -c "$e" merged.json)"
+    [ "$(jq -c "$e.request | [.cpus_per_task, .nodes]" merged.json)" = '[1,2]' ] ||
+        fail "node $n -c and nodes: $(jq -c "$e" merged.json)"
     jq -e "($e.memory_peak_bytes - .nodes[$n].peak.ram * 1e6 | fabs) <= 1 and
            ($e.memory_percent_of_request - 100 * $e.memory_peak_bytes / 419430400 | fabs) < 1e-9 and
            ($e.cpu_efficiency_percent - 100 * .nodes[$n].cpu_seconds / (2 * $e.wall_seconds) | fabs) < 1e-9" \
@@ -96,15 +98,31 @@ done
 grep -q "^Job (4 tracking files on 2 nodes" merged.txt || fail "text report: $(cat merged.txt)"
 grep -q "^   n1: 400.0 MiB (SLURM_MEM_PER_NODE), 2 cores (SLURM_CPUS_ON_NODE)$" merged.txt ||
     fail "text efficiency: $(sed -n '/^Efficiency/,$p' merged.txt)"
-# Each task's own report (--efficiency) against its node's request, its
-# CPU time exact (getrusage of its tree, which it waits for): at least the
-# 0.5 s burnt; its RAM peak, with descendants, a lower bound said so.
+# Each task's own report (--efficiency) against its node's request (-c 1
+# and 2 nodes recorded), its CPU time exact (getrusage of its tree, which it
+# waits for): at least the 0.5 s burnt, by one thread, so 1 of the node's 2
+# cores sat idle; its RAM peak, with descendants, a lower bound said so, at
+# least the (r+1)*10 MiB it held, its share of the 400 MiB and the --mem
+# advised from it (the peak plus 20 %, up to a multiple of 128 MiB).
 for r in 0 1 2 3; do
     f=out/report-n$((r / 2 + 1))-$r.json
     jq -e '.efficiency.request.memory_bytes == 419430400 and .efficiency.request.cores == 2 and
+           .efficiency.request.cpus_per_task == 1 and .efficiency.request.nodes == 2 and
            .efficiency.cpu.cpu_seconds >= 0.5 and (.efficiency.cpu.cpu_seconds_method | endswith("exact")) and
-           (.efficiency.memory.peak_method | endswith("lower bound"))' "$f" >/dev/null ||
-        fail "task $r efficiency: $(jq -c .efficiency "$f")"
+           (.efficiency.cpu.efficiency_percent - 100 * .efficiency.cpu.cpu_seconds / (2 * .efficiency.cpu.wall_seconds)
+            | fabs) < 1e-9 and
+           (.efficiency.memory.peak_method | endswith("lower bound")) and
+           (.efficiency.memory.percent_of_request - 100 * .efficiency.memory.peak_bytes / 419430400 | fabs) < 1e-9' \
+        "$f" >/dev/null || fail "task $r efficiency: $(jq -c .efficiency "$f")"
+    peak=$(jget "$f" .efficiency.memory.peak_bytes)
+    within "$peak" $(((r + 1) * 10 * 1048576)) 419430400 "task $r RAM peak (bytes)"
+    want=$(awk -v p="$peak" 'BEGIN { n = p * 1.2 / (128 * 1048576); m = int(n); if (m < n) m++; print "--mem=" m * 128 "M" }')
+    [ "$(jget "$f" .efficiency.memory.advised_request)" = "$want" ] ||
+        fail "task $r advised $(jget "$f" .efficiency.memory.advised_request), expected $want"
+    jget "$f" .efficiency.advice.memory | grep -q "^400.0 MiB requested (SLURM_MEM_PER_NODE), .* used at least (a lower bound), .*: ask for $want next time" ||
+        fail "task $r memory advice: $(jget "$f" .efficiency.advice.memory)"
+    jget "$f" .efficiency.advice.cores | grep -q "^1 of 2 allocated cores (SLURM_CPUS_ON_NODE) sat idle: .*; ask for 1 core next time$" ||
+        fail "task $r cores advice: $(jget "$f" .efficiency.advice.cores)"
 done
 
 # -- a job cancelled while it runs still leaves every node's file and

@@ -7,7 +7,8 @@
 # two threads reads at least the CPU time the burn's own process used (its
 # parent's wait4) and at most that plus its parent's own time and exit.  The
 # group is gone after the run; a command that leaves a process running is
-# told that its group stays.  Without --cgroup, a process attached to in a
+# told that its group stays.  --efficiency gives the group's peak beside
+# the command's exact RSS peak.  Without --cgroup, a process attached to in a
 # group of its own (as a Slurm step's task) has the section, from that
 # group; one in gpu-tracker's own groups has none.  As user nobody, --cgroup fails with the
 # reason.  Runs as root where the cgroup v1 memory and cpuacct hierarchies
@@ -87,14 +88,30 @@ within "$ns" "$(awk -v c="$child" 'BEGIN { printf "%.0f", c * 1e9 }')" \
 [ "$(jget r.json '.cgroup.cpu_seconds == .cgroup.cpu_ns / 1e9')" = true ] || fail "CPU seconds are not the ns"
 gone "$(jget r.json .cgroup.cpu_path)"
 
-# Text: the section, its memory method and limit.
-"$GT_BIN" --cgroup --quiet --disable-logs -- "$W/touch_mem" 1 0 >out.txt
+# --efficiency: the group's peak beside the command's exact RSS peak, each
+# with its method and against the request (SLURM_MEM_PER_NODE=1024).
+SLURM_MEM_PER_NODE=1024 "$GT_BIN" --cgroup --efficiency --quiet --disable-logs -f json --ru=bytes -- \
+    "$W/touch_mem" $N 0 >out.txt
+json_report out.txt >r.json
+jq -e '.efficiency.memory.cgroup.peak_bytes == .cgroup.memory_peak and .cgroup.memory_peak > 0 and
+       .efficiency.memory.cgroup.peak_method == .cgroup.memory_method and
+       (.efficiency.memory.cgroup.percent_of_request - 100 * .cgroup.memory_peak / 1073741824 | fabs) < 1e-9 and
+       .efficiency.memory.peak_bytes == .peak_ram.main and (.efficiency.memory.peak_method | endswith("exact"))' \
+    r.json >/dev/null || fail "efficiency's cgroup peak: $(jq -c '[.cgroup, .efficiency.memory]' r.json)"
+
+# Text: the section, its memory method and limit; the Efficiency section's
+# cgroup peak under its own heading.
+"$GT_BIN" --cgroup --efficiency --quiet --disable-logs -- "$W/touch_mem" 1 0 >out.txt
 grep -q '^Cgroup:$' out.txt || fail "no Cgroup section in the text report"
 grep -q '^   Memory limit: ' out.txt || fail "no memory limit line"
-# Without --cgroup the command shares gpu-tracker's groups: no section.
-"$GT_BIN" --quiet --disable-logs -f json -- "$W/touch_mem" 1 0 >out.txt
+grep -A2 '^      Cgroup:$' out.txt | grep -q '^         Peak method: cgroup v[12] memory' ||
+    fail "no cgroup peak in the Efficiency section: $(sed -n '/^Efficiency/,$p' out.txt)"
+# Without --cgroup the command shares gpu-tracker's groups: no section, and
+# no cgroup peak in the Efficiency section.
+"$GT_BIN" --efficiency --quiet --disable-logs -f json -- "$W/touch_mem" 1 0 >out.txt
 json_report out.txt >r.json
 [ "$(jget r.json 'has("cgroup")')" = false ] || fail "a Cgroup section for a command in gpu-tracker's own group"
+[ "$(jget r.json '.efficiency.memory | has("cgroup")')" = false ] || fail "a cgroup peak without a group of its own"
 
 # A process already in a group of its own, as a Slurm step's task under
 # task/cgroup, has the section without --cgroup: that group's counters.

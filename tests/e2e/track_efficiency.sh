@@ -46,6 +46,14 @@ eff .advice.memory | grep -qF "ask for $want next time" || fail "memory advice: 
 # Nothing after the section: it is the report's last key.
 [ "$(jq -r 'keys_unsorted | last' r.json)" = efficiency ] || fail "not last: $(jq -c 'keys_unsorted' r.json)"
 
+# The --mem named for a peak where the rule's parts show: 220 MiB held (and
+# the program's own few MiB) plus 20 % is above 256 MiB, so 384M; 10 % of
+# headroom, or steps of 256 MiB, would name 256M.
+SLURM_MEM_PER_NODE=1024 "$GT_BIN" --quiet --efficiency --st=0.1 --ru=bytes -f json -- "$W/touch_mem" 220 0.3 >out.txt
+json_report out.txt >r.json
+within "$(eff .memory.peak_bytes)" $((220 * MIB)) $((232 * MIB)) "peak of 220 MiB held (bytes)"
+[ "$(eff .memory.advised_request)" = --mem=384M ] || fail "advised for 220 MiB: $(eff .memory.advised_request)"
+
 # Text: the bar, the advice line, and the same report before the section
 # as without --efficiency.
 SLURM_MEM_PER_NODE=1024 SLURM_CPUS_ON_NODE=2 \
@@ -115,6 +123,22 @@ json_report out.txt >r.json
 same "$(eff .request.memory_bytes)" "$(jget r.json .max_ram.system_capacity)" "machine RAM"
 same "$(eff .request.cores)" "$(jget r.json .cpu_utilization.system_core_count)" "machine cores"
 [ "$(eff .request.gpus_source)" = "machine capacity" ] || fail "GPUs: $(jq -c .efficiency.request r.json)"
+
+# Outside Slurm (no SLURM_* variable at all) and under no cgroup limit:
+# the machine's own capacity, the run's figures "of this machine".
+"$GT_BIN" --quiet --efficiency --st=0.1 --ru=bytes -f json -- "$W/touch_mem" 50 0.1 >out.txt
+json_report out.txt >r.json
+jq -e '.efficiency.request | .memory_source == "machine capacity" and .cores_source == "machine capacity" and
+       .gpus_source == "machine capacity" and .nodes == null and .cpus_per_task == null and .time_limit_seconds == null' \
+    r.json >/dev/null || fail "outside Slurm: $(jq -c .efficiency.request r.json)"
+same "$(eff .request.memory_bytes)" "$(jget r.json .max_ram.system_capacity)" "machine RAM outside Slurm"
+same "$(eff .request.cores)" "$(jget r.json .cpu_utilization.system_core_count)" "machine cores outside Slurm"
+same "$(eff .memory.percent_of_request)" \
+    "$(awk -v p="$(eff .memory.peak_bytes)" -v c="$(jget r.json .max_ram.system_capacity)" 'BEGIN { printf "%.17g", 100 * p / c }')" \
+    "share of the machine's RAM"
+same "$(eff .cpu.efficiency_percent)" "$(awk -v c="$(eff .cpu.cpu_seconds)" -v w="$(eff .cpu.wall_seconds)" \
+    -v n="$(jget r.json .cpu_utilization.system_core_count)" 'BEGIN { printf "%.17g", 100 * c / (n * w) }')" \
+    "share of the machine's cores"
 
 # 4. GPUs through the fake NVML (CUDA_VISIBLE_DEVICES=0,1): each GPU's
 # own mean utilization and memory share; one idle beside a busy one is named

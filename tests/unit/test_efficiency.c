@@ -147,61 +147,110 @@ static int remove_tree(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* This process's /proc/self/cgroup (and /proc/PID/cgroup) and mountinfo
+ * in the fixture tree's proc/; its cgroupfs under sys/. */
+static void proc_self(const char *cgroup, const char *mountinfo)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "proc/%d/cgroup", (int)getpid());
+    put(rel, cgroup);
+    put("proc/self/cgroup", cgroup);
+    put("proc/self/mountinfo", mountinfo);
+}
+
+static gt_request from_cgroup(const char *cgroup, const char *mountinfo)
+{
+    char proc[128], sys[128];
+    snprintf(proc, sizeof proc, "%s/proc", tree);
+    snprintf(sys, sizeof sys, "%s/sys", tree);
+    proc_self(cgroup, mountinfo);
+    gt_request r;
+    gt_request_init(&r);
+    gt_request_from_cgroup(proc, sys, &r);
+    return r;
+}
+
+#define MOUNT_TMPFS "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+#define MOUNT_V1_MEMORY "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+#define MOUNT_V1_CPU "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+
 /* v1: the smallest limit of the cgroup and its ancestors; the root's
- * "no limit" is none. */
+ * "no limit" is none.  The cpu controller's hierarchy is found by its
+ * mount's options, whatever its directory is called. */
 static void cgroup_v1_tree(void **state)
 {
     (void)state;
-    put("memory/memory.limit_in_bytes", "9223372036854771712\n");
-    put("memory/slurm/memory.limit_in_bytes", "4294967296\n");
-    put("memory/slurm/job_7/memory.limit_in_bytes", "2147483648\n");
-    put("memory/slurm/job_7/step_0/memory.limit_in_bytes", "9223372036854771712\n");
-    put("cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
-    put("cpu,cpuacct/cpu.cfs_period_us", "100000\n");
-    put("cpu,cpuacct/slurm/job_7/cpu.cfs_quota_us", "300000\n");
-    put("cpu,cpuacct/slurm/job_7/cpu.cfs_period_us", "100000\n");
-    put("cpu,cpuacct/slurm/job_7/step_0/cpu.cfs_quota_us", "-1\n");
-    char link[256];
-    snprintf(link, sizeof link, "%s/cpu", tree);
-    assert_int_equal(symlink("cpu,cpuacct", link), 0);
-    gt_request r;
-    gt_request_init(&r);
-    gt_request_from_cgroup(tree,
-                           "12:memory:/slurm/job_7/step_0\n4:cpu,cpuacct:/slurm/job_7/step_0\n0::/\n", &r);
+    put("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+    put("sys/fs/cgroup/memory/slurm/memory.limit_in_bytes", "4294967296\n");
+    put("sys/fs/cgroup/memory/slurm/job_7/memory.limit_in_bytes", "2147483648\n");
+    put("sys/fs/cgroup/memory/slurm/job_7/step_0/memory.limit_in_bytes", "9223372036854771712\n");
+    put("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+    put("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+    put("sys/fs/cgroup/cpu,cpuacct/slurm/job_7/cpu.cfs_quota_us", "300000\n");
+    put("sys/fs/cgroup/cpu,cpuacct/slurm/job_7/cpu.cfs_period_us", "100000\n");
+    put("sys/fs/cgroup/cpu,cpuacct/slurm/job_7/step_0/cpu.cfs_quota_us", "-1\n");
+    const char *mounts = MOUNT_TMPFS MOUNT_V1_CPU MOUNT_V1_MEMORY;
+    gt_request r = from_cgroup("12:memory:/slurm/job_7/step_0\n4:cpu,cpuacct:/slurm/job_7/step_0\n0::/\n", mounts);
     assert_true(r.mem_bytes == 2 * GIB);
     assert_string_equal(r.mem_source, "cgroup v1 memory.limit_in_bytes");
     assert_true(r.cores == 3);
+    assert_string_equal(r.cores_source, "cgroup v1 cpu.cfs_quota_us / cpu.cfs_period_us");
     /* a figure already known (Slurm's) stands */
+    char proc[128], sys[128];
+    snprintf(proc, sizeof proc, "%s/proc", tree);
+    snprintf(sys, sizeof sys, "%s/sys", tree);
+    proc_self("12:memory:/slurm/job_7\n", mounts);
     gt_request k;
     gt_request_init(&k);
     k.mem_bytes = 1;
     k.mem_source = "SLURM_MEM_PER_NODE";
-    gt_request_from_cgroup(tree, "12:memory:/slurm/job_7\n", &k);
+    gt_request_from_cgroup(proc, sys, &k);
     assert_true(k.mem_bytes == 1);
     /* a path of the host's, absent in this namespace: the root's, none */
-    gt_request_init(&r);
-    gt_request_from_cgroup(tree, "12:memory:/elsewhere/x\n", &r);
+    r = from_cgroup("12:memory:/elsewhere/x\n", mounts);
+    assert_true(r.mem_bytes < 0);
+    /* a v1 memory hierarchy that is not mounted: unknown, not v2's */
+    put("sys/fs/cgroup/memory.max", "1073741824\n");
+    r = from_cgroup("12:memory:/slurm/job_7\n0::/\n", MOUNT_TMPFS);
     assert_true(r.mem_bytes < 0);
 }
 
 static void cgroup_v2_tree(void **state)
 {
     (void)state;
-    put("memory.max", "max\n");
-    put("user.slice/memory.max", "8589934592\n");
-    put("user.slice/run.scope/memory.max", "max\n");
-    put("user.slice/run.scope/cpu.max", "50000 100000\n");
-    gt_request r;
-    gt_request_init(&r);
-    gt_request_from_cgroup(tree, "0::/user.slice/run.scope\n", &r);
+    put("sys/fs/cgroup/memory.max", "max\n");
+    put("sys/fs/cgroup/user.slice/memory.max", "8589934592\n");
+    put("sys/fs/cgroup/user.slice/run.scope/memory.max", "max\n");
+    put("sys/fs/cgroup/user.slice/run.scope/cpu.max", "50000 100000\n");
+    const char *mounts = "30 23 0:27 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n";
+    gt_request r = from_cgroup("0::/user.slice/run.scope\n", mounts);
     assert_true(r.mem_bytes == 8 * GIB);
     assert_string_equal(r.mem_source, "cgroup v2 memory.max");
     assert_true(r.cores == 0.5);
     assert_string_equal(r.cores_source, "cgroup v2 cpu.max");
     /* no limits anywhere: unknown */
-    gt_request_init(&r);
-    gt_request_from_cgroup(tree, "0::/\n", &r);
+    r = from_cgroup("0::/\n", mounts);
     assert_true(r.mem_bytes < 0 && r.cores < 0);
+}
+
+/* A hybrid machine: v1 hierarchies for some controllers, v2 mounted at
+ * /sys/fs/cgroup/unified for the rest (memory and cpu here).  The limits
+ * are read where v2 is mounted, not at /sys/fs/cgroup. */
+static void cgroup_hybrid_tree(void **state)
+{
+    (void)state;
+    put("sys/fs/cgroup/unified/user.slice/memory.max", "1073741824\n");
+    put("sys/fs/cgroup/unified/user.slice/run.scope/cpu.max", "200000 100000\n");
+    /* what a fixed /sys/fs/cgroup would read instead */
+    put("sys/fs/cgroup/user.slice/memory.max", "4294967296\n");
+    gt_request r = from_cgroup("1:name=systemd:/user.slice/run.scope\n0::/user.slice/run.scope\n",
+                               MOUNT_TMPFS
+                               "40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"
+                               "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n");
+    assert_true(r.mem_bytes == GIB);
+    assert_string_equal(r.mem_source, "cgroup v2 memory.max");
+    assert_true(r.cores == 2);
+    assert_string_equal(r.cores_source, "cgroup v2 cpu.max");
 }
 
 static void bars(void **state)
@@ -259,8 +308,8 @@ static gt_request req(double mem, double cores, int gpus, double limit)
 static gt_eff_usage use(double wall, double cpu, double mem)
 {
     return (gt_eff_usage){.wall_s = wall, .cpu_s = cpu, .cpu_method = "exact", .mem_peak_bytes = mem,
-                          .mem_method = "exact", .gpu_mean_percent = -1, .gpu_mem_peak_bytes = -1,
-                          .gpu_mem_capacity_bytes = -1};
+                          .mem_method = "exact", .cgroup_mem_peak_bytes = -1, .gpu_mean_percent = -1,
+                          .gpu_mem_peak_bytes = -1, .gpu_mem_capacity_bytes = -1};
 }
 
 static void figures(void **state)
@@ -432,7 +481,27 @@ static void report_section(void **state)
     assert_non_null(strstr(sec, "\"efficiency_percent\": 50.0"));
     assert_null(strstr(sec, "bar"));
     assert_null(strstr(sec, "\"gpu\"")); /* no GPU tracked: no GPU section */
+    assert_null(strstr(sec, "\"cgroup\"")); /* no cgroup of its own: no cgroup peak */
     free(buf);
+    /* The cgroup's peak beside the RSS peak, each with its method. */
+    g.cgroup_mem_peak_bytes = 512 * MIB;
+    g.cgroup_mem_method = "cgroup v2 memory.peak";
+    gt_efficiency_compute(&r, &g, &e);
+    assert_true(e.cgroup_mem_percent == 50);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_JSON, f), GT_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"peak_method\": \"exact\",\n"));
+    assert_non_null(strstr(buf, "\"cgroup\": {\n    \"peak_bytes\": 536870912.0,\n    \"peak_method\": \"cgroup v2 "
+                                "memory.peak\",\n    \"percent_of_request\": 50.0\n   }\n"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_TEXT, f), GT_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "      Cgroup:\n         Peak bytes: 536870912.0\n         Peak method: cgroup v2 "
+                                "memory.peak\n         Percent of request: 50.0\n         Bar: [||||"));
+    free(buf);
+    g.cgroup_mem_peak_bytes = -1;
     g.n_gpus = g.n_devices = 1;
     g.gpu_mean_percent = 0;
     g.devices[0] = (gt_eff_gpu){.index = 2, .uuid = "GPU-z", .mean_percent = 0, .mem_peak_bytes = 1,
@@ -468,6 +537,7 @@ int main(void)
         cmocka_unit_test(cgroup_parsers),
         cmocka_unit_test_setup_teardown(cgroup_v1_tree, make_tree, remove_tree),
         cmocka_unit_test_setup_teardown(cgroup_v2_tree, make_tree, remove_tree),
+        cmocka_unit_test_setup_teardown(cgroup_hybrid_tree, make_tree, remove_tree),
         cmocka_unit_test(bars),
         cmocka_unit_test(advised_mem),
         cmocka_unit_test(figures),

@@ -500,15 +500,19 @@ static void test_no_samples(void **state)
 
 /* A file with the request columns: one with SLURM_MEM_PER_NODE and
  * SLURM_CPUS_ON_NODE, one whose memory is malformed ("12X": unknown, so its
- * machine's 64 GB stand in, said so) and one without the columns. */
-static void write_request_file(const char *path, const char *host, const char *mem, const char *cpus)
+ * machine's 64 GB stand in, said so) and one without the columns.  The
+ * job's start and end times (Unix seconds) give its time limit. */
+static void write_request_file(const char *path, const char *host, const char *mem, const char *cpus,
+                               const char *start, const char *end)
 {
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f, "%.*s,host,slurm_job_id,slurm_step_id,slurm_task_id,slurm_mem_per_node,slurm_mem_per_cpu,"
-               "slurm_cpus_on_node,slurm_gpus_on_node,slurm_job_gpus\n",
+               "slurm_cpus_on_node,slurm_gpus_on_node,slurm_job_gpus,slurm_cpus_per_task,slurm_job_num_nodes,"
+               "slurm_job_start_time,slurm_job_end_time\n",
             (int)strlen(static_header) - 1, static_header);
-    fprintf(f, "megabytes,gigabytes,hours,64000.0,0.0,8,8,0,0,%s,77,0,0,%s,,%s,,\n", host, mem, cpus);
+    fprintf(f, "megabytes,gigabytes,hours,64000.0,0.0,8,8,0,0,%s,77,0,0,%s,,%s,,,1,2,%s,%s\n", host, mem, cpus, start,
+            end);
     fprintf(f, "%s\n", data_header);
     /* 2 samples 1 s apart, 100 MB, 50 % CPU: 0.5 CPU seconds over 1 s. */
     for (int i = 0; i < 2; i++)
@@ -519,8 +523,8 @@ static void write_request_file(const char *path, const char *host, const char *m
 static void test_efficiency(void **state)
 {
     (void)state;
-    write_request_file("r1.csv", "n1", "1024", "2");
-    write_request_file("r2.csv", "n2", "12X", "4");
+    write_request_file("r1.csv", "n1", "1024", "2", "1700000000", "1700000001");
+    write_request_file("r2.csv", "n2", "12X", "4", "", "");
     const char *const paths[] = {"r1.csv", "r2.csv"};
     gt_merge *m = merge(paths, 2, 1.0);
     assert_int_equal(m->with_request, 2);
@@ -534,7 +538,15 @@ static void test_efficiency(void **state)
     assert_near(e.cpu_percent, 100 * 0.5 / (2 * 1.0), 1e-9);
     assert_string_equal(e.advised_mem, "--mem=128M");
     assert_string_equal(e.advice_cores, ""); /* sampled CPU time: a bound */
+    assert_int_equal(e.req.cpus_per_task, 1);
+    assert_int_equal(e.req.nodes, 2);
+    /* its 1 s of samples took the whole 1 s limit */
+    assert_near(e.req.time_limit_s, 1, 0);
+    assert_string_equal(e.req.time_source, "SLURM_JOB_END_TIME - SLURM_JOB_START_TIME");
+    assert_non_null(strstr(e.advice_time, "ran 1 s of a 1 s time limit"));
     gt_merge_node_efficiency(m, 1, &e);
+    assert_true(e.req.time_limit_s < 0);
+    assert_string_equal(e.advice_time, "");
     assert_string_equal(e.req.mem_source, "machine capacity");
     assert_near(e.req.mem_bytes, 64e9, 0);
     assert_near(e.req.cores, 4, 0);

@@ -165,11 +165,14 @@ void gt_efficiency_compute(const gt_request *req, const gt_eff_usage *use, gt_ef
     e->req = *req;
     e->use = *use;
     e->cpu_percent = e->mem_percent = e->gpu_percent = e->gpu_mem_percent = e->time_percent = -1;
+    e->cgroup_mem_percent = -1;
     e->advised_mem_bytes = -1;
     if (use->cpu_s >= 0 && use->wall_s > 0 && req->cores > 0)
         e->cpu_percent = 100 * use->cpu_s / (req->cores * use->wall_s);
     if (use->mem_peak_bytes >= 0 && req->mem_bytes > 0)
         e->mem_percent = 100 * use->mem_peak_bytes / req->mem_bytes;
+    if (use->cgroup_mem_peak_bytes >= 0 && req->mem_bytes > 0)
+        e->cgroup_mem_percent = 100 * use->cgroup_mem_peak_bytes / req->mem_bytes;
     if (use->n_gpus > 0 && use->gpu_mean_percent >= 0)
         e->gpu_percent = use->gpu_mean_percent;
     if (use->n_gpus > 0 && use->gpu_mem_peak_bytes >= 0 && use->gpu_mem_capacity_bytes > 0)

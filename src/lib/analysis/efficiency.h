@@ -40,6 +40,11 @@ typedef struct gt_eff_usage {
     double mem_peak_bytes;      /* the tracked processes' RAM peak */
     const char *mem_method;
     int mem_is_bound;           /* 1: mem_peak_bytes is a lower bound */
+    /* The peak of the cgroup the command runs in, where it has one of its
+     * own (page cache and kernel memory included: what the group's limit
+     * compares); < 0 where none. */
+    double cgroup_mem_peak_bytes;
+    const char *cgroup_mem_method;
     int n_gpus;                 /* GPUs tracked (the figures below are over them) */
     double gpu_mean_percent;    /* mean utilization of one GPU, over the GPUs */
     double gpu_mem_peak_bytes, gpu_mem_capacity_bytes;
@@ -53,7 +58,7 @@ typedef struct gt_efficiency {
     gt_request req;
     gt_eff_usage use;
     /* Percents; < 0 where a figure behind them is unknown. */
-    double cpu_percent, mem_percent, gpu_percent, gpu_mem_percent, time_percent;
+    double cpu_percent, mem_percent, gpu_percent, gpu_mem_percent, time_percent, cgroup_mem_percent;
     double advised_mem_bytes;   /* < 0: no memory figure */
     char advised_mem[32];       /* "--mem=12G", "" without */
     double device_mem_percent[GT_EFF_MAX_GPUS]; /* parallel to use.devices */

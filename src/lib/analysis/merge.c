@@ -117,7 +117,9 @@ static void read_request(const gt_table *t, gt_ram_unit ram, gt_request *req, in
     static const char *const vars[][2] = {
         {"slurm_mem_per_node", "SLURM_MEM_PER_NODE"}, {"slurm_mem_per_cpu", "SLURM_MEM_PER_CPU"},
         {"slurm_cpus_on_node", "SLURM_CPUS_ON_NODE"}, {"slurm_gpus_on_node", "SLURM_GPUS_ON_NODE"},
-        {"slurm_job_gpus", "SLURM_JOB_GPUS"}};
+        {"slurm_job_gpus", "SLURM_JOB_GPUS"}, {"slurm_cpus_per_task", "SLURM_CPUS_PER_TASK"},
+        {"slurm_job_num_nodes", "SLURM_JOB_NUM_NODES"}, {"slurm_job_start_time", "SLURM_JOB_START_TIME"},
+        {"slurm_job_end_time", "SLURM_JOB_END_TIME"}};
     enum { NVARS = sizeof vars / sizeof *vars };
     char env_text[NVARS][96];
     const char *env[NVARS + 1];
@@ -154,10 +156,12 @@ static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gp
     static const char *const cols[] = {"ram_unit", "gpu_ram_unit", "?host", "?slurm_task_id",
                                        "?ram_system_capacity", "?system_core_count", "?slurm_mem_per_node",
                                        "?slurm_mem_per_cpu", "?slurm_cpus_on_node", "?slurm_gpus_on_node",
-                                       "?slurm_job_gpus", NULL};
+                                       "?slurm_job_gpus", "?slurm_cpus_per_task", "?slurm_job_num_nodes",
+                                       "?slurm_job_start_time", "?slurm_job_end_time", NULL};
     static const char *const text[] = {"ram_unit", "gpu_ram_unit", "host", "slurm_task_id", "slurm_mem_per_node",
                                        "slurm_mem_per_cpu", "slurm_cpus_on_node", "slurm_gpus_on_node",
-                                       "slurm_job_gpus", NULL};
+                                       "slurm_job_gpus", "slurm_cpus_per_task", "slurm_job_num_nodes",
+                                       "slurm_job_start_time", "slurm_job_end_time", NULL};
     gt_table *t = NULL;
     *host = *task = NULL;
     gt_status st = gt_table_read_columns(path, GT_TABLE_STATIC, cols, text, &t, err);

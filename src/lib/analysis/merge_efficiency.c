@@ -27,6 +27,7 @@ void gt_merge_node_efficiency(const gt_merge *m, size_t k, gt_efficiency *e)
         .mem_peak_bytes = isnan(ram) ? -1 : round(ram / gt_ram_in_unit(1.0, m->ram_unit)),
         .mem_method = "the largest sum of its files at one time, sampled, a lower bound",
         .mem_is_bound = 1,
+        .cgroup_mem_peak_bytes = -1,
         .gpu_mean_percent = -1,
         .gpu_mem_peak_bytes = -1,
         .gpu_mem_capacity_bytes = -1,

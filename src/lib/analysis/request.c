@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis/request.h"
+#include "cgroup/where.h"
 #include "util/units.h"
 
 extern char **environ;
@@ -102,41 +103,41 @@ void gt_request_from_env(const char *const *env, gt_request *r)
     }
 }
 
-void gt_request_from_cgroup(const char *root, const char *proc_cgroup, gt_request *r)
+/* The limits of the group w, read at its hierarchy's mount point (a point
+ * under /sys read under sysfs_root instead, where one is given): the
+ * group's and its ancestors'.  A group outside the part of the hierarchy
+ * mounted here is read from the mount point alone, as a path absent in
+ * this namespace is. */
+static gt_cgroup_limits limits_of(const gt_cgroup_where *w, const char *sysfs_root, int v1_mem, int v1_cpu)
 {
-    char base[PATH_MAX];
-    const char *path;
-    size_t len;
-    gt_cgroup_limits mem = {-1, -1}, cpu = {-1, -1};
-    const char *mem_source = NULL, *cpu_source = NULL;
-    if ((path = gt_cgroup_path(proc_cgroup, "memory", &len)) &&
-        snprintf(base, sizeof base, "%s/memory", root) < (int)sizeof base && access(base, F_OK) == 0) {
-        mem = gt_cgroup_walk_limits(base, path, len, 1, 0);
-        mem_source = "cgroup v1 memory.limit_in_bytes";
+    gt_cgroup_limits none = {-1, -1};
+    char moved[PATH_MAX];
+    const char *base = w->base;
+    if (!base[0])
+        return none;
+    if (sysfs_root && *sysfs_root && strncmp(base, "/sys", 4) == 0 && (base[4] == '/' || !base[4])) {
+        if (snprintf(moved, sizeof moved, "%s%s", sysfs_root, base + 4) >= (int)sizeof moved)
+            return none;
+        base = moved;
     }
-    if ((path = gt_cgroup_path(proc_cgroup, "cpu", &len)) &&
-        snprintf(base, sizeof base, "%s/cpu", root) < (int)sizeof base && access(base, F_OK) == 0) {
-        cpu = gt_cgroup_walk_limits(base, path, len, 0, 1);
-        cpu_source = "cgroup v1 cpu.cfs_quota_us / cpu.cfs_period_us";
+    const char *rel = w->dir[0] ? w->rel : "";
+    return gt_cgroup_walk_limits(base, rel, strlen(rel), v1_mem, v1_cpu);
+}
+
+void gt_request_from_cgroup(const char *proc_root, const char *sysfs_root, gt_request *r)
+{
+    gt_cgroup_where mem, cpu;
+    if (gt_cgroup_where_ctl(proc_root, NULL, getpid(), "memory", "cpu", &mem, &cpu) != 0)
+        return;
+    int v1_mem = mem.version == 1, v1_cpu = cpu.version == 1;
+    gt_cgroup_limits m = limits_of(&mem, sysfs_root, v1_mem, 0), c = limits_of(&cpu, sysfs_root, 0, v1_cpu);
+    if (r->mem_bytes < 0 && m.mem > 0) {
+        r->mem_bytes = m.mem;
+        r->mem_source = v1_mem ? "cgroup v1 memory.limit_in_bytes" : "cgroup v2 memory.max";
     }
-    if ((!mem_source || !cpu_source) && (path = gt_cgroup_path(proc_cgroup, NULL, &len))) {
-        gt_cgroup_limits v2 = gt_cgroup_walk_limits(root, path, len, 0, 0);
-        if (!mem_source) {
-            mem = v2;
-            mem_source = "cgroup v2 memory.max";
-        }
-        if (!cpu_source) {
-            cpu = v2;
-            cpu_source = "cgroup v2 cpu.max";
-        }
-    }
-    if (r->mem_bytes < 0 && mem.mem > 0) {
-        r->mem_bytes = mem.mem;
-        r->mem_source = mem_source;
-    }
-    if (r->cores < 0 && cpu.cores > 0) {
-        r->cores = cpu.cores;
-        r->cores_source = cpu_source;
+    if (r->cores < 0 && c.cores > 0) {
+        r->cores = c.cores;
+        r->cores_source = v1_cpu ? "cgroup v1 cpu.cfs_quota_us / cpu.cfs_period_us" : "cgroup v2 cpu.max";
     }
 }
 
@@ -144,13 +145,8 @@ void gt_request_detect(gt_request *r, double machine_cores, double machine_mem_b
 {
     gt_request_init(r);
     gt_request_from_env((const char *const *)environ, r);
-    if (r->mem_bytes < 0 || r->cores < 0) {
-        char root[PATH_MAX], text[4096];
-        const char *sys = getenv("GT_SYSFS_ROOT");
-        if (snprintf(root, sizeof root, "%s/fs/cgroup", sys && *sys ? sys : "/sys") < (int)sizeof root &&
-            gt_cgroup_read_small("/proc/self", "cgroup", text, sizeof text))
-            gt_request_from_cgroup(root, text, r);
-    }
+    if (r->mem_bytes < 0 || r->cores < 0)
+        gt_request_from_cgroup(NULL, getenv("GT_SYSFS_ROOT"), r);
     if (r->mem_bytes < 0 && machine_mem_bytes > 0) {
         r->mem_bytes = machine_mem_bytes;
         r->mem_source = "machine capacity";

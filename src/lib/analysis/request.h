@@ -37,15 +37,19 @@ void gt_request_init(gt_request *r);
  * CUDA_VISIBLE_DEVICES (also outside Slurm). */
 void gt_request_from_env(const char *const *env, gt_request *r);
 
-/* The limits of the cgroup a process is in (the text of its
- * /proc/PID/cgroup), read under root (/sys/fs/cgroup): the smallest limit
- * of the cgroup and its ancestors, as the kernel enforces it.  v1 where a
- * v1 hierarchy has the controller, else v2.  Fills the figures r does not
- * know yet. */
-void gt_request_from_cgroup(const char *root, const char *proc_cgroup, gt_request *r);
+/* The limits of the cgroup this process is in (its proc_root/self/cgroup;
+ * proc_root NULL: /proc), each hierarchy found where mountinfo says it is
+ * mounted, as the Cgroup section finds it (cgroup/where.h): v1 where this
+ * process's cgroup file names the controller (memory, cpu), else v2,
+ * wherever it is mounted (/sys/fs/cgroup, or /sys/fs/cgroup/unified beside
+ * v1).  A mount point under /sys is read under sysfs_root instead where it
+ * is given (GT_SYSFS_ROOT, for tests).  The smallest limit of the cgroup
+ * and its ancestors, as the kernel enforces it.  Fills the figures r does
+ * not know yet. */
+void gt_request_from_cgroup(const char *proc_root, const char *sysfs_root, gt_request *r);
 
 /* The request of this process's run: Slurm's environment, then its cgroup
- * (under $GT_SYSFS_ROOT/fs/cgroup, /sys/fs/cgroup without it), then the
+ * (its mount points under /sys read under $GT_SYSFS_ROOT where it is set), then the
  * machine: cores, RAM and GPUs given by the caller (< 0: unknown). */
 void gt_request_detect(gt_request *r, double machine_cores, double machine_mem_bytes, int machine_gpus);
 

@@ -71,6 +71,12 @@ static void locate(const char *fs_root, const char *pid_text, const char *self_t
 int gt_cgroup_where_of(const char *proc_root, const char *fs_root, pid_t pid, gt_cgroup_where *mem,
                        gt_cgroup_where *cpu)
 {
+    return gt_cgroup_where_ctl(proc_root, fs_root, pid, "memory", "cpuacct", mem, cpu);
+}
+
+int gt_cgroup_where_ctl(const char *proc_root, const char *fs_root, pid_t pid, const char *mem_ctl,
+                        const char *cpu_ctl, gt_cgroup_where *mem, gt_cgroup_where *cpu)
+{
     gt_procfs *p;
     gt_error e;
     if (gt_procfs_open(proc_root, &p, &e) != GT_OK)
@@ -89,8 +95,8 @@ int gt_cgroup_where_of(const char *proc_root, const char *fs_root, pid_t pid, gt
         if (n < 0 || !(text[i] = strndup(data, (size_t)n)))
             goto out;
     }
-    locate(fs_root, text[0], text[1], text[2], "memory", mem);
-    locate(fs_root, text[0], text[1], text[2], "cpuacct", cpu);
+    locate(fs_root, text[0], text[1], text[2], mem_ctl, mem);
+    locate(fs_root, text[0], text[1], text[2], cpu_ctl, cpu);
     rc = 0;
 out:
     for (int i = 0; i < 3; i++)

@@ -25,4 +25,9 @@ typedef struct gt_cgroup_where {
  * Returns 0, or -1 when pid's cgroup file cannot be read. */
 int gt_cgroup_where_of(const char *proc_root, const char *fs_root, pid_t pid, gt_cgroup_where *mem,
                        gt_cgroup_where *cpu);
+/* The same for the groups of the v1 controllers mem_ctl and cpu_ctl (the
+ * request's limits are in "memory" and "cpu", whose v1 hierarchy may be
+ * another than cpuacct's). */
+int gt_cgroup_where_ctl(const char *proc_root, const char *fs_root, pid_t pid, const char *mem_ctl,
+                        const char *cpu_ctl, gt_cgroup_where *mem, gt_cgroup_where *cpu);
 #endif

@@ -254,6 +254,9 @@ static cJSON *efficiency_json(const gt_merge *m, cJSON *root)
             !opt(req, "memory_bytes", e.req.mem_bytes) || !str_or_null(req, "memory_source", e.req.mem_source) ||
             !opt(req, "cores", e.req.cores) || !str_or_null(req, "cores_source", e.req.cores_source) ||
             !opt(req, "gpus", e.req.gpus) || !str_or_null(req, "gpus_source", e.req.gpus_source) ||
+            !opt(req, "cpus_per_task", e.req.cpus_per_task) || !opt(req, "nodes", e.req.nodes) ||
+            !opt(req, "time_limit_seconds", e.req.time_limit_s) ||
+            !str_or_null(req, "time_limit_source", e.req.time_source) ||
             !opt(o, "cpu_seconds", e.use.cpu_s) || !str_or_null(o, "cpu_seconds_method", e.use.cpu_method) ||
             !opt(o, "wall_seconds", e.use.wall_s) || !opt(o, "cpu_efficiency_percent", e.cpu_percent) ||
             !opt(o, "memory_peak_bytes", e.use.mem_peak_bytes) || !str_or_null(o, "memory_peak_method", e.use.mem_method) ||

@@ -321,8 +321,8 @@ static size_t top_items(const gt_usage *u, item *it)
 }
 
 #define EFF_DEVICE_ITEMS 11
-#define EFF_MAX_ITEMS (48 + 2 + EFF_DEVICE_ITEMS * GT_EFF_MAX_GPUS)
-#define EFF_NBARS (4 + 2 * GT_EFF_MAX_GPUS)
+#define EFF_MAX_ITEMS (56 + 2 + EFF_DEVICE_ITEMS * GT_EFF_MAX_GPUS)
+#define EFF_NBARS (5 + 2 * GT_EFF_MAX_GPUS)
 
 /* Appends the items of src to dst at *n. */
 static void append(item *dst, size_t *n, const item *src, size_t count)
@@ -345,8 +345,9 @@ static size_t efficiency_items(const gt_efficiency *e, gt_format fmt, char bars[
     const gt_request *r = &e->req;
     const gt_eff_usage *u = &e->use;
     int text = fmt == GT_FORMAT_TEXT;
-    const double percents[4] = {e->cpu_percent, e->mem_percent, e->gpu_percent, e->gpu_mem_percent};
-    for (int i = 0; i < 4; i++)
+    const double percents[5] = {e->cpu_percent, e->mem_percent, e->gpu_percent, e->gpu_mem_percent,
+                                e->cgroup_mem_percent};
+    for (int i = 0; i < 5; i++)
         gt_eff_bar(percents[i], bars[i], sizeof bars[i]);
     const char *advice[4] = {e->advice_mem, e->advice_cores, e->advice_gpus, e->advice_time};
     item all[EFF_MAX_ITEMS];
@@ -377,6 +378,12 @@ static size_t efficiency_items(const gt_efficiency *e, gt_format fmt, char bars[
            FLT_OPT("Percent of request", "percent_of_request", e->mem_percent),
            STR_IF("Bar", "bar", bars[1], text && e->mem_percent >= 0),
            STR("Advised request", "advised_request", e->advised_mem[0] ? e->advised_mem : NULL),
+           SECTION_IF("Cgroup", "cgroup", u->cgroup_mem_peak_bytes >= 0),
+           FLT("Peak bytes", "peak_bytes", u->cgroup_mem_peak_bytes),
+           STR("Peak method", "peak_method", u->cgroup_mem_method),
+           FLT_OPT("Percent of request", "percent_of_request", e->cgroup_mem_percent),
+           STR_IF("Bar", "bar", bars[4], text && e->cgroup_mem_percent >= 0),
+           END,
            END,
            SECTION_IF("GPU", "gpu", u->n_gpus > 0),
            INT("GPUs tracked", "n_gpus", u->n_gpus),
@@ -389,7 +396,7 @@ static size_t efficiency_items(const gt_efficiency *e, gt_format fmt, char bars[
            SECTION_IF("Devices", "devices", u->n_devices > 0));
     for (int i = 0; i < u->n_devices && i < GT_EFF_MAX_GPUS; i++) {
         const gt_eff_gpu *d = &u->devices[i];
-        char *ubar = bars[4 + 2 * i], *mbar = bars[5 + 2 * i];
+        char *ubar = bars[5 + 2 * i], *mbar = bars[6 + 2 * i];
         gt_eff_bar(d->mean_percent, ubar, 96);
         gt_eff_bar(e->device_mem_percent[i], mbar, 96);
         APPEND(all, &n, SECTION(e->device_key[i], e->device_key[i]),

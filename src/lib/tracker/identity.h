@@ -14,6 +14,6 @@
  * where Slurm left one unset).  Elsewhere none, and the file keeps the
  * Python package's static columns exactly.  extra holds GT_RUN_IDENTITY_MAX;
  * its strings point into node and the environment. */
-#define GT_RUN_IDENTITY_MAX 9
+#define GT_RUN_IDENTITY_MAX 13
 gt_status gt_run_identity(char *node, size_t size, gt_store_extra *extra, size_t *n, gt_error *err);
 #endif
