@@ -101,6 +101,6 @@ done
 [ "$attacked" = "$step" ] || fail "only $attacked of $step steps were raced: $(cat swaps.*)"
 # Steps were tracked despite the attacks (a step whose folder or file was
 # swapped at the wrong moment is refused, and says so).
-ls race/$job.*/n1.0.json >/dev/null 2>&1 || fail "no step was tracked: $(ls -laR race)"
+ls race/$job.*/n1.0.json >/dev/null 2>&1 || fail "no step was tracked: $(ls -la race race/$job.*)"
 $IN_CTL scancel "$job"
 echo "ok"
