@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis/request.h"
+#include "util/test_hooks.h"
 #include "util/units.h"
 
 extern char **environ;
@@ -146,7 +147,7 @@ void gt_request_detect(gt_request *r, double machine_cores, double machine_mem_b
     gt_request_from_env((const char *const *)environ, r);
     if (r->mem_bytes < 0 || r->cores < 0) {
         char root[PATH_MAX], text[4096];
-        const char *sys = getenv("GT_SYSFS_ROOT");
+        const char *sys = gt_hook_sysfs_root();
         if (snprintf(root, sizeof root, "%s/fs/cgroup", sys && *sys ? sys : "/sys") < (int)sizeof root &&
             gt_cgroup_read_small("/proc/self", "cgroup", text, sizeof text))
             gt_request_from_cgroup(root, text, r);

@@ -45,7 +45,7 @@ void gt_request_from_env(const char *const *env, gt_request *r);
 void gt_request_from_cgroup(const char *root, const char *proc_cgroup, gt_request *r);
 
 /* The request of this process's run: Slurm's environment, then its cgroup
- * (under $GT_SYSFS_ROOT/fs/cgroup, /sys/fs/cgroup without it), then the
+ * (under /sys/fs/cgroup, or the test build's fixture tree), then the
  * machine: cores, RAM and GPUs given by the caller (< 0: unknown). */
 void gt_request_detect(gt_request *r, double machine_cores, double machine_mem_bytes, int machine_gpus);
 
