@@ -68,6 +68,16 @@ FUZZ_TIME ?= 60
 CLI_LIB   := $(BUILD)/libgtcli.a
 # Writes the man page's option lists from the CLI's option tables.
 GEN_MAN   := $(BUILD)/tools/gen_man
+# The test build: the product with its test hooks, which read the variables
+# the tests set (src/lib/util/test_hooks.h).  Only src/lib/util/test_hooks.c
+# differs, compiled with -DGT_TEST_HOOKS: its object, linked before the
+# library's archive, stands in for the production one.  The unit tests link
+# it; the end-to-end tests that set a hook run $(BUILD)/hooks/gpu-tracker,
+# and the Python tests load $(BUILD)/hooks/libgputracker.so.  `make` (all)
+# builds none of it: the product ignores those variables.
+HOOKS_OBJ := $(BUILD)/obj/hooks/test_hooks.o
+HOOKS_BIN := $(BUILD)/hooks/gpu-tracker
+HOOKS_LIB := $(BUILD)/hooks/libgputracker.so
 
 # The event backend (src/lib/events/), built where libbpf's headers,
 # bpftool and clang's BPF target are found (Debian: libbpf-dev, bpftool,
@@ -126,6 +136,18 @@ $(SHARED): $(BUILD)/$(SONAME)
 $(BIN): $(CLI_OBJ) $(STATIC)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LDLIBS)
 
+$(HOOKS_OBJ): src/lib/util/test_hooks.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DGT_TEST_HOOKS -c $< -o $@
+
+$(HOOKS_BIN): $(CLI_OBJ) $(HOOKS_OBJ) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(HOOKS_OBJ) $(STATIC) $(LDLIBS)
+
+$(HOOKS_LIB): $(filter-out %/util/test_hooks.o,$(LIB_OBJ)) $(HOOKS_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(ALL_LDFLAGS) -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+
 # Slurm loads the plugin by its symbols plugin_name, slurm_spank_*: visible.
 $(BUILD)/gpu_tracker_spank.so: src/slurm/spank.c $(STATIC)
 	$(CC) $(ALL_CFLAGS) -fvisibility=default -shared $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
@@ -136,9 +158,9 @@ $(BUILD)/examples/%: examples/%.c $(STATIC)
 
 # Unit tests of the CLI's parts include them as "cli/name.h" and link the
 # CLI without main().
-$(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(STATIC)
+$(BUILD)/tests/%: tests/unit/%.c $(HOOKS_OBJ) $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -Isrc $(ALL_LDFLAGS) -o $@ $< $(CLI_LIB) $(STATIC) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Itests -Isrc $(ALL_LDFLAGS) -o $@ $< $(HOOKS_OBJ) $(CLI_LIB) $(STATIC) $(LDLIBS) -lcmocka
 
 # The SPANK plugin's harness stands in for slurmstepd: the plugin's calls to
 # Slurm's functions, and to the libc calls it interposes, reach its own.
@@ -213,7 +235,7 @@ test-fast:
 	@$(MAKE) --no-print-directory $(PAR) WERROR=-Werror test-build
 	@BUILD=$(BUILD) tests/run.sh
 
-test-build: all $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS) $(GEN_MAN)
+test-build: all $(HOOKS_BIN) $(HOOKS_LIB) $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS) $(GEN_MAN)
 
 # The sanitizer pass builds with clang, so one run checks clang's warnings
 # too.  It runs what the sanitizers can check: the unit tests, the fuzz
@@ -225,7 +247,7 @@ check-san:
 
 # End-to-end tests with gpu-tracker under valgrind (a subset: see the script).
 check-valgrind:
-	@$(MAKE) --no-print-directory $(PAR) WERROR=-Werror all $(WORKLOADS) $(FAKES)
+	@$(MAKE) --no-print-directory $(PAR) WERROR=-Werror all $(HOOKS_BIN) $(WORKLOADS) $(FAKES)
 	@BUILD=$(BUILD) tests/valgrind.sh
 
 # libFuzzer under ASan+UBSan: each target for FUZZ_TIME seconds, from its

@@ -433,7 +433,7 @@ typedef struct gt_usage {
      * from power draw integrated over the samples (source says which).
      * Counter differences, wraparound handled.  A figure < 0 is unavailable.
      * unit NULL: energy was not measured (the report has no Energy section).
-     * The sysfs root is /sys, or $GT_SYSFS_ROOT, which exists for tests. */
+     * RAPL counters are read under /sys/class/powercap. */
 #define GT_ENERGY_MAX_DOMAINS 32
     struct {
         const char *unit;

@@ -37,13 +37,18 @@ for name in $SUBSET; do
     rm -rf "$logs"
     mkdir -p "$logs"
     chmod 1777 "$logs"
-    cat >"$logs/gpu-tracker" <<EOF
+    # The production binary, and the test build's for tests that set its
+    # hooks (use_hooks in tests/e2e/_lib.sh).
+    for bin in gpu-tracker hooks/gpu-tracker; do
+        mkdir -p "$(dirname "$logs/$bin")"
+        cat >"$logs/$bin" <<EOF
 #!/bin/sh
 exec valgrind -q --vgdb=no --suppressions="$PWD/tests/valgrind.supp" --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
-    --errors-for-leak-kinds=definite,indirect --log-file="$logs/vg.%p.log" "$PWD/$BUILD/gpu-tracker" "\$@"
+    --errors-for-leak-kinds=definite,indirect --log-file="$logs/vg.%p.log" "$PWD/$BUILD/$bin" "\$@"
 EOF
-    chmod 755 "$logs/gpu-tracker"
-    out=$(GT_BIN="$logs/gpu-tracker" bash "tests/e2e/$name.sh" 2>&1)
+        chmod 755 "$logs/$bin"
+    done
+    out=$(GT_BIN="$logs/gpu-tracker" GT_HOOKS_BIN="$logs/hooks/gpu-tracker" bash "tests/e2e/$name.sh" 2>&1)
     rc=$?
     # valgrind's reports are lines "==PID== ..."; its notes ("--PID--") on
     # syscalls it does not know are not errors.  tests/valgrind.supp: its

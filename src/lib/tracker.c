@@ -29,6 +29,7 @@
 #include "tracker_owner.h"
 #include "tracker/gpu_tally.h"
 #include "util/error.h"
+#include "util/test_hooks.h"
 #include "util/timespec.h"
 
 /* ST_STOPPING: one caller's gt_tracker_stop is joining the thread and
@@ -166,15 +167,12 @@ gt_status gt_tracker_new(const gt_options *program_opts, gt_tracker **out, gt_er
     t->opts.gpu_uuids = t->uuids;
     t->opts.tracking_file = t->tracking_file;
 
-    /* GT_SYSFS_ROOT points the GPU detection and the RAPL reader at a
-     * fixture tree in tests. */
-    const char *sysfs_root = getenv("GT_SYSFS_ROOT");
-    /* GT_PEAKS=sampled forces the method used without taskstats' privilege,
-     * so that tests can check it as root. */
-    const char *peaks = getenv("GT_PEAKS");
+    /* NULL (/sys) but in the test build, which points the GPU detection
+     * and the RAPL reader at a fixture tree. */
+    const char *sysfs_root = gt_hook_sysfs_root();
     gt_sampler_config sc = {
         .main_pid = t->opts.process_id, .tree_root = opts->tree_root,
-        .exit_records = !(peaks && !strcmp(peaks, "sampled")),
+        .exit_records = !gt_hook_sampled_peaks(),
         .gpus = 1, .gpu_brand = opts->gpu_brand, .gpu_uuids = t->uuids, .sysfs_root = sysfs_root,
         .log = t->opts.log, .log_ctx = t->opts.log_ctx, .disable_logs = opts->disable_logs,
     };

@@ -87,10 +87,19 @@ json_report() { sed '1d' "$1"; }
 # (exit status 77 with a "skipped:" line), never as passed.
 skip() { echo "skipped: $*"; exit 77; }
 
+# use_hooks: from here on GT_BIN is the test build's binary, whose test
+# hooks read GT_SYSFS_ROOT, GT_FDINFO_PROC_ROOT, GT_PEAKS and
+# GT_EVENTS_MAX_PROCS/SIMULATE (src/lib/util/test_hooks.h); the production
+# binary ignores them.  GT_HOOKS_BIN names another (a wrapper under
+# valgrind).
+use_hooks() { GT_BIN=${GT_HOOKS_BIN:-$GT_BUILD/hooks/gpu-tracker}; }
+
 # with_rapl: a fixture RAPL tree (one package domain, counter still) as
 # GT_SYSFS_ROOT, for tests that count warnings: without RAPL the tracker
 # says once that CPU energy is not measured, which depends on the machine.
+# It runs the test build (use_hooks).
 with_rapl() {
+    use_hooks
     mkdir -p "$TMP/rapl-sys/class/powercap/intel-rapl:0"
     printf 'package-0\n' >"$TMP/rapl-sys/class/powercap/intel-rapl:0/name"
     printf '262143328850\n' >"$TMP/rapl-sys/class/powercap/intel-rapl:0/max_energy_range_uj"

@@ -52,6 +52,7 @@ run quiet --disable-logs
 # stderr, as it does for any caller; gpu-tracker's warning carries its error.
 mkdir -p sys/class/drm/card0/device drivers/amdgpu
 ln -s "$TMP/drivers/amdgpu" sys/class/drm/card0/device/driver
+use_hooks
 export GT_SYSFS_ROOT=$TMP/sys
 # Under AddressSanitizer a C program cannot let a C++ library throw (the
 # library catches its own exceptions) unless libstdc++ is loaded from the

@@ -3,6 +3,7 @@
 # energy columns: each call's joules between its start and stop
 # (interpolated at both ends), summed and averaged over the calls.
 . "$(dirname "$0")/_lib.sh"
+use_hooks # GT_SYSFS_ROOT
 R="$GT_REF/sub-tracking"
 
 # Exact figures from a file written by hand: cumulative CPU joules 0, 5, 5,

@@ -7,6 +7,7 @@
 # the fake NVML: an idle GPU beside a busy one is named, busy ones are not.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
+use_hooks # GT_SYSFS_ROOT
 
 # No cgroup limit (an empty tree), so that Slurm's figures or the machine's
 # are the ones read whatever cgroup the test runs in.

@@ -4,6 +4,7 @@
 # exactly those joules in the report and the tracking file; counters only
 # root may read are reported unavailable with the fix, and the fix works.
 . "$(dirname "$0")/_lib.sh"
+use_hooks # GT_SYSFS_ROOT
 SYS=$TMP/sys
 PC=$SYS/class/powercap
 reset() {

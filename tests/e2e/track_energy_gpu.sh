@@ -5,6 +5,7 @@
 # by their share of the device's utilization.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
+use_hooks # GT_SYSFS_ROOT
 SECS=2 . "$HERE/_gpu.sh"
 export GT_SYSFS_ROOT=$TMP/no-sysfs
 # Device 0's counter stands at 1000 J for ten readings, then 3000 J: 2000 J,

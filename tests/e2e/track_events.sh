@@ -10,6 +10,7 @@
 # themselves) widened by the report's own bound per process (the kernel's
 # per-CPU counter batching).
 . "$(dirname "$0")/_lib.sh"
+use_hooks # GT_EVENTS_MAX_PROCS, GT_EVENTS_SIMULATE
 MB150=150
 
 # method FILE: the three max_ram methods on one line.

@@ -2,6 +2,7 @@
 # Tracking files: layouts, never overwritten without --overwrite, nothing
 # run when the file exists.
 . "$(dirname "$0")/_lib.sh"
+use_hooks # GT_SYSFS_ROOT
 # Energy columns follow the Python package's when energy is measured (a
 # fixture RAPL tree here), and only then.
 GT_SYSFS_ROOT=$TMP/no-sys GT_NVML_LIBRARY=$TMP/none.so GT_ROCM_SMI_LIBRARY=$TMP/none.so \

@@ -4,6 +4,7 @@
 # reading its /proc/PID/status) reports in the same run; and, without
 # taskstats, figures that are lower bounds and say so.
 . "$(dirname "$0")/_lib.sh"
+use_hooks # GT_PEAKS
 
 # The kernel keeps resident-memory counters per CPU and folds them in
 # batches of max(32, 2 * CPUs) pages, so two readings of one high-water mark

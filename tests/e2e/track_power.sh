@@ -7,6 +7,7 @@
 # attributed by memory share: the tracked tree's RSS over the used system
 # RAM at each sample, which the tracking file's own rows give by hand.
 . "$(dirname "$0")/_lib.sh"
+use_hooks # GT_SYSFS_ROOT
 SYS=$TMP/sys
 PC=$SYS/class/powercap
 reset() {

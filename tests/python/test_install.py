@@ -24,8 +24,8 @@ def test_offline_install_into_a_venv(tmp_path):
     src = tmp_path / 'src'
     shutil.copytree(os.path.join(ROOT, 'python'), src,
                     ignore=shutil.ignore_patterns('build', '*.egg-info', '__pycache__', 'libgputracker.so'))
-    # What `make python` does, from the library under test.
-    shutil.copy(os.environ['GPU_TRACKER_LIB'], src / 'gpu_tracker' / 'libgputracker.so')
+    # What `make python` does, from the production library of the build under test.
+    shutil.copy(os.path.join(os.environ['GT_BUILD'], 'libgputracker.so'), src / 'gpu_tracker' / 'libgputracker.so')
     venv = tmp_path / 'venv'
     subprocess.run([sys.executable, '-m', 'venv', '--system-site-packages', '--without-pip', str(venv)], check=True)
     python = str(venv / 'bin' / 'python')
@@ -60,7 +60,7 @@ def test_a_missing_library_is_a_clear_import_error(tmp_path):
     assert 'nowhere.so (not found)' in run.stderr
 
 
-FAKE = os.path.join(os.path.dirname(os.environ['GPU_TRACKER_LIB']), 'fakes', 'gputracker_version.so')
+FAKE = os.path.join(os.environ['GT_BUILD'], 'fakes', 'gputracker_version.so')
 
 
 def import_error(lib, **env):

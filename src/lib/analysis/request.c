@@ -11,6 +11,7 @@
 
 #include "analysis/request.h"
 #include "cgroup/where.h"
+#include "util/test_hooks.h"
 #include "util/units.h"
 
 extern char **environ;
@@ -146,7 +147,7 @@ void gt_request_detect(gt_request *r, double machine_cores, double machine_mem_b
     gt_request_init(r);
     gt_request_from_env((const char *const *)environ, r);
     if (r->mem_bytes < 0 || r->cores < 0)
-        gt_request_from_cgroup(NULL, getenv("GT_SYSFS_ROOT"), r);
+        gt_request_from_cgroup(NULL, gt_hook_sysfs_root(), r);
     if (r->mem_bytes < 0 && machine_mem_bytes > 0) {
         r->mem_bytes = machine_mem_bytes;
         r->mem_source = "machine capacity";

@@ -43,13 +43,14 @@ void gt_request_from_env(const char *const *env, gt_request *r);
  * process's cgroup file names the controller (memory, cpu), else v2,
  * wherever it is mounted (/sys/fs/cgroup, or /sys/fs/cgroup/unified beside
  * v1).  A mount point under /sys is read under sysfs_root instead where it
- * is given (GT_SYSFS_ROOT, for tests).  The smallest limit of the cgroup
+ * is given (the test build's GT_SYSFS_ROOT).  The smallest limit of the cgroup
  * and its ancestors, as the kernel enforces it.  Fills the figures r does
  * not know yet. */
 void gt_request_from_cgroup(const char *proc_root, const char *sysfs_root, gt_request *r);
 
 /* The request of this process's run: Slurm's environment, then its cgroup
- * (its mount points under /sys read under $GT_SYSFS_ROOT where it is set), then the
+ * (its mount points under /sys read under the test build's fixture tree where
+ * one is given), then the
  * machine: cores, RAM and GPUs given by the caller (< 0: unknown). */
 void gt_request_detect(gt_request *r, double machine_cores, double machine_mem_bytes, int machine_gpus);
 

@@ -9,6 +9,7 @@
 
 #include "events/events.h"
 #include "util/error.h"
+#include "util/test_hooks.h"
 #include "util/timespec.h"
 
 uint64_t gt_events_bound_per_process(void)
@@ -145,18 +146,16 @@ gt_status gt_events_open(pid_t main, gt_events **out, gt_error *err)
         st = load_failed(err, "open its BPF program", errno);
         goto fail;
     }
-    /* GT_EVENTS_MAX_PROCS: smaller maps, so tests can fill them. */
-    const char *max = getenv("GT_EVENTS_MAX_PROCS");
-    long n = max ? strtol(max, NULL, 10) : 0;
+    /* Smaller maps in the test build only, so that tests can fill them. */
+    long n = gt_hook_events_max_procs();
     if (n > 0 && n < GT_EVENTS_MAX_PROCS) {
         bpf_map__set_max_entries(e->skel->maps.members, (__u32)n);
         bpf_map__set_max_entries(e->skel->maps.mms, (__u32)n);
     }
-    const char *sim = getenv("GT_EVENTS_SIMULATE");
     /* libbpf resolves the target's BTF at once: the failure of a kernel
      * without the tracepoint. */
     int rc;
-    if (sim && !strcmp(sim, "no-rss-stat") &&
+    if (gt_hook_events_no_rss_stat() &&
         (rc = bpf_program__set_attach_target(e->skel->progs.gt_rss_stat, 0, "gt_no_such_tracepoint")) != 0) {
         st = load_failed(err, "find the kernel's tracepoint rss_stat", -rc);
         /* libbpf 1.1 frees the kernel's BTF it read for that lookup only at

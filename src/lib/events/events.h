@@ -21,10 +21,9 @@ typedef struct gt_events gt_events;
  * later children and theirs are added by the kernel as they fork.  Fails
  * (GT_ERR_SYS, GT_ERR_INVALID) with the reason in err: built without the
  * backend, not privileged (root, or CAP_BPF with CAP_PERFMON), no BTF or no
- * such tracepoint in the kernel.  GT_EVENTS_SIMULATE=no-rss-stat in the
- * environment attaches to a tracepoint no kernel has, so tests can see that
- * failure on a kernel that has it; GT_EVENTS_MAX_PROCS=N makes its maps hold
- * N processes instead of GT_EVENTS_MAX_PROCS, so tests can fill them. */
+ * such tracepoint in the kernel.  The test build's hooks (util/test_hooks.h)
+ * attach to a tracepoint no kernel has, so that tests see that failure on a
+ * kernel that has it, and shrink the maps, so that tests can fill them. */
 gt_status gt_events_open(pid_t main, gt_events **out, gt_error *err);
 
 typedef struct gt_events_reading {

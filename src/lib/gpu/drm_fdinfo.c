@@ -26,6 +26,7 @@
 #include "gpu/drm_fdinfo.h"
 #include "gpu/backend.h"
 #include "util/grow.h"
+#include "util/test_hooks.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -281,10 +282,10 @@ gt_gpu_found gt_drm_fdinfo_open(const char *proc_root, const char *sys_root, uin
 
 static gt_gpu_found drm_init(const char *sysfs_root, void **state, int *count, gt_gpu_why *why)
 {
-    /* sysfs_root (GT_SYSFS_ROOT) points the sysfs readers at a fixture tree
-     * in tests, and GT_FDINFO_PROC_ROOT this reader's /proc (the sampler
-     * keeps the real one, whose PIDs the fixture names). */
-    return gt_drm_fdinfo_open(getenv("GT_FDINFO_PROC_ROOT"), sysfs_root, NULL, state, count, why);
+    /* The test build points sysfs_root at a fixture tree, and this
+     * reader's /proc at another (the sampler keeps the real one, whose PIDs
+     * the fixture names). */
+    return gt_drm_fdinfo_open(gt_hook_fdinfo_proc_root(), sysfs_root, NULL, state, count, why);
 }
 
 static gt_gpu_rc drm_uuid(void *state, int i, char *buf, size_t len, gt_gpu_why *why)
