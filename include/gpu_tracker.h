@@ -13,9 +13,9 @@
  *      without a handle or before there is one, and gt_tracker_add_static,
  *      whose failure is its arguments' and leaves the tracker as it was:
  *        gt_tracker_new, gt_tracker_add_static, gt_subtracker_open,
- *        gt_subtracker_default_path, gt_analyze, gt_analyze_host,
- *        gt_subtrack_calls, gt_subtrack_combine, gt_merge_files, gt_compare,
- *        gt_plot_write, gt_plot_write_host, gt_metrics_open.
+ *        gt_subtracker_default_path, gt_analyze, gt_subtrack_calls,
+ *        gt_subtrack_combine, gt_merge_files, gt_compare, gt_plot_write,
+ *        gt_metrics_open.
  *    - the tracker, gt_tracker_error(t):
  *        gt_tracker_start, gt_tracker_stop, gt_tracker_usage,
  *        gt_tracker_usage_new.
@@ -23,9 +23,11 @@
  *        gt_subtracker_mark, gt_subtracker_mark_at, gt_subtracker_status.
  *    - none, the status is all there is to say: the parsers and writers,
  *      whose failures are a wrong argument, a failed stream or memory, and
- *      gt_options_init, whose options gt_tracker_new then explains:
+ *      the *_options_init, whose options the operation then explains:
  *        gt_ram_unit_parse, gt_time_unit_parse, gt_energy_unit_parse,
- *        gt_gpu_brand_parse, gt_options_init, gt_usage_write,
+ *        gt_gpu_brand_parse, gt_options_init, gt_analyze_options_init,
+ *        gt_merge_options_init, gt_compare_options_init,
+ *        gt_plot_options_init, gt_usage_write,
  *        gt_usage_string, gt_results_write, gt_results_string,
  *        gt_merge_write, gt_comparison_write, gt_comparison_string,
  *        gt_metrics_update.
@@ -172,11 +174,15 @@ GT_API const char *gt_gpu_brand_name(gt_gpu_brand b);
 typedef void (*gt_log_fn)(void *ctx, const char *message);
 
 /* ------------------------------------------------------------------------
- * Struct versions.  gt_options, gt_timepoint and gt_usage live in the
- * program's memory, so their size is compiled into the program.  Each starts
- * with `unsigned int version`: the GT_STRUCT_VERSION of the header the
- * program was built with, set by GT_OPTIONS_INIT or gt_options_init(),
- * GT_TIMEPOINT_INIT and GT_USAGE_INIT.  The library reads and writes only
+ * Struct versions.  gt_options, gt_timepoint, gt_usage and the options of
+ * each operation (gt_analyze_options, gt_plot_options, gt_merge_options,
+ * gt_compare_options) live in the program's memory, so their size is
+ * compiled into the program.  Each starts with `unsigned int version`: the
+ * GT_STRUCT_VERSION of the header the program was built with, set by its
+ * initializer (GT_OPTIONS_INIT or gt_options_init(), GT_TIMEPOINT_INIT,
+ * GT_USAGE_INIT, GT_<OP>_OPTIONS_INIT or gt_<op>_options_init()).  A struct
+ * is refused below the version that introduced it (4 for the operations'
+ * options).  The library reads and writes only
  * the fields of that version, gives the program timepoints and usage in that
  * version's layout (a tracker in the version of its gt_options), and refuses
  * version 0 (not initialised) and versions newer than its own with
@@ -198,7 +204,7 @@ typedef void (*gt_log_fn)(void *ctx, const char *message);
  *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and a gt_options field
  *     in its Options too.
  * ------------------------------------------------------------------------ */
-#define GT_STRUCT_VERSION 3
+#define GT_STRUCT_VERSION 4
 
 #define GT_TIMEPOINT_MAX_GPUS 16
 
@@ -260,7 +266,7 @@ typedef struct gt_timepoint {
 /* A timepoint with no figures, of this header's version:
  *     gt_timepoint tp = GT_TIMEPOINT_INIT;
  * The initializers of the structs (this one, GT_OPTIONS_INIT,
- * GT_USAGE_INIT) compile without a warning under -Wall -Wextra in C99 and
+ * GT_USAGE_INIT and the operations' GT_<OP>_OPTIONS_INIT) compile without a warning under -Wall -Wextra in C99 and
  * later and in C++11 and later (tests/e2e/header.sh builds them with gcc,
  * g++, clang and clang++).  C's are designated initializers; C++ before
  * C++20 has none, and C++20's warn for every field left out, so C++'s are a
@@ -719,17 +725,37 @@ GT_API void gt_subtrack_scope_end(gt_subtrack_scope *scope);
  * ------------------------------------------------------------------------ */
 typedef struct gt_results gt_results;
 
+/* The options of gt_analyze, initialised with GT_ANALYZE_OPTIONS_INIT or
+ * gt_analyze_options_init(); NULL options are the defaults. */
+typedef struct gt_analyze_options {
+    /* Version 4. */
+    unsigned int version;
+    /* The marks of the code blocks; NULL (the default): none, the overall
+     * statistics and static data of the tracking file alone. */
+    const char *sub_tracking_file;
+    /* The marks of one host only ("" selects the marks without a host; a
+     * host with no marks in the file is GT_ERR_INVALID).  NULL (the
+     * default): the marks must all be of one host (a file without a host
+     * column is of one); marks of several hosts are GT_ERR_INVALID, since a
+     * tracking file holds one node's samples. */
+    const char *host;
+} gt_analyze_options;
+
+#ifdef __cplusplus
+#define GT_ANALYZE_OPTIONS_INIT \
+    ([] { gt_analyze_options gt_o_{}; gt_o_.version = GT_STRUCT_VERSION; return gt_o_; }())
+#else
+#define GT_ANALYZE_OPTIONS_INIT { .version = GT_STRUCT_VERSION }
+#endif
+/* The defaults of GT_ANALYZE_OPTIONS_INIT in the fields of the given struct
+ * version (pass GT_STRUCT_VERSION), for a binding that declares the struct
+ * itself; as gt_options_init() for an unknown version. */
+GT_API gt_status gt_analyze_options_init(gt_analyze_options *opts, unsigned int version);
+
 /* Statistics of tracking_file, overall and inside the calls of each code
- * block of sub_tracking_file (NULL: none).  The marks must all be of one
- * host (a file without a host column is of one); marks of several hosts
- * are GT_ERR_INVALID, since a tracking file holds one node's samples. */
-GT_API gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file,
-                            gt_results **out, gt_error *err);
-/* gt_analyze on the marks of one host only (host "" selects the marks
- * without a host); host NULL is gt_analyze.  A host with no marks in the
- * file is GT_ERR_INVALID. */
-GT_API gt_status gt_analyze_host(const char *tracking_file, const char *sub_tracking_file,
-                                 const char *host, gt_results **out, gt_error *err);
+ * block of opts->sub_tracking_file. */
+GT_API gt_status gt_analyze(const char *tracking_file, const gt_analyze_options *opts, gt_results **out,
+                            gt_error *err);
 /* Writes results as `sub-track analyze` prints them (text) or as JSON. */
 GT_API gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out);
 /* The same as a string released with gt_string_free() (see gt_usage_string). */
@@ -753,10 +779,34 @@ GT_API gt_status gt_subtrack_combine(const char *out_file, const char *const *in
  * ------------------------------------------------------------------------ */
 typedef struct gt_merge gt_merge;
 
+/* The options of gt_merge_files, initialised with GT_MERGE_OPTIONS_INIT or
+ * gt_merge_options_init(); NULL options are the defaults. */
+typedef struct gt_merge_options {
+    /* Version 4. */
+    unsigned int version;
+    /* The step of the grid the files' samples are aligned on, seconds from
+     * the Unix epoch, at least 0.001; default 1.0 (the command's --align). */
+    double align_seconds;
+} gt_merge_options;
+
+#ifdef __cplusplus
+#define GT_MERGE_OPTIONS_INIT              \
+    ([] {                                  \
+        gt_merge_options gt_o_{};          \
+        gt_o_.version = GT_STRUCT_VERSION; \
+        gt_o_.align_seconds = 1.0;         \
+        return gt_o_;                      \
+    }())
+#else
+#define GT_MERGE_OPTIONS_INIT { .version = GT_STRUCT_VERSION, .align_seconds = 1.0 }
+#endif
+/* The defaults of GT_MERGE_OPTIONS_INIT, as gt_analyze_options_init(). */
+GT_API gt_status gt_merge_options_init(gt_merge_options *opts, unsigned int version);
+
 /* Reads the tracking files (CSV or SQLite, gpu-tracker's or the Python
  * package's) one at a time and reports each file's figures and the job's:
- * peaks of the sums across files at one time, on a grid of align_seconds
- * steps from the Unix epoch (in each step a file counts with the largest
+ * peaks of the sums across files at one time, on a grid of
+ * opts->align_seconds steps (in each step a file counts with the largest
  * value it sampled there, or its last value before), and the sums of CPU
  * seconds and energy.  RAM figures are in the first file's units.  Each
  * path counts as given (the command leaves out a file given twice).  On
@@ -764,7 +814,7 @@ typedef struct gt_merge gt_merge;
  * not a tracking file, such as a side file of --per-process, or samples
  * out of order or out of range, with the sample and column;
  * GT_ERR_INVALID for n == 0 or align_seconds below 0.001; GT_ERR_NOMEM). */
-GT_API gt_status gt_merge_files(const char *const *paths, size_t n, double align_seconds,
+GT_API gt_status gt_merge_files(const char *const *paths, size_t n, const gt_merge_options *opts,
                                 gt_merge **out, gt_error *err);
 /* Writes the report as text or JSON (GT_ERR_IO when out fails). */
 GT_API gt_status gt_merge_write(const gt_merge *m, gt_format fmt, FILE *out);
@@ -775,13 +825,32 @@ GT_API void gt_merge_free(gt_merge **m);
  * ------------------------------------------------------------------------ */
 typedef struct gt_comparison gt_comparison;
 
-/* names[i] labels the session whose results JSON is files[i].  statistic is
- * "min", "max", "mean" or "std".  Warnings (code blocks matched despite
- * differing line numbers) go to log (NULL: stderr).  On failure *out is
- * NULL and err says which file or code block is wrong. */
-GT_API gt_status gt_compare(const char *const *names, const char *const *files,
-                            size_t n, const char *statistic, gt_log_fn log,
-                            void *log_ctx, gt_comparison **out, gt_error *err);
+/* The options of gt_compare, initialised with GT_COMPARE_OPTIONS_INIT or
+ * gt_compare_options_init(); NULL options are the defaults. */
+typedef struct gt_compare_options {
+    /* Version 4. */
+    unsigned int version;
+    /* "min", "max", "mean" or "std"; NULL (the default): "mean". */
+    const char *statistic;
+    /* Warnings (code blocks matched despite differing line numbers), with
+     * log_ctx; NULL (the default): written to stderr. */
+    gt_log_fn log;
+    void *log_ctx;
+} gt_compare_options;
+
+#ifdef __cplusplus
+#define GT_COMPARE_OPTIONS_INIT \
+    ([] { gt_compare_options gt_o_{}; gt_o_.version = GT_STRUCT_VERSION; return gt_o_; }())
+#else
+#define GT_COMPARE_OPTIONS_INIT { .version = GT_STRUCT_VERSION }
+#endif
+/* The defaults of GT_COMPARE_OPTIONS_INIT, as gt_analyze_options_init(). */
+GT_API gt_status gt_compare_options_init(gt_compare_options *opts, unsigned int version);
+
+/* names[i] labels the session whose results JSON is files[i].  On failure
+ * *out is NULL and err says which file or code block is wrong. */
+GT_API gt_status gt_compare(const char *const *names, const char *const *files, size_t n,
+                            const gt_compare_options *opts, gt_comparison **out, gt_error *err);
 GT_API gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE *out);
 /* The same as a string released with gt_string_free() (see gt_usage_string). */
 GT_API gt_status gt_comparison_string(const gt_comparison *c, gt_format fmt, char **out);
@@ -791,21 +860,37 @@ GT_API void gt_comparison_free(gt_comparison **c);
  * Plots: timelines of a tracking file as a self-contained page.
  * ------------------------------------------------------------------------ */
 
+/* The options of gt_plot_write, initialised with GT_PLOT_OPTIONS_INIT or
+ * gt_plot_options_init(); NULL options are the defaults. */
+typedef struct gt_plot_options {
+    /* Version 4. */
+    unsigned int version;
+    /* Its code blocks are drawn as labelled spans; NULL (the default): none. */
+    const char *sub_tracking_file;
+    /* The spans of one host's marks only ("" selects the marks written
+     * without a host; a host with no marks in the file is GT_ERR_INVALID,
+     * naming the file's hosts).  NULL (the default): a sub-tracking file
+     * with marks of several hosts is refused. */
+    const char *host;
+} gt_plot_options;
+
+#ifdef __cplusplus
+#define GT_PLOT_OPTIONS_INIT \
+    ([] { gt_plot_options gt_o_{}; gt_o_.version = GT_STRUCT_VERSION; return gt_o_; }())
+#else
+#define GT_PLOT_OPTIONS_INIT { .version = GT_STRUCT_VERSION }
+#endif
+/* The defaults of GT_PLOT_OPTIONS_INIT, as gt_analyze_options_init(). */
+GT_API gt_status gt_plot_options_init(gt_plot_options *opts, unsigned int version);
+
 /* Draws the tracking file (CSV or SQLite) as charts of RAM, GPU RAM, CPU and
- * GPU utilization over time, with the code blocks of sub_tracking_file (may
- * be NULL) as labelled spans, into out_file: an HTML page (".html") or an
- * SVG image (".svg"), written whole or not at all.  Long files are
- * downsampled for drawing, keeping each pixel's smallest and largest value.
+ * GPU utilization over time into out_file: an HTML page (".html") or an SVG
+ * image (".svg"), written whole or not at all.  Long files are downsampled
+ * for drawing, keeping each pixel's smallest and largest value.
  * GT_ERR_INVALID for another extension, GT_ERR_IO / GT_ERR_FORMAT for files
  * that cannot be read or are malformed. */
-GT_API gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file,
-                               const char *out_file, gt_error *err);
-/* gt_plot_write with the spans of one host's marks only (host "" selects
- * the marks written without a host); host NULL is gt_plot_write, which
- * refuses a sub-tracking file with marks of several hosts.  A host with no
- * marks in the file is GT_ERR_INVALID, naming the file's hosts. */
-GT_API gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking_file, const char *host,
-                                    const char *out_file, gt_error *err);
+GT_API gt_status gt_plot_write(const char *tracking_file, const char *out_file, const gt_plot_options *opts,
+                               gt_error *err);
 
 /* ------------------------------------------------------------------------
  * Metrics endpoint: the latest timepoint served over HTTP in the Prometheus

@@ -13,7 +13,7 @@ is assumed.
 import ctypes
 import os
 
-__all__ = ['lib', 'check', 'strerror', 'Options', 'LOG_FN', 'Error', 'library_path', 'c_strings']
+__all__ = ['lib', 'check', 'strerror', 'Options', 'AnalyzeOptions', 'CompareOptions', 'LOG_FN', 'Error', 'library_path', 'c_strings']
 
 # gt_status, as the header's enum numbers it (tests check them against
 # include/gpu_tracker.h); its texts come from the library's gt_strerror().
@@ -47,7 +47,7 @@ class Error(ctypes.Structure):
 
 # The GT_STRUCT_VERSION of include/gpu_tracker.h that Options below is
 # written for: the version that gt_options_init() is given.
-STRUCT_VERSION = 3
+STRUCT_VERSION = 4
 
 
 class Options(ctypes.Structure):
@@ -77,6 +77,25 @@ class Options(ctypes.Structure):
         ('walk_budget', ctypes.c_double),
         # Version 3.
         ('events', ctypes.c_int),
+    ]
+
+
+class AnalyzeOptions(ctypes.Structure):
+    """gt_analyze_options of STRUCT_VERSION, field for field."""
+    _fields_ = [
+        ('version', ctypes.c_uint),
+        ('sub_tracking_file', ctypes.c_char_p),
+        ('host', ctypes.c_char_p),
+    ]
+
+
+class CompareOptions(ctypes.Structure):
+    """gt_compare_options of STRUCT_VERSION, field for field."""
+    _fields_ = [
+        ('version', ctypes.c_uint),
+        ('statistic', ctypes.c_char_p),
+        ('log', LOG_FN),
+        ('log_ctx', ctypes.c_void_p),
     ]
 
 
@@ -177,16 +196,17 @@ _declare('gt_subtracker_mark_at', _I, _P, _S, _I, ctypes.c_longlong, ctypes.c_do
 _declare('gt_subtracker_error', _S, _P, required=False)
 _declare('gt_subtracker_free', None, _PP, required=False)
 _declare('gt_subtracker_default_path', _I, ctypes.c_char_p, ctypes.c_size_t, _ERR, required=False)
-_declare('gt_analyze', _I, _S, _S, _PP, _ERR, required=False)
-_declare('gt_analyze_host', _I, _S, _S, _S, _PP, _ERR, required=False)
+_declare('gt_analyze_options_init', _I, ctypes.POINTER(AnalyzeOptions), ctypes.c_uint, required=False)
+_declare('gt_analyze', _I, _S, ctypes.POINTER(AnalyzeOptions), _PP, _ERR, required=False)
 _declare('gt_results_string', _I, _P, _I, _STR_OUT, required=False)
 _declare('gt_results_free', None, _PP, required=False)
 _declare('gt_subtrack_combine', _I, _S, ctypes.POINTER(_S), ctypes.c_size_t, _ERR, required=False)
 _declare('gt_subtrack_calls', _I, _S, _S, ctypes.POINTER(ctypes.POINTER(ctypes.c_double)),
          ctypes.POINTER(ctypes.c_size_t), _ERR, required=False)
 _declare('gt_calls_free', None, ctypes.POINTER(ctypes.POINTER(ctypes.c_double)), required=False)
-_declare('gt_compare', _I, ctypes.POINTER(_S), ctypes.POINTER(_S), ctypes.c_size_t, _S, LOG_FN, _P,
-         _PP, _ERR, required=False)
+_declare('gt_compare_options_init', _I, ctypes.POINTER(CompareOptions), ctypes.c_uint, required=False)
+_declare('gt_compare', _I, ctypes.POINTER(_S), ctypes.POINTER(_S), ctypes.c_size_t,
+         ctypes.POINTER(CompareOptions), _PP, _ERR, required=False)
 _declare('gt_comparison_string', _I, _P, _I, _STR_OUT, required=False)
 _declare('gt_comparison_free', None, _PP, required=False)
 

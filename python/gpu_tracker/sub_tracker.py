@@ -363,12 +363,12 @@ class SubTrackingAnalyzer:
             raise ValueError('the tracking file is required to analyze the sub-tracking file')
         handle = ctypes.c_void_p()
         err = _lib.Error()
-        if self.host is None:
-            status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), _lib.encode(sub_tracking_file),
-                                                ctypes.byref(handle), ctypes.byref(err))
-        else:
-            status = _lib.require('gt_analyze_host')(_lib.encode(self.tracking_file), _lib.encode(sub_tracking_file),
-                                                     self.host.encode(), ctypes.byref(handle), ctypes.byref(err))
+        opts = _lib.AnalyzeOptions()
+        _lib.check(_lib.require('gt_analyze_options_init')(ctypes.byref(opts), _lib.STRUCT_VERSION))
+        opts.sub_tracking_file = _lib.encode(sub_tracking_file)
+        opts.host = _lib.encode(self.host)
+        status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), ctypes.byref(opts),
+                                            ctypes.byref(handle), ctypes.byref(err))
         _check_files(status, err.message, (self.tracking_file, sub_tracking_file))
         return SubTrackingResults._from_json(*_take_report(handle, 'gt_results_string', 'gt_results_free'))
 
@@ -639,8 +639,12 @@ class TrackingComparison:
         log_fn = _c_log(warnings)
         handle = ctypes.c_void_p()
         err = _lib.Error()
-        status = _lib.require('gt_compare')(c_names, c_files, len(names), _lib.encode(statistic), log_fn, None,
-                                            ctypes.byref(handle), ctypes.byref(err))
+        opts = _lib.CompareOptions()
+        _lib.check(_lib.require('gt_compare_options_init')(ctypes.byref(opts), _lib.STRUCT_VERSION))
+        opts.statistic = _lib.encode(statistic)
+        opts.log = log_fn
+        status = _lib.require('gt_compare')(c_names, c_files, len(names), ctypes.byref(opts), ctypes.byref(handle),
+                                            ctypes.byref(err))
         if log_warnings:
             for message in warnings:
                 log.warning(message)

@@ -178,18 +178,18 @@ static void analysis(void)
     gt_error e = {{0}};
     const char *tf = fixture("sub-tracking/tracking.csv"), *stf = fixture("sub-tracking/sub-tracking.csv");
     gt_results *r = (gt_results *)&e;
-    INVALID(gt_analyze(NULL, stf, &r, &e));
+    gt_analyze_options ao = GT_ANALYZE_OPTIONS_INIT;
+    ao.sub_tracking_file = stf;
+    INVALID(gt_analyze(NULL, &ao, &r, &e));
     assert_null(r);
     MESSAGE(e);
-    INVALID(gt_analyze(tf, stf, NULL, &e));
+    INVALID(gt_analyze(tf, &ao, NULL, &e));
     MESSAGE(e);
-    r = (gt_results *)&e;
-    INVALID(gt_analyze_host(NULL, stf, NULL, &r, &e));
-    assert_null(r);
-    MESSAGE(e);
-    INVALID(gt_analyze_host(tf, stf, NULL, NULL, &e));
-    MESSAGE(e);
-    assert_int_equal(gt_analyze(tf, stf, &r, NULL), GT_OK);
+    INVALID(gt_analyze_options_init(NULL, GT_STRUCT_VERSION));
+    /* NULL options are the defaults: no sub-tracking file. */
+    assert_int_equal(gt_analyze(tf, NULL, &r, NULL), GT_OK);
+    gt_results_free(&r);
+    assert_int_equal(gt_analyze(tf, &ao, &r, NULL), GT_OK);
 
     FILE *f = tmpfile();
     assert_non_null(f);
@@ -229,14 +229,14 @@ static void analysis(void)
     MESSAGE(e);
     assert_int_equal(access("combined.csv", F_OK), -1);
 
-    gt_error ignored;
-    INVALID(gt_plot_write(NULL, stf, "p.svg", &e));
+    gt_plot_options po = GT_PLOT_OPTIONS_INIT;
+    po.sub_tracking_file = stf;
+    INVALID(gt_plot_write(NULL, "p.svg", &po, &e));
     MESSAGE(e);
-    INVALID(gt_plot_write(tf, stf, NULL, &e));
+    INVALID(gt_plot_write(tf, NULL, &po, &e));
     MESSAGE(e);
-    INVALID(gt_plot_write_host(NULL, stf, NULL, "p.svg", &e));
-    MESSAGE(e);
-    INVALID(gt_plot_write_host(tf, stf, NULL, NULL, &ignored));
+    INVALID(gt_plot_write(tf, NULL, NULL, NULL));
+    INVALID(gt_plot_options_init(NULL, GT_STRUCT_VERSION));
     assert_int_equal(access("p.svg", F_OK), -1);
 }
 
@@ -246,14 +246,17 @@ static void merge(void)
     const char *paths[] = {fixture("sub-tracking/tracking.csv")};
     const char *null_path[] = {NULL};
     gt_merge *m = (gt_merge *)&e;
-    INVALID(gt_merge_files(NULL, 1, 1.0, &m, &e));
+    gt_merge_options mo = GT_MERGE_OPTIONS_INIT;
+    INVALID(gt_merge_files(NULL, 1, &mo, &m, &e));
     assert_null(m);
     MESSAGE(e);
-    INVALID(gt_merge_files(paths, 1, 1.0, NULL, &e));
+    INVALID(gt_merge_files(paths, 1, &mo, NULL, &e));
     MESSAGE(e);
-    INVALID(gt_merge_files(null_path, 1, 1.0, &m, &e));
+    INVALID(gt_merge_files(null_path, 1, &mo, &m, &e));
     MESSAGE(e);
-    assert_int_equal(gt_merge_files(paths, 1, 1.0, &m, NULL), GT_OK);
+    INVALID(gt_merge_options_init(NULL, GT_STRUCT_VERSION));
+    /* NULL options are the defaults. */
+    assert_int_equal(gt_merge_files(paths, 1, NULL, &m, NULL), GT_OK);
     FILE *f = tmpfile();
     assert_non_null(f);
     INVALID(gt_merge_write(NULL, GT_FORMAT_TEXT, f));
@@ -279,16 +282,20 @@ static void compare(void)
     const char *names[] = {"A", "B"};
     const char *files[] = {fixture("comparison/results-A.json"), fixture("comparison/results-B.json")};
     gt_comparison *c = (gt_comparison *)&e;
-    INVALID(gt_compare(NULL, files, 2, "mean", NULL, NULL, &c, &e));
+    gt_compare_options co = GT_COMPARE_OPTIONS_INIT;
+    co.log = quiet;
+    INVALID(gt_compare(NULL, files, 2, &co, &c, &e));
     assert_null(c);
     MESSAGE(e);
-    INVALID(gt_compare(names, NULL, 2, "mean", NULL, NULL, &c, &e));
+    INVALID(gt_compare(names, NULL, 2, &co, &c, &e));
     MESSAGE(e);
-    INVALID(gt_compare(names, files, 2, NULL, NULL, NULL, &c, &e));
+    INVALID(gt_compare(names, files, 2, &co, NULL, &e));
     MESSAGE(e);
-    INVALID(gt_compare(names, files, 2, "mean", NULL, NULL, NULL, &e));
-    MESSAGE(e);
-    assert_int_equal(gt_compare(names, files, 2, "mean", quiet, NULL, &c, NULL), GT_OK);
+    INVALID(gt_compare_options_init(NULL, GT_STRUCT_VERSION));
+    /* NULL options are the defaults: the mean, warnings to stderr. */
+    assert_int_equal(gt_compare(names, files, 2, NULL, &c, NULL), GT_OK);
+    gt_comparison_free(&c);
+    assert_int_equal(gt_compare(names, files, 2, &co, &c, NULL), GT_OK);
     FILE *f = tmpfile();
     assert_non_null(f);
     INVALID(gt_comparison_write(NULL, GT_FORMAT_TEXT, f));
@@ -343,13 +350,13 @@ static const struct {
     {"gt_subtracker_mark", subtracker}, {"gt_subtracker_mark_at", subtracker}, {"gt_subtracker_status", subtracker},
     {"gt_subtracker_error", subtracker}, {"gt_subtracker_free", subtracker},
     {"gt_subtrack_scope_begin", subtracker}, {"gt_subtrack_scope_end", subtracker},
-    {"gt_analyze", analysis}, {"gt_analyze_host", analysis}, {"gt_results_write", analysis},
+    {"gt_analyze", analysis}, {"gt_analyze_options_init", analysis}, {"gt_results_write", analysis},
     {"gt_results_string", analysis}, {"gt_results_free", analysis}, {"gt_subtrack_calls", analysis},
     {"gt_calls_free", analysis}, {"gt_subtrack_combine", analysis}, {"gt_plot_write", analysis},
-    {"gt_plot_write_host", analysis},
-    {"gt_merge_files", merge}, {"gt_merge_write", merge}, {"gt_merge_free", merge},
-    {"gt_compare", compare}, {"gt_comparison_write", compare}, {"gt_comparison_string", compare},
-    {"gt_comparison_free", compare},
+    {"gt_plot_options_init", analysis},
+    {"gt_merge_files", merge}, {"gt_merge_options_init", merge}, {"gt_merge_write", merge}, {"gt_merge_free", merge},
+    {"gt_compare", compare}, {"gt_compare_options_init", compare}, {"gt_comparison_write", compare},
+    {"gt_comparison_string", compare}, {"gt_comparison_free", compare},
     {"gt_metrics_open", metrics}, {"gt_metrics_address", metrics}, {"gt_metrics_update", metrics},
     {"gt_metrics_free", metrics},
 };

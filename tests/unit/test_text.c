@@ -62,7 +62,7 @@ static void comparison_string_is_the_report(void **state)
     const char *names[] = {"F", "G"}, *files[] = {a, b};
     gt_comparison *c;
     gt_error err;
-    assert_int_equal(gt_compare(names, files, 2, "mean", NULL, NULL, &c, &err), GT_OK);
+    assert_int_equal(gt_compare(names, files, 2, NULL, &c, &err), GT_OK);
     for (int fmt = GT_FORMAT_TEXT; fmt <= GT_FORMAT_JSON; fmt++) {
         char *expected = NULL, *s = NULL;
         WRITTEN(gt_comparison_write, c, (gt_format)fmt, expected);
