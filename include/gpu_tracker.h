@@ -6,21 +6,22 @@
  * Conventions
  *  - Errors, one model: every fallible function returns a gt_status, which
  *    gt_strerror() names.  Where there is more to say, a one-line,
- *    human-readable message of what failed and why is in one place, fixed
- *    for each function (tests/e2e/header.sh checks this list against the
- *    declarations):
- *    - err, the caller's gt_error (NULL: no message wanted): the functions
- *      without a handle or before there is one, and gt_tracker_add_static,
- *      whose failure is its arguments' and leaves the tracker as it was:
- *        gt_tracker_new, gt_tracker_add_static, gt_subtracker_open,
- *        gt_subtracker_default_path, gt_analyze, gt_subtrack_calls,
- *        gt_subtrack_combine, gt_merge_files, gt_compare, gt_plot_write,
- *        gt_metrics_open.
- *    - the tracker, gt_tracker_error(t):
- *        gt_tracker_start, gt_tracker_stop, gt_tracker_usage,
- *        gt_tracker_usage_new.
- *    - the sub-tracker, gt_subtracker_error(s) (scoped marks' too):
- *        gt_subtracker_mark, gt_subtracker_mark_at, gt_subtracker_status.
+ *    human-readable message of what failed and why is in one place: the
+ *    gt_error the caller passes as the last argument (NULL: no message
+ *    wanted), written only when the status is not GT_OK.  A handle holds no
+ *    message of its own to be asked for later: a failure of a tracker's run
+ *    (its sampling thread, its tracking file) is given by the gt_tracker_stop
+ *    (or gt_tracker_start) that reports it, and a sub-tracker's first
+ *    failed mark by every later mark and by gt_subtracker_status.  Which
+ *    functions take err, fixed for each (tests/e2e/header.sh checks these
+ *    lists against the declarations):
+ *    - err, the caller's gt_error:
+ *        gt_tracker_new, gt_tracker_add_static, gt_tracker_start,
+ *        gt_tracker_stop, gt_tracker_usage, gt_tracker_usage_new,
+ *        gt_subtracker_open, gt_subtracker_default_path, gt_subtracker_mark,
+ *        gt_subtracker_mark_at, gt_subtracker_status, gt_analyze,
+ *        gt_subtrack_calls, gt_subtrack_combine, gt_merge_files, gt_compare,
+ *        gt_plot_write, gt_metrics_open.
  *    - none, the status is all there is to say: the parsers and writers,
  *      whose failures are a wrong argument, a failed stream or memory, and
  *      the *_options_init, whose options the operation then explains:
@@ -37,15 +38,14 @@
  *    signal handlers.  Warnings go through the log callback in gt_options.
  *  - NULL: a NULL handle, or NULL for a pointer argument a function needs,
  *    is GT_ERR_INVALID, with the message in the gt_error (where the
- *    function takes one) or the handle's gt_tracker_error(); an output
+ *    function takes one); an output
  *    pointer (T **out) given is set to NULL first.  A pointer documented as
  *    optional (err, a NULL path meaning the default) keeps its meaning.  A
  *    gt_format that is neither of the two is GT_ERR_INVALID, nothing
  *    written.  Functions without a status do nothing for NULL: *_free(T **)
  *    accept NULL and a pointer to NULL (and set the pointer to NULL),
- *    gt_tracker_set_main_maxrss, gt_subtrack_scope_end; gt_tracker_error
- *    and gt_subtracker_error of NULL return a message that says so,
- *    gt_metrics_address "", gt_tracker_descendants_alive 0.
+ *    gt_tracker_set_main_maxrss, gt_subtrack_scope_end;
+ *    gt_metrics_address of NULL returns "", gt_tracker_descendants_alive 0.
  *  - The structs a program allocates (gt_options, gt_usage, gt_timepoint)
  *    carry a version, so that a program keeps working with later libraries
  *    of the same major version: see "Struct versions" below.
@@ -102,13 +102,14 @@ typedef enum gt_status {
 /* A short text for each status ("invalid argument", "out of memory", ...),
  * lowercase and without a final period so that it can follow a colon; a
  * static string, never NULL, the same in every release.  A value that is no
- * gt_status gives "unknown status".  The message of a failure (gt_error,
- * gt_tracker_error) says more: what failed and why. */
+ * gt_status gives "unknown status".  The message of a failure, in the
+ * caller's gt_error, says more: what failed and why. */
 GT_API const char *gt_strerror(gt_status st);
 
-/* Caller-owned error text for functions that have no handle.  A message
- * longer than msg holds (a long path, say) is cut to end in "...", never
- * in the middle of a UTF-8 character; so is a tracker's. */
+/* The caller's place for a failure's message, the last argument of every
+ * function that has one to give (see "Errors" above).  A message longer
+ * than msg holds (a long path, say) is cut to end in "...", never in the
+ * middle of a UTF-8 character. */
 typedef struct gt_error {
     char msg[512];
 } gt_error;
@@ -588,21 +589,25 @@ GT_API gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const cha
  * tracking file).  On failure *out is NULL and err (may be NULL) says why. */
 GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out,
                                 gt_error *err);
-/* Takes the first sample and starts the background sampling thread. */
-GT_API gt_status gt_tracker_start(gt_tracker *t);
-/* Takes the last sample, stops the thread, finalizes the tracking file.
- * Safe from several threads at once: one stop does the work and returns
- * the run's result; any other, concurrent or later, returns GT_ERR_STATE
- * ("tracking has already stopped") once that stop is complete, and leaves
- * a failure of the run as the message of gt_tracker_error(). */
-GT_API gt_status gt_tracker_stop(gt_tracker *t);
+/* Takes the first sample and starts the background sampling thread.
+ * GT_ERR_NOPROC (and the tracker stopped) where the process to track ended
+ * before that sample. */
+GT_API gt_status gt_tracker_start(gt_tracker *t, gt_error *err);
+/* Takes the last sample, stops the thread, finalizes the tracking file, and
+ * returns the run's result: its first failure (a sample that could not be
+ * taken, a tracking file that could not be written), with its message in
+ * err.  Safe from several threads at once: one stop does the work and
+ * returns that result; any other, concurrent or later, returns
+ * GT_ERR_STATE ("tracking has already stopped") once that stop is
+ * complete. */
+GT_API gt_status gt_tracker_stop(gt_tracker *t, gt_error *err);
 /* Usage so far (works while running too), in out->version's layout (set it
  * with GT_USAGE_INIT).  Fails before start, and for an unknown version. */
-GT_API gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out);
+GT_API gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out, gt_error *err);
 /* The same, allocated by the library, for bindings that cannot size a
  * gt_usage: in the tracker's version (that of its gt_options), released
  * with gt_usage_free().  On failure *out is NULL. */
-GT_API gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out);
+GT_API gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out, gt_error *err);
 GT_API void gt_usage_free(gt_usage **u);
 /* Gives the tracker ru_maxrss of the reaped main process (bytes), for
  * launchers that wait for it themselves.  It is not main's own peak: it is
@@ -615,8 +620,6 @@ GT_API void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss_bytes,
 /* Descendants of the tracked process still running at the last sample
  * (after gt_tracker_stop: those the main process left behind). */
 GT_API size_t gt_tracker_descendants_alive(const gt_tracker *t);
-/* Message of the last failure, or of the first degraded measurement. */
-GT_API const char *gt_tracker_error(const gt_tracker *t);
 /* Stops a running tracker and releases it.  A tracker never started (the
  * command it was made for could not run) removes the files gt_tracker_new
  * created, which hold no sample: left there, they would refuse the next
@@ -657,17 +660,19 @@ GT_API gt_status gt_subtracker_default_path(char *buf, size_t size, gt_error *er
  * from processes forked after the open (each mark carries the writer's
  * PID; SQLite writers wait for each other up to 10 s).  A file
  * removed (or replaced) while in use is GT_ERR_IO, "... was removed while
- * in use"; a failure to write is kept, and every later mark returns it. */
-GT_API gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name,
-                                    int position);
+ * in use"; a failure to write is kept, and every later mark returns it
+ * with its message.  A NULL name or a position other than 0 or 1 is
+ * GT_ERR_INVALID for this mark alone. */
+GT_API gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name, int position,
+                                    gt_error *err);
 /* gt_subtracker_mark with the process ID and timestamp (Unix seconds) given
  * by the caller, for a binding whose language keeps its own clock (Python's
  * time.time(), which its programs' tests replace). */
 GT_API gt_status gt_subtracker_mark_at(gt_subtracker *s, const char *code_block_name, int position,
-                                       long long process_id, double timestamp);
-/* GT_OK, or the first failure of a mark (scoped marks return nothing). */
-GT_API gt_status gt_subtracker_status(const gt_subtracker *s);
-GT_API const char *gt_subtracker_error(const gt_subtracker *s);
+                                       long long process_id, double timestamp, gt_error *err);
+/* GT_OK, or the first failure of a mark that the file kept (scoped marks
+ * return nothing), with its message in err. */
+GT_API gt_status gt_subtracker_status(gt_subtracker *s, gt_error *err);
 GT_API void gt_subtracker_free(gt_subtracker **s);
 
 /* Scoped marks: a declaration that marks the start where it stands and the

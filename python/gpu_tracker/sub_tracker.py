@@ -141,12 +141,11 @@ class SubTracker:
         # this module's time.time(), as the Python package takes them: tests
         # written for it that replace gpu_tracker.sub_tracker.time or
         # os.getpid fix the marks here too.
+        err = _lib.Error()
         status = _lib.require('gt_subtracker_mark_at')(self._handle, self.code_block_name.encode(), position,
-                                                       self.process_id, time.time())
+                                                       self.process_id, time.time(), ctypes.byref(err))
         if status != _lib.GT_OK:
-            message = _lib.lib.gt_subtracker_error(self._handle)
-            _lib.check(status, message.decode('utf-8', 'replace') if message
-                       else f'cannot write the mark: {_lib.strerror(status)}')
+            _lib.check(status, err.message or f'cannot write the mark: {_lib.strerror(status)}')
 
     def __enter__(self) -> SubTracker:
         if self._handle is None:

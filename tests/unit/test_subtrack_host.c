@@ -237,7 +237,7 @@ static void mark_once(const char *path)
     unlink(path);
     if (gt_subtracker_open(path, 0, &s, &err) != GT_OK)
         fail_msg("%s", err.msg);
-    assert_int_equal(gt_subtracker_mark(s, "b", 0), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "b", 0, NULL), GT_OK);
     gt_subtracker_free(&s);
 }
 
@@ -356,7 +356,7 @@ static void test_default_name(void **state)
     assert_string_equal(got, want);
     unlink(want);
     assert_int_equal(gt_subtracker_open(NULL, 0, &s, &err), GT_OK);
-    assert_int_equal(gt_subtracker_mark(s, "b", 0), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "b", 0, NULL), GT_OK);
     gt_subtracker_free(&s);
     assert_int_equal(access(want, F_OK), 0);
     clear_env();

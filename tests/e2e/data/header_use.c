@@ -148,7 +148,7 @@ static void check_marks(void)
 #endif
     gt_subtrack_scope scope = gt_subtrack_scope_begin(s, "by hand", NULL, NULL);
     gt_subtrack_scope_end(&scope);
-    check(gt_subtracker_status(s) == GT_OK, gt_subtracker_error(s));
+    check(gt_subtracker_status(s, &err) == GT_OK, err.msg);
     gt_subtracker_free(&s);
     check(s == NULL, "gt_subtracker_free");
 }
