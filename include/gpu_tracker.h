@@ -18,6 +18,7 @@
  *    - err, the caller's gt_error:
  *        gt_tracker_new, gt_tracker_add_static, gt_tracker_start,
  *        gt_tracker_stop, gt_tracker_usage, gt_tracker_usage_new,
+ *        gt_tracker_report, gt_tracker_figure,
  *        gt_subtracker_open, gt_subtracker_default_path, gt_subtracker_mark,
  *        gt_subtracker_mark_at, gt_subtracker_status, gt_analyze,
  *        gt_subtrack_calls, gt_subtrack_combine, gt_merge_files, gt_compare,
@@ -377,7 +378,10 @@ typedef struct gt_percentages {
 
 /* The tracking result, in the units chosen in gt_options.  Field names and
  * meanings follow the Python package's ResourceUsage data classes; the
- * peak_ram section is gpu-tracker's own. */
+ * peak_ram section is gpu-tracker's own.  Kept for the programs that read
+ * it; the stable way to read results, which a new figure reaches without a
+ * struct version, is the report: gt_tracker_report (the JSON) and
+ * gt_tracker_figure (one figure by its path in it). */
 typedef struct gt_usage {
     /* Version 1. */
     unsigned int version;   /* GT_USAGE_INIT; the library keeps it */
@@ -609,6 +613,28 @@ GT_API gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out, gt_error *err);
  * with gt_usage_free().  On failure *out is NULL. */
 GT_API gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out, gt_error *err);
 GT_API void gt_usage_free(gt_usage **u);
+/* Reading results, the stable way: the usage so far as the report
+ * (GT_FORMAT_TEXT, as the command prints it, or GT_FORMAT_JSON, the
+ * Python package's to_json() and gpu-tracker's own sections after it), in
+ * a string released with gt_string_free(), with every figure of this
+ * library whatever the program's struct version.  A figure added in a
+ * later release appears here (and in gt_tracker_figure) without a new
+ * struct version; gt_usage keeps the figures it has for the programs that
+ * read it, and may not get new ones.  Fails as gt_tracker_usage; on failure
+ * *out is NULL. */
+GT_API gt_status gt_tracker_report(gt_tracker *t, gt_format fmt, char **out, gt_error *err);
+/* One figure of that JSON report, by the path of its keys joined by '.':
+ * "max_ram.combined.total_rss", "max_gpu_ram.main",
+ * "cpu_utilization.main.mean_sum_percent", "cpu_utilization.main_n_threads",
+ * "gpu_utilization.gpu_percentages.max_hardware_percent",
+ * "compute_time.time", "peak_ram.main", ... (in the report's units; the
+ * units themselves, text, are in the report).  A figure the report gives as
+ * unavailable (null) is NaN with GT_OK; true and false are 1 and 0.  A path
+ * the report does not have, or one that names text or a section, is
+ * GT_ERR_INVALID with a message naming it, and *value NaN.  Each call reads
+ * the usage at that moment: while tracking runs, read several figures from
+ * one gt_tracker_report instead, or after gt_tracker_stop. */
+GT_API gt_status gt_tracker_figure(gt_tracker *t, const char *path, double *value, gt_error *err);
 /* Gives the tracker ru_maxrss of the reaped main process (bytes), for
  * launchers that wait for it themselves.  It is not main's own peak: it is
  * the largest of main's peak, the peaks of the children main waited for,

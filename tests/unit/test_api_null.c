@@ -114,6 +114,22 @@ static void tracker(void)
     MESSAGE(e);
     INVALID(gt_tracker_usage_new(t, NULL, &e));
     MESSAGE(e);
+    char *report = (char *)&e;
+    INVALID(gt_tracker_report(NULL, GT_FORMAT_JSON, &report, &e));
+    assert_null(report);
+    MESSAGE(e);
+    INVALID(gt_tracker_report(t, GT_FORMAT_JSON, NULL, &e));
+    MESSAGE(e);
+    INVALID(gt_tracker_report(t, bad_format, &report, &e));
+    MESSAGE(e);
+    double figure = 0;
+    INVALID(gt_tracker_figure(NULL, "compute_time.time", &figure, &e));
+    assert_true(figure != figure); /* NaN */
+    MESSAGE(e);
+    INVALID(gt_tracker_figure(t, NULL, &figure, &e));
+    MESSAGE(e);
+    INVALID(gt_tracker_figure(t, "compute_time.time", NULL, &e));
+    MESSAGE(e);
     assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
     assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
 
@@ -350,7 +366,8 @@ static const struct {
     {"gt_time_unit_parse", units}, {"gt_gpu_brand_parse", units}, {"gt_gpu_brand_name", units},
     {"gt_options_init", tracker}, {"gt_tracker_add_static", tracker}, {"gt_tracker_new", tracker},
     {"gt_tracker_start", tracker}, {"gt_tracker_stop", tracker}, {"gt_tracker_usage", tracker},
-    {"gt_tracker_usage_new", tracker}, {"gt_usage_free", tracker}, {"gt_tracker_set_main_maxrss", tracker},
+    {"gt_tracker_usage_new", tracker}, {"gt_tracker_report", tracker}, {"gt_tracker_figure", tracker},
+    {"gt_usage_free", tracker}, {"gt_tracker_set_main_maxrss", tracker},
     {"gt_tracker_descendants_alive", tracker}, {"gt_tracker_free", tracker},
     {"gt_usage_write", tracker}, {"gt_usage_string", tracker}, {"gt_string_free", tracker},
     {"gt_subtracker_open", subtracker}, {"gt_subtracker_default_path", subtracker},
