@@ -67,8 +67,8 @@ extern "C" {
  * shared library's file name, gputracker.pc and the Python package's
  * python/gpu_tracker/_version.py.  The soname changes with GT_VERSION_MAJOR
  * only. */
-#define GT_VERSION_MAJOR 0
-#define GT_VERSION_MINOR 1
+#define GT_VERSION_MAJOR 1
+#define GT_VERSION_MINOR 0
 #define GT_VERSION_PATCH 0
 #define GT_VERSION_STR_(x) #x
 #define GT_VERSION_STR(x) GT_VERSION_STR_(x)

@@ -107,7 +107,7 @@ def _candidates():
     return [
         os.path.join(here, 'libgputracker.so'),                       # installed with the package
         os.path.join(here, '..', '..', 'build', 'libgputracker.so'),  # a source checkout after `make`
-        'libgputracker.so.0',                                         # `make install`, system search path
+        'libgputracker.so.1',                                         # `make install`, system search path
         'libgputracker.so',
     ]
 
