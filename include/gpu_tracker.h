@@ -200,11 +200,12 @@ typedef void (*gt_log_fn)(void *ctx, const char *message);
  *  3. In src/lib/abi.c, add [N] = GT_END_OF(struct, its new last field) to
  *     that struct's table of sizes.
  *  4. Zero must mean "not set" or "unavailable" (older programs have no such
- *     field, and the library reads it as 0); a gt_options default other
- *     than 0 goes into both forms of GT_OPTIONS_INIT (C's and C++'s),
- *     which gt_options_init() uses too (tests/e2e/header.sh compares them).
- *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and a gt_options field
- *     in its Options too.
+ *     field, and the library reads it as 0); an options default other
+ *     than 0 goes into both forms of the struct's *_INIT (C's and C++'s),
+ *     which its *_init() uses too (tests/e2e/header.sh compares them).
+ *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and the field in its
+ *     ctypes copy of the struct where it has one (Options, AnalyzeOptions,
+ *     CompareOptions).
  * ------------------------------------------------------------------------ */
 #define GT_STRUCT_VERSION 4
 
