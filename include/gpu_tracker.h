@@ -182,13 +182,13 @@ typedef void (*gt_log_fn)(void *ctx, const char *message);
  * compiled into the program.  Each starts with `unsigned int version`: the
  * GT_STRUCT_VERSION of the header the program was built with, set by its
  * initializer (GT_OPTIONS_INIT or gt_options_init(), GT_TIMEPOINT_INIT,
- * GT_USAGE_INIT, GT_<OP>_OPTIONS_INIT or gt_<op>_options_init()).  A struct
- * is refused below the version that introduced it (4 for the operations'
- * options).  The library reads and writes only
- * the fields of that version, gives the program timepoints and usage in that
- * version's layout (a tracker in the version of its gt_options), and refuses
- * version 0 (not initialised) and versions newer than its own with
- * GT_ERR_INVALID and a message.  So a program built with this header works
+ * GT_USAGE_INIT, GT_<OP>_OPTIONS_INIT or gt_<op>_options_init()).  The
+ * library reads and writes only the fields of that version, gives the
+ * program timepoints and usage in that version's layout (a tracker in the
+ * version of its gt_options), and refuses version 0 (not initialised),
+ * versions newer than its own and versions before the struct existed (3 and
+ * below for the operations' options, new in 4) with GT_ERR_INVALID and a
+ * message.  So a program built with this header works
  * with every later libgputracker.so of the same major version.
  *
  * Adding a field to one of these structs, the only change they may have:
@@ -269,9 +269,9 @@ typedef struct gt_timepoint {
 /* A timepoint with no figures, of this header's version:
  *     gt_timepoint tp = GT_TIMEPOINT_INIT;
  * The initializers of the structs (this one, GT_OPTIONS_INIT,
- * GT_USAGE_INIT and the operations' GT_<OP>_OPTIONS_INIT) compile without a warning under -Wall -Wextra in C99 and
- * later and in C++11 and later (tests/e2e/header.sh builds them with gcc,
- * g++, clang and clang++).  C's are designated initializers; C++ before
+ * GT_USAGE_INIT and the operations' GT_<OP>_OPTIONS_INIT) compile without
+ * a warning under -Wall -Wextra in C99 and later and in C++11 and later
+ * (tests/e2e/header.sh builds them with gcc, g++, clang and clang++).  C's are designated initializers; C++ before
  * C++20 has none, and C++20's warn for every field left out, so C++'s are a
  * value-initialized struct (every field 0) with the version and defaults
  * set: the same values, from an expression (a lambda called in place)
