@@ -2,11 +2,12 @@
 """The C library, loaded with ctypes: where it is found, the prototypes of the
 functions the package calls, and gt_status values turned into exceptions.
 
-Only pointers and opaque handles cross the boundary, plus gt_options, whose
-fields of struct version STRUCT_VERSION are declared here once (tests check
-them against include/gpu_tracker.h).  The library reads and writes only the
-fields of the version a struct says it has, so nothing is padded for fields
-a later library adds.  Usage is allocated by the library and comes back as
+Only pointers and opaque handles cross the boundary, plus gt_options and the
+options of the operations the package calls (gt_analyze_options,
+gt_compare_options), whose fields of struct version STRUCT_VERSION are
+declared here once (tests check them against include/gpu_tracker.h).  The
+library reads and writes only the fields of the version a struct says it
+has, so nothing is padded for fields a later library adds.  Usage is allocated by the library and comes back as
 strings (text, or JSON that json.loads reads), so no other C struct layout
 is assumed.
 """
