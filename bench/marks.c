@@ -22,7 +22,7 @@ static void *marker(void *arg)
 {
     gt_subtracker *s = arg;
     for (long i = 0; i < n_marks; i++)
-        if (gt_subtracker_mark(s, "bench-block", (int)(i % 2)) != GT_OK)
+        if (gt_subtracker_mark(s, "bench-block", (int)(i % 2), NULL) != GT_OK)
             return (void *)1;
     return NULL;
 }
@@ -44,7 +44,7 @@ static int run(const char *dir, const char *ext, int threads)
     for (int i = 0; i < threads; i++)
         pthread_join(th[i], NULL);
     double t = now() - t0;
-    int rc = gt_subtracker_status(s) != GT_OK;
+    int rc = gt_subtracker_status(s, NULL) != GT_OK;
     gt_subtracker_free(&s);
     printf("%-7s %d thread%s  %8.0f ns per mark\n", ext, threads, threads > 1 ? "s" : " ",
            t * 1e9 / (double)(n_marks * threads));

@@ -27,8 +27,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "track_region: %s\n", err.msg);
         return 1;
     }
-    if (gt_tracker_start(t) != GT_OK) {
-        fprintf(stderr, "track_region: %s\n", gt_tracker_error(t));
+    /* Every failure's message is in the gt_error the call was given. */
+    if (gt_tracker_start(t, &err) != GT_OK) {
+        fprintf(stderr, "track_region: %s\n", err.msg);
         gt_tracker_free(&t);
         return 1;
     }
@@ -38,11 +39,11 @@ int main(int argc, char **argv)
     if (buf)
         memset(buf, 1, mib << 20);
 
-    gt_status st = gt_tracker_stop(t);
+    gt_status st = gt_tracker_stop(t, &err);
     free(buf);
     gt_usage usage = GT_USAGE_INIT;
-    if (st != GT_OK || gt_tracker_usage(t, &usage) != GT_OK) {
-        fprintf(stderr, "track_region: %s\n", gt_tracker_error(t));
+    if (st != GT_OK || gt_tracker_usage(t, &usage, &err) != GT_OK) {
+        fprintf(stderr, "track_region: %s\n", err.msg);
         gt_tracker_free(&t);
         return 1;
     }

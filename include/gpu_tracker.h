@@ -6,27 +6,31 @@
  * Conventions
  *  - Errors, one model: every fallible function returns a gt_status, which
  *    gt_strerror() names.  Where there is more to say, a one-line,
- *    human-readable message of what failed and why is in one place, fixed
- *    for each function (tests/e2e/header.sh checks this list against the
- *    declarations):
- *    - err, the caller's gt_error (NULL: no message wanted): the functions
- *      without a handle or before there is one, and gt_tracker_add_static,
- *      whose failure is its arguments' and leaves the tracker as it was:
- *        gt_tracker_new, gt_tracker_add_static, gt_subtracker_open,
- *        gt_subtracker_default_path, gt_subtracker_default_path_of,
- *        gt_analyze, gt_analyze_host,
+ *    human-readable message of what failed and why is in one place: the
+ *    gt_error the caller passes as the last argument (NULL: no message
+ *    wanted), written only when the status is not GT_OK.  A handle holds no
+ *    message of its own to be asked for later: a failure of a tracker's run
+ *    (its sampling thread, its tracking file) is given by the gt_tracker_stop
+ *    (or gt_tracker_start) that reports it, and a sub-tracker's first
+ *    failed mark by every later mark and by gt_subtracker_status.  Which
+ *    functions take err, fixed for each (tests/e2e/header.sh checks these
+ *    lists against the declarations):
+ *    - err, the caller's gt_error:
+ *        gt_tracker_new, gt_tracker_add_static, gt_tracker_start,
+ *        gt_tracker_stop, gt_tracker_usage, gt_tracker_usage_new,
+ *        gt_tracker_report, gt_tracker_figure,
+ *        gt_subtracker_open, gt_subtracker_default_path,
+ *        gt_subtracker_default_path_of, gt_subtracker_mark,
+ *        gt_subtracker_mark_at, gt_subtracker_status, gt_analyze,
  *        gt_subtrack_calls, gt_subtrack_combine, gt_merge_files, gt_compare,
- *        gt_plot_write, gt_plot_write_host, gt_metrics_open.
- *    - the tracker, gt_tracker_error(t):
- *        gt_tracker_start, gt_tracker_stop, gt_tracker_usage,
- *        gt_tracker_usage_new.
- *    - the sub-tracker, gt_subtracker_error(s) (scoped marks' too):
- *        gt_subtracker_mark, gt_subtracker_mark_at, gt_subtracker_status.
+ *        gt_plot_write, gt_metrics_open.
  *    - none, the status is all there is to say: the parsers and writers,
  *      whose failures are a wrong argument, a failed stream or memory, and
- *      gt_options_init, whose options gt_tracker_new then explains:
+ *      the *_options_init, whose options the operation then explains:
  *        gt_ram_unit_parse, gt_time_unit_parse, gt_energy_unit_parse,
- *        gt_gpu_brand_parse, gt_options_init, gt_usage_write,
+ *        gt_gpu_brand_parse, gt_options_init, gt_analyze_options_init,
+ *        gt_merge_options_init, gt_compare_options_init,
+ *        gt_plot_options_init, gt_usage_write,
  *        gt_usage_string, gt_results_write, gt_results_string,
  *        gt_merge_write, gt_comparison_write, gt_comparison_string,
  *        gt_metrics_update.
@@ -36,15 +40,14 @@
  *    signal handlers.  Warnings go through the log callback in gt_options.
  *  - NULL: a NULL handle, or NULL for a pointer argument a function needs,
  *    is GT_ERR_INVALID, with the message in the gt_error (where the
- *    function takes one) or the handle's gt_tracker_error(); an output
+ *    function takes one); an output
  *    pointer (T **out) given is set to NULL first.  A pointer documented as
  *    optional (err, a NULL path meaning the default) keeps its meaning.  A
  *    gt_format that is neither of the two is GT_ERR_INVALID, nothing
  *    written.  Functions without a status do nothing for NULL: *_free(T **)
  *    accept NULL and a pointer to NULL (and set the pointer to NULL),
- *    gt_tracker_set_main_maxrss, gt_subtrack_scope_end; gt_tracker_error
- *    and gt_subtracker_error of NULL return a message that says so,
- *    gt_metrics_address "", gt_tracker_descendants_alive 0.
+ *    gt_tracker_set_main_maxrss, gt_subtrack_scope_end;
+ *    gt_metrics_address of NULL returns "", gt_tracker_descendants_alive 0.
  *  - The structs a program allocates (gt_options, gt_usage, gt_timepoint)
  *    carry a version, so that a program keeps working with later libraries
  *    of the same major version: see "Struct versions" below.
@@ -65,8 +68,8 @@ extern "C" {
  * shared library's file name, gputracker.pc and the Python package's
  * python/gpu_tracker/_version.py.  The soname changes with GT_VERSION_MAJOR
  * only. */
-#define GT_VERSION_MAJOR 0
-#define GT_VERSION_MINOR 1
+#define GT_VERSION_MAJOR 1
+#define GT_VERSION_MINOR 0
 #define GT_VERSION_PATCH 0
 #define GT_VERSION_STR_(x) #x
 #define GT_VERSION_STR(x) GT_VERSION_STR_(x)
@@ -101,13 +104,14 @@ typedef enum gt_status {
 /* A short text for each status ("invalid argument", "out of memory", ...),
  * lowercase and without a final period so that it can follow a colon; a
  * static string, never NULL, the same in every release.  A value that is no
- * gt_status gives "unknown status".  The message of a failure (gt_error,
- * gt_tracker_error) says more: what failed and why. */
+ * gt_status gives "unknown status".  The message of a failure, in the
+ * caller's gt_error, says more: what failed and why. */
 GT_API const char *gt_strerror(gt_status st);
 
-/* Caller-owned error text for functions that have no handle.  A message
- * longer than msg holds (a long path, say) is cut to end in "...", never
- * in the middle of a UTF-8 character; so is a tracker's. */
+/* The caller's place for a failure's message, the last argument of every
+ * function that has one to give (see "Errors" above).  A message longer
+ * than msg holds (a long path, say) is cut to end in "...", never in the
+ * middle of a UTF-8 character. */
 typedef struct gt_error {
     char msg[512];
 } gt_error;
@@ -173,15 +177,19 @@ GT_API const char *gt_gpu_brand_name(gt_gpu_brand b);
 typedef void (*gt_log_fn)(void *ctx, const char *message);
 
 /* ------------------------------------------------------------------------
- * Struct versions.  gt_options, gt_timepoint and gt_usage live in the
- * program's memory, so their size is compiled into the program.  Each starts
- * with `unsigned int version`: the GT_STRUCT_VERSION of the header the
- * program was built with, set by GT_OPTIONS_INIT or gt_options_init(),
- * GT_TIMEPOINT_INIT and GT_USAGE_INIT.  The library reads and writes only
- * the fields of that version, gives the program timepoints and usage in that
- * version's layout (a tracker in the version of its gt_options), and refuses
- * version 0 (not initialised) and versions newer than its own with
- * GT_ERR_INVALID and a message.  So a program built with this header works
+ * Struct versions.  gt_options, gt_timepoint, gt_usage and the options of
+ * each operation (gt_analyze_options, gt_plot_options, gt_merge_options,
+ * gt_compare_options) live in the program's memory, so their size is
+ * compiled into the program.  Each starts with `unsigned int version`: the
+ * GT_STRUCT_VERSION of the header the program was built with, set by its
+ * initializer (GT_OPTIONS_INIT or gt_options_init(), GT_TIMEPOINT_INIT,
+ * GT_USAGE_INIT, GT_<OP>_OPTIONS_INIT or gt_<op>_options_init()).  The
+ * library reads and writes only the fields of that version, gives the
+ * program timepoints and usage in that version's layout (a tracker in the
+ * version of its gt_options), and refuses version 0 (not initialised),
+ * versions newer than its own and versions before the struct existed (3 and
+ * below for the operations' options, new in 4) with GT_ERR_INVALID and a
+ * message.  So a program built with this header works
  * with every later libgputracker.so of the same major version.
  *
  * Adding a field to one of these structs, the only change they may have:
@@ -193,13 +201,14 @@ typedef void (*gt_log_fn)(void *ctx, const char *message);
  *  3. In src/lib/abi.c, add [N] = GT_END_OF(struct, its new last field) to
  *     that struct's table of sizes.
  *  4. Zero must mean "not set" or "unavailable" (older programs have no such
- *     field, and the library reads it as 0); a gt_options default other
- *     than 0 goes into both forms of GT_OPTIONS_INIT (C's and C++'s),
- *     which gt_options_init() uses too (tests/e2e/header.sh compares them).
- *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and a gt_options field
- *     in its Options too.
+ *     field, and the library reads it as 0); an options default other
+ *     than 0 goes into both forms of the struct's *_INIT (C's and C++'s),
+ *     which its *_init() uses too (tests/e2e/header.sh compares them).
+ *  5. python/gpu_tracker/_lib.py: STRUCT_VERSION = N, and the field in its
+ *     ctypes copy of the struct where it has one (Options, AnalyzeOptions,
+ *     CompareOptions).
  * ------------------------------------------------------------------------ */
-#define GT_STRUCT_VERSION 3
+#define GT_STRUCT_VERSION 4
 
 #define GT_TIMEPOINT_MAX_GPUS 16
 
@@ -261,9 +270,9 @@ typedef struct gt_timepoint {
 /* A timepoint with no figures, of this header's version:
  *     gt_timepoint tp = GT_TIMEPOINT_INIT;
  * The initializers of the structs (this one, GT_OPTIONS_INIT,
- * GT_USAGE_INIT) compile without a warning under -Wall -Wextra in C99 and
- * later and in C++11 and later (tests/e2e/header.sh builds them with gcc,
- * g++, clang and clang++).  C's are designated initializers; C++ before
+ * GT_USAGE_INIT and the operations' GT_<OP>_OPTIONS_INIT) compile without
+ * a warning under -Wall -Wextra in C99 and later and in C++11 and later
+ * (tests/e2e/header.sh builds them with gcc, g++, clang and clang++).  C's are designated initializers; C++ before
  * C++20 has none, and C++20's warn for every field left out, so C++'s are a
  * value-initialized struct (every field 0) with the version and defaults
  * set: the same values, from an expression (a lambda called in place)
@@ -371,7 +380,10 @@ typedef struct gt_percentages {
 
 /* The tracking result, in the units chosen in gt_options.  Field names and
  * meanings follow the Python package's ResourceUsage data classes; the
- * peak_ram section is gpu-tracker's own. */
+ * peak_ram section is gpu-tracker's own.  Kept for the programs that read
+ * it; the stable way to read results, which a new figure reaches without a
+ * struct version, is the report: gt_tracker_report (the JSON) and
+ * gt_tracker_figure (one figure by its path in it). */
 typedef struct gt_usage {
     /* Version 1. */
     unsigned int version;   /* GT_USAGE_INIT; the library keeps it */
@@ -583,22 +595,48 @@ GT_API gt_status gt_tracker_add_static(gt_tracker *t, const char *key, const cha
  * tracking file).  On failure *out is NULL and err (may be NULL) says why. */
 GT_API gt_status gt_tracker_new(const gt_options *opts, gt_tracker **out,
                                 gt_error *err);
-/* Takes the first sample and starts the background sampling thread. */
-GT_API gt_status gt_tracker_start(gt_tracker *t);
-/* Takes the last sample, stops the thread, finalizes the tracking file.
- * Safe from several threads at once: one stop does the work and returns
- * the run's result; any other, concurrent or later, returns GT_ERR_STATE
- * ("tracking has already stopped") once that stop is complete, and leaves
- * a failure of the run as the message of gt_tracker_error(). */
-GT_API gt_status gt_tracker_stop(gt_tracker *t);
+/* Takes the first sample and starts the background sampling thread.
+ * GT_ERR_NOPROC (and the tracker stopped) where the process to track ended
+ * before that sample. */
+GT_API gt_status gt_tracker_start(gt_tracker *t, gt_error *err);
+/* Takes the last sample, stops the thread, finalizes the tracking file, and
+ * returns the run's result: its first failure (a sample that could not be
+ * taken, a tracking file that could not be written), with its message in
+ * err.  Safe from several threads at once: one stop does the work and
+ * returns that result; any other, concurrent or later, returns
+ * GT_ERR_STATE ("tracking has already stopped") once that stop is
+ * complete. */
+GT_API gt_status gt_tracker_stop(gt_tracker *t, gt_error *err);
 /* Usage so far (works while running too), in out->version's layout (set it
  * with GT_USAGE_INIT).  Fails before start, and for an unknown version. */
-GT_API gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out);
+GT_API gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out, gt_error *err);
 /* The same, allocated by the library, for bindings that cannot size a
  * gt_usage: in the tracker's version (that of its gt_options), released
  * with gt_usage_free().  On failure *out is NULL. */
-GT_API gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out);
+GT_API gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out, gt_error *err);
 GT_API void gt_usage_free(gt_usage **u);
+/* Reading results, the stable way: the usage so far as the report
+ * (GT_FORMAT_TEXT, as the command prints it, or GT_FORMAT_JSON, the
+ * Python package's to_json() and gpu-tracker's own sections after it), in
+ * a string released with gt_string_free(), with every figure of this
+ * library whatever the program's struct version.  A figure added in a
+ * later release appears here (and in gt_tracker_figure) without a new
+ * struct version; gt_usage keeps the figures it has for the programs that
+ * read it, and may not get new ones.  Fails as gt_tracker_usage; on failure
+ * *out is NULL. */
+GT_API gt_status gt_tracker_report(gt_tracker *t, gt_format fmt, char **out, gt_error *err);
+/* One figure of that JSON report, by the path of its keys joined by '.':
+ * "max_ram.combined.total_rss", "max_gpu_ram.main",
+ * "cpu_utilization.main.mean_sum_percent", "cpu_utilization.main_n_threads",
+ * "gpu_utilization.gpu_percentages.max_hardware_percent",
+ * "compute_time.time", "peak_ram.main", ... (in the report's units; the
+ * units themselves, text, are in the report).  A figure the report gives as
+ * unavailable (null) is NaN with GT_OK; true and false are 1 and 0.  A path
+ * the report does not have, or one that names text or a section, is
+ * GT_ERR_INVALID with a message naming it, and *value NaN.  Each call reads
+ * the usage at that moment: while tracking runs, read several figures from
+ * one gt_tracker_report instead, or after gt_tracker_stop. */
+GT_API gt_status gt_tracker_figure(gt_tracker *t, const char *path, double *value, gt_error *err);
 /* Gives the tracker ru_maxrss of the reaped main process (bytes), for
  * launchers that wait for it themselves.  It is not main's own peak: it is
  * the largest of main's peak, the peaks of the children main waited for,
@@ -610,8 +648,6 @@ GT_API void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss_bytes,
 /* Descendants of the tracked process still running at the last sample
  * (after gt_tracker_stop: those the main process left behind). */
 GT_API size_t gt_tracker_descendants_alive(const gt_tracker *t);
-/* Message of the last failure, or of the first degraded measurement. */
-GT_API const char *gt_tracker_error(const gt_tracker *t);
 /* Stops a running tracker and releases it.  A tracker never started (the
  * command it was made for could not run) removes the files gt_tracker_new
  * created, which hold no sample: left there, they would refuse the next
@@ -657,17 +693,19 @@ GT_API gt_status gt_subtracker_default_path_of(long long process_id, char *buf, 
  * from processes forked after the open (each mark carries the writer's
  * PID; SQLite writers wait for each other up to 10 s).  A file
  * removed (or replaced) while in use is GT_ERR_IO, "... was removed while
- * in use"; a failure to write is kept, and every later mark returns it. */
-GT_API gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name,
-                                    int position);
+ * in use"; a failure to write is kept, and every later mark returns it
+ * with its message.  A NULL name or a position other than 0 or 1 is
+ * GT_ERR_INVALID for this mark alone. */
+GT_API gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name, int position,
+                                    gt_error *err);
 /* gt_subtracker_mark with the process ID and timestamp (Unix seconds) given
  * by the caller, for a binding whose language keeps its own clock (Python's
  * time.time(), which its programs' tests replace). */
 GT_API gt_status gt_subtracker_mark_at(gt_subtracker *s, const char *code_block_name, int position,
-                                       long long process_id, double timestamp);
-/* GT_OK, or the first failure of a mark (scoped marks return nothing). */
-GT_API gt_status gt_subtracker_status(const gt_subtracker *s);
-GT_API const char *gt_subtracker_error(const gt_subtracker *s);
+                                       long long process_id, double timestamp, gt_error *err);
+/* GT_OK, or the first failure of a mark that the file kept (scoped marks
+ * return nothing), with its message in err. */
+GT_API gt_status gt_subtracker_status(gt_subtracker *s, gt_error *err);
 GT_API void gt_subtracker_free(gt_subtracker **s);
 
 /* Scoped marks: a declaration that marks the start where it stands and the
@@ -725,17 +763,37 @@ GT_API void gt_subtrack_scope_end(gt_subtrack_scope *scope);
  * ------------------------------------------------------------------------ */
 typedef struct gt_results gt_results;
 
+/* The options of gt_analyze, initialised with GT_ANALYZE_OPTIONS_INIT or
+ * gt_analyze_options_init(); NULL options are the defaults. */
+typedef struct gt_analyze_options {
+    /* Version 4. */
+    unsigned int version;
+    /* The marks of the code blocks; NULL (the default): none, the overall
+     * statistics and static data of the tracking file alone. */
+    const char *sub_tracking_file;
+    /* The marks of one host only ("" selects the marks without a host; a
+     * host with no marks in the file is GT_ERR_INVALID).  NULL (the
+     * default): the marks must all be of one host (a file without a host
+     * column is of one); marks of several hosts are GT_ERR_INVALID, since a
+     * tracking file holds one node's samples. */
+    const char *host;
+} gt_analyze_options;
+
+#ifdef __cplusplus
+#define GT_ANALYZE_OPTIONS_INIT \
+    ([] { gt_analyze_options gt_o_{}; gt_o_.version = GT_STRUCT_VERSION; return gt_o_; }())
+#else
+#define GT_ANALYZE_OPTIONS_INIT { .version = GT_STRUCT_VERSION }
+#endif
+/* The defaults of GT_ANALYZE_OPTIONS_INIT in the fields of the given struct
+ * version (pass GT_STRUCT_VERSION), for a binding that declares the struct
+ * itself; as gt_options_init() for an unknown version. */
+GT_API gt_status gt_analyze_options_init(gt_analyze_options *opts, unsigned int version);
+
 /* Statistics of tracking_file, overall and inside the calls of each code
- * block of sub_tracking_file (NULL: none).  The marks must all be of one
- * host (a file without a host column is of one); marks of several hosts
- * are GT_ERR_INVALID, since a tracking file holds one node's samples. */
-GT_API gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file,
-                            gt_results **out, gt_error *err);
-/* gt_analyze on the marks of one host only (host "" selects the marks
- * without a host); host NULL is gt_analyze.  A host with no marks in the
- * file is GT_ERR_INVALID. */
-GT_API gt_status gt_analyze_host(const char *tracking_file, const char *sub_tracking_file,
-                                 const char *host, gt_results **out, gt_error *err);
+ * block of opts->sub_tracking_file. */
+GT_API gt_status gt_analyze(const char *tracking_file, const gt_analyze_options *opts, gt_results **out,
+                            gt_error *err);
 /* Writes results as `sub-track analyze` prints them (text) or as JSON. */
 GT_API gt_status gt_results_write(const gt_results *r, gt_format fmt, FILE *out);
 /* The same as a string released with gt_string_free() (see gt_usage_string). */
@@ -759,10 +817,34 @@ GT_API gt_status gt_subtrack_combine(const char *out_file, const char *const *in
  * ------------------------------------------------------------------------ */
 typedef struct gt_merge gt_merge;
 
+/* The options of gt_merge_files, initialised with GT_MERGE_OPTIONS_INIT or
+ * gt_merge_options_init(); NULL options are the defaults. */
+typedef struct gt_merge_options {
+    /* Version 4. */
+    unsigned int version;
+    /* The step of the grid the files' samples are aligned on, seconds from
+     * the Unix epoch, at least 0.001; default 1.0 (the command's --align). */
+    double align_seconds;
+} gt_merge_options;
+
+#ifdef __cplusplus
+#define GT_MERGE_OPTIONS_INIT              \
+    ([] {                                  \
+        gt_merge_options gt_o_{};          \
+        gt_o_.version = GT_STRUCT_VERSION; \
+        gt_o_.align_seconds = 1.0;         \
+        return gt_o_;                      \
+    }())
+#else
+#define GT_MERGE_OPTIONS_INIT { .version = GT_STRUCT_VERSION, .align_seconds = 1.0 }
+#endif
+/* The defaults of GT_MERGE_OPTIONS_INIT, as gt_analyze_options_init(). */
+GT_API gt_status gt_merge_options_init(gt_merge_options *opts, unsigned int version);
+
 /* Reads the tracking files (CSV or SQLite, gpu-tracker's or the Python
  * package's) one at a time and reports each file's figures and the job's:
- * peaks of the sums across files at one time, on a grid of align_seconds
- * steps from the Unix epoch (in each step a file counts with the largest
+ * peaks of the sums across files at one time, on a grid of
+ * opts->align_seconds steps (in each step a file counts with the largest
  * value it sampled there, or its last value before), and the sums of CPU
  * seconds and energy.  RAM figures are in the first file's units.  Each
  * path counts as given (the command leaves out a file given twice).  On
@@ -770,7 +852,7 @@ typedef struct gt_merge gt_merge;
  * not a tracking file, such as a side file of --per-process, or samples
  * out of order or out of range, with the sample and column;
  * GT_ERR_INVALID for n == 0 or align_seconds below 0.001; GT_ERR_NOMEM). */
-GT_API gt_status gt_merge_files(const char *const *paths, size_t n, double align_seconds,
+GT_API gt_status gt_merge_files(const char *const *paths, size_t n, const gt_merge_options *opts,
                                 gt_merge **out, gt_error *err);
 /* Writes the report as text or JSON (GT_ERR_IO when out fails). */
 GT_API gt_status gt_merge_write(const gt_merge *m, gt_format fmt, FILE *out);
@@ -781,13 +863,32 @@ GT_API void gt_merge_free(gt_merge **m);
  * ------------------------------------------------------------------------ */
 typedef struct gt_comparison gt_comparison;
 
-/* names[i] labels the session whose results JSON is files[i].  statistic is
- * "min", "max", "mean" or "std".  Warnings (code blocks matched despite
- * differing line numbers) go to log (NULL: stderr).  On failure *out is
- * NULL and err says which file or code block is wrong. */
-GT_API gt_status gt_compare(const char *const *names, const char *const *files,
-                            size_t n, const char *statistic, gt_log_fn log,
-                            void *log_ctx, gt_comparison **out, gt_error *err);
+/* The options of gt_compare, initialised with GT_COMPARE_OPTIONS_INIT or
+ * gt_compare_options_init(); NULL options are the defaults. */
+typedef struct gt_compare_options {
+    /* Version 4. */
+    unsigned int version;
+    /* "min", "max", "mean" or "std"; NULL (the default): "mean". */
+    const char *statistic;
+    /* Warnings (code blocks matched despite differing line numbers), with
+     * log_ctx; NULL (the default): written to stderr. */
+    gt_log_fn log;
+    void *log_ctx;
+} gt_compare_options;
+
+#ifdef __cplusplus
+#define GT_COMPARE_OPTIONS_INIT \
+    ([] { gt_compare_options gt_o_{}; gt_o_.version = GT_STRUCT_VERSION; return gt_o_; }())
+#else
+#define GT_COMPARE_OPTIONS_INIT { .version = GT_STRUCT_VERSION }
+#endif
+/* The defaults of GT_COMPARE_OPTIONS_INIT, as gt_analyze_options_init(). */
+GT_API gt_status gt_compare_options_init(gt_compare_options *opts, unsigned int version);
+
+/* names[i] labels the session whose results JSON is files[i].  On failure
+ * *out is NULL and err says which file or code block is wrong. */
+GT_API gt_status gt_compare(const char *const *names, const char *const *files, size_t n,
+                            const gt_compare_options *opts, gt_comparison **out, gt_error *err);
 GT_API gt_status gt_comparison_write(const gt_comparison *c, gt_format fmt, FILE *out);
 /* The same as a string released with gt_string_free() (see gt_usage_string). */
 GT_API gt_status gt_comparison_string(const gt_comparison *c, gt_format fmt, char **out);
@@ -797,21 +898,37 @@ GT_API void gt_comparison_free(gt_comparison **c);
  * Plots: timelines of a tracking file as a self-contained page.
  * ------------------------------------------------------------------------ */
 
+/* The options of gt_plot_write, initialised with GT_PLOT_OPTIONS_INIT or
+ * gt_plot_options_init(); NULL options are the defaults. */
+typedef struct gt_plot_options {
+    /* Version 4. */
+    unsigned int version;
+    /* Its code blocks are drawn as labelled spans; NULL (the default): none. */
+    const char *sub_tracking_file;
+    /* The spans of one host's marks only ("" selects the marks written
+     * without a host; a host with no marks in the file is GT_ERR_INVALID,
+     * naming the file's hosts).  NULL (the default): a sub-tracking file
+     * with marks of several hosts is refused. */
+    const char *host;
+} gt_plot_options;
+
+#ifdef __cplusplus
+#define GT_PLOT_OPTIONS_INIT \
+    ([] { gt_plot_options gt_o_{}; gt_o_.version = GT_STRUCT_VERSION; return gt_o_; }())
+#else
+#define GT_PLOT_OPTIONS_INIT { .version = GT_STRUCT_VERSION }
+#endif
+/* The defaults of GT_PLOT_OPTIONS_INIT, as gt_analyze_options_init(). */
+GT_API gt_status gt_plot_options_init(gt_plot_options *opts, unsigned int version);
+
 /* Draws the tracking file (CSV or SQLite) as charts of RAM, GPU RAM, CPU and
- * GPU utilization over time, with the code blocks of sub_tracking_file (may
- * be NULL) as labelled spans, into out_file: an HTML page (".html") or an
- * SVG image (".svg"), written whole or not at all.  Long files are
- * downsampled for drawing, keeping each pixel's smallest and largest value.
+ * GPU utilization over time into out_file: an HTML page (".html") or an SVG
+ * image (".svg"), written whole or not at all.  Long files are downsampled
+ * for drawing, keeping each pixel's smallest and largest value.
  * GT_ERR_INVALID for another extension, GT_ERR_IO / GT_ERR_FORMAT for files
  * that cannot be read or are malformed. */
-GT_API gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file,
-                               const char *out_file, gt_error *err);
-/* gt_plot_write with the spans of one host's marks only (host "" selects
- * the marks written without a host); host NULL is gt_plot_write, which
- * refuses a sub-tracking file with marks of several hosts.  A host with no
- * marks in the file is GT_ERR_INVALID, naming the file's hosts. */
-GT_API gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking_file, const char *host,
-                                    const char *out_file, gt_error *err);
+GT_API gt_status gt_plot_write(const char *tracking_file, const char *out_file, const gt_plot_options *opts,
+                               gt_error *err);
 
 /* ------------------------------------------------------------------------
  * Metrics endpoint: the latest timepoint served over HTTP in the Prometheus

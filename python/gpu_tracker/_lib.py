@@ -2,18 +2,19 @@
 """The C library, loaded with ctypes: where it is found, the prototypes of the
 functions the package calls, and gt_status values turned into exceptions.
 
-Only pointers and opaque handles cross the boundary, plus gt_options, whose
-fields of struct version STRUCT_VERSION are declared here once (tests check
-them against include/gpu_tracker.h).  The library reads and writes only the
-fields of the version a struct says it has, so nothing is padded for fields
-a later library adds.  Usage is allocated by the library and comes back as
+Only pointers and opaque handles cross the boundary, plus gt_options and the
+options of the operations the package calls (gt_analyze_options,
+gt_compare_options), whose fields of struct version STRUCT_VERSION are
+declared here once (tests check them against include/gpu_tracker.h).  The
+library reads and writes only the fields of the version a struct says it
+has, so nothing is padded for fields a later library adds.  Usage is allocated by the library and comes back as
 strings (text, or JSON that json.loads reads), so no other C struct layout
 is assumed.
 """
 import ctypes
 import os
 
-__all__ = ['lib', 'check', 'strerror', 'Options', 'LOG_FN', 'Error', 'library_path', 'c_strings']
+__all__ = ['lib', 'check', 'strerror', 'Options', 'AnalyzeOptions', 'CompareOptions', 'LOG_FN', 'Error', 'library_path', 'c_strings']
 
 # gt_status, as the header's enum numbers it (tests check them against
 # include/gpu_tracker.h); its texts come from the library's gt_strerror().
@@ -47,7 +48,7 @@ class Error(ctypes.Structure):
 
 # The GT_STRUCT_VERSION of include/gpu_tracker.h that Options below is
 # written for: the version that gt_options_init() is given.
-STRUCT_VERSION = 3
+STRUCT_VERSION = 4
 
 
 class Options(ctypes.Structure):
@@ -80,6 +81,25 @@ class Options(ctypes.Structure):
     ]
 
 
+class AnalyzeOptions(ctypes.Structure):
+    """gt_analyze_options of STRUCT_VERSION, field for field."""
+    _fields_ = [
+        ('version', ctypes.c_uint),
+        ('sub_tracking_file', ctypes.c_char_p),
+        ('host', ctypes.c_char_p),
+    ]
+
+
+class CompareOptions(ctypes.Structure):
+    """gt_compare_options of STRUCT_VERSION, field for field."""
+    _fields_ = [
+        ('version', ctypes.c_uint),
+        ('statistic', ctypes.c_char_p),
+        ('log', LOG_FN),
+        ('log_ctx', ctypes.c_void_p),
+    ]
+
+
 def _candidates():
     env = os.environ.get('GPU_TRACKER_LIB')
     if env:
@@ -88,7 +108,7 @@ def _candidates():
     return [
         os.path.join(here, 'libgputracker.so'),                       # installed with the package
         os.path.join(here, '..', '..', 'build', 'libgputracker.so'),  # a source checkout after `make`
-        'libgputracker.so.0',                                         # `make install`, system search path
+        'libgputracker.so.1',                                         # `make install`, system search path
         'libgputracker.so',
     ]
 
@@ -159,11 +179,10 @@ _declare('gt_time_unit_parse', _I, _S, ctypes.POINTER(_I))
 _declare('gt_gpu_brand_parse', _I, _S, ctypes.POINTER(_I))
 _declare('gt_gpu_brand_name', _S, _I)
 _declare('gt_tracker_new', _I, ctypes.POINTER(Options), _PP, _ERR)
-_declare('gt_tracker_start', _I, _P)
-_declare('gt_tracker_stop', _I, _P)
-_declare('gt_tracker_usage_new', _I, _P, _PP)
+_declare('gt_tracker_start', _I, _P, _ERR)
+_declare('gt_tracker_stop', _I, _P, _ERR)
+_declare('gt_tracker_usage_new', _I, _P, _PP, _ERR)
 _declare('gt_usage_free', None, _PP)
-_declare('gt_tracker_error', _S, _P)
 _declare('gt_tracker_free', None, _PP)
 _declare('gt_usage_string', _I, _P, _I, _STR_OUT)
 _declare('gt_string_free', None, _STR_OUT)
@@ -172,22 +191,23 @@ _declare('gt_tracker_add_static', _I, _P, _S, _S, _ERR, required=False)
 # use them (sub_tracker.py), so the tracker works with a library built before
 # they existed.
 _declare('gt_subtracker_open', _I, _S, _I, _PP, _ERR, required=False)
-_declare('gt_subtracker_mark', _I, _P, _S, _I, required=False)
-_declare('gt_subtracker_mark_at', _I, _P, _S, _I, ctypes.c_longlong, ctypes.c_double, required=False)
-_declare('gt_subtracker_error', _S, _P, required=False)
+_declare('gt_subtracker_mark', _I, _P, _S, _I, _ERR, required=False)
+_declare('gt_subtracker_mark_at', _I, _P, _S, _I, ctypes.c_longlong, ctypes.c_double, _ERR, required=False)
 _declare('gt_subtracker_free', None, _PP, required=False)
+_declare('gt_subtracker_default_path', _I, ctypes.c_char_p, ctypes.c_size_t, _ERR, required=False)
 _declare('gt_subtracker_default_path_of', _I, ctypes.c_longlong, ctypes.c_char_p, ctypes.c_size_t, _ERR,
          required=False)
-_declare('gt_analyze', _I, _S, _S, _PP, _ERR, required=False)
-_declare('gt_analyze_host', _I, _S, _S, _S, _PP, _ERR, required=False)
+_declare('gt_analyze_options_init', _I, ctypes.POINTER(AnalyzeOptions), ctypes.c_uint, required=False)
+_declare('gt_analyze', _I, _S, ctypes.POINTER(AnalyzeOptions), _PP, _ERR, required=False)
 _declare('gt_results_string', _I, _P, _I, _STR_OUT, required=False)
 _declare('gt_results_free', None, _PP, required=False)
 _declare('gt_subtrack_combine', _I, _S, ctypes.POINTER(_S), ctypes.c_size_t, _ERR, required=False)
 _declare('gt_subtrack_calls', _I, _S, _S, ctypes.POINTER(ctypes.POINTER(ctypes.c_double)),
          ctypes.POINTER(ctypes.c_size_t), _ERR, required=False)
 _declare('gt_calls_free', None, ctypes.POINTER(ctypes.POINTER(ctypes.c_double)), required=False)
-_declare('gt_compare', _I, ctypes.POINTER(_S), ctypes.POINTER(_S), ctypes.c_size_t, _S, LOG_FN, _P,
-         _PP, _ERR, required=False)
+_declare('gt_compare_options_init', _I, ctypes.POINTER(CompareOptions), ctypes.c_uint, required=False)
+_declare('gt_compare', _I, ctypes.POINTER(_S), ctypes.POINTER(_S), ctypes.c_size_t,
+         ctypes.POINTER(CompareOptions), _PP, _ERR, required=False)
 _declare('gt_comparison_string', _I, _P, _I, _STR_OUT, required=False)
 _declare('gt_comparison_free', None, _PP, required=False)
 

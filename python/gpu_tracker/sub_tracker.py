@@ -145,12 +145,11 @@ class SubTracker:
         # this module's time.time(), as the Python package takes them: tests
         # written for it that replace gpu_tracker.sub_tracker.time or
         # os.getpid fix the marks here too.
+        err = _lib.Error()
         status = _lib.require('gt_subtracker_mark_at')(self._handle, self.code_block_name.encode(), position,
-                                                       self.process_id, time.time())
+                                                       self.process_id, time.time(), ctypes.byref(err))
         if status != _lib.GT_OK:
-            message = _lib.lib.gt_subtracker_error(self._handle)
-            _lib.check(status, message.decode('utf-8', 'replace') if message
-                       else f'cannot write the mark: {_lib.strerror(status)}')
+            _lib.check(status, err.message or f'cannot write the mark: {_lib.strerror(status)}')
 
     def __enter__(self) -> SubTracker:
         if self._handle is None:
@@ -367,12 +366,12 @@ class SubTrackingAnalyzer:
             raise ValueError('the tracking file is required to analyze the sub-tracking file')
         handle = ctypes.c_void_p()
         err = _lib.Error()
-        if self.host is None:
-            status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), _lib.encode(sub_tracking_file),
-                                                ctypes.byref(handle), ctypes.byref(err))
-        else:
-            status = _lib.require('gt_analyze_host')(_lib.encode(self.tracking_file), _lib.encode(sub_tracking_file),
-                                                     self.host.encode(), ctypes.byref(handle), ctypes.byref(err))
+        opts = _lib.AnalyzeOptions()
+        _lib.check(_lib.require('gt_analyze_options_init')(ctypes.byref(opts), _lib.STRUCT_VERSION))
+        opts.sub_tracking_file = _lib.encode(sub_tracking_file)
+        opts.host = _lib.encode(self.host)
+        status = _lib.require('gt_analyze')(_lib.encode(self.tracking_file), ctypes.byref(opts),
+                                            ctypes.byref(handle), ctypes.byref(err))
         _check_files(status, err.message, (self.tracking_file, sub_tracking_file))
         return SubTrackingResults._from_json(*_take_report(handle, 'gt_results_string', 'gt_results_free'))
 
@@ -643,8 +642,12 @@ class TrackingComparison:
         log_fn = _c_log(warnings)
         handle = ctypes.c_void_p()
         err = _lib.Error()
-        status = _lib.require('gt_compare')(c_names, c_files, len(names), _lib.encode(statistic), log_fn, None,
-                                            ctypes.byref(handle), ctypes.byref(err))
+        opts = _lib.CompareOptions()
+        _lib.check(_lib.require('gt_compare_options_init')(ctypes.byref(opts), _lib.STRUCT_VERSION))
+        opts.statistic = _lib.encode(statistic)
+        opts.log = log_fn
+        status = _lib.require('gt_compare')(c_names, c_files, len(names), ctypes.byref(opts), ctypes.byref(handle),
+                                            ctypes.byref(err))
         if log_warnings:
             for message in warnings:
                 log.warning(message)

@@ -423,14 +423,15 @@ class Tracker:
             raise RuntimeError('Cannot start tracking when tracking has already started.')
         if self._state == _TrackerState.STOPPED:
             raise RuntimeError('Cannot start tracking when tracking has already stopped.')
-        status = _lib.lib.gt_tracker_start(self._handle)
+        err = _lib.Error()
+        status = _lib.lib.gt_tracker_start(self._handle, ctypes.byref(err))
         if status == _lib.GT_ERR_NOPROC and self._process_id_given:
             # As the Python package: a warning, and a session with no usage.
             if not self._disable_logs:
                 log.warning(f'The target process of ID {self.process_id} ended before tracking could begin.')
             self._vanished = True
         else:
-            self._call(status)
+            _lib.check(status, err.message)
         self._state = _TrackerState.STARTED
         self._extras.begin(self._usage())
 
@@ -447,8 +448,9 @@ class Tracker:
         self._state = _TrackerState.STOPPED
         _alive.discard(self)
         # The library stopped a tracker whose process had vanished at start.
-        status = _lib.GT_OK if self._vanished else _lib.lib.gt_tracker_stop(self._handle)
-        message = self._error()
+        err = _lib.Error()
+        status = _lib.GT_OK if self._vanished else _lib.lib.gt_tracker_stop(self._handle, ctypes.byref(err))
+        message = err.message
         try:
             # The usage is kept even when the stop reports a failure (such as a
             # tracking file that could not be written), which is raised after.
@@ -465,23 +467,14 @@ class Tracker:
     def _usage(self) -> ResourceUsage:
         # One snapshot, allocated by the library, for both the text and the JSON.
         usage = ctypes.c_void_p()
-        self._call(_lib.lib.gt_tracker_usage_new(self._handle, ctypes.byref(usage)))
+        err = _lib.Error()
+        _lib.check(_lib.lib.gt_tracker_usage_new(self._handle, ctypes.byref(usage), ctypes.byref(err)), err.message)
         try:
             text = _lib.to_string(_lib.lib.gt_usage_string, usage, _lib.FORMAT_TEXT)
             data = json.loads(_lib.to_string(_lib.lib.gt_usage_string, usage, _lib.FORMAT_JSON))
         finally:
             _lib.lib.gt_usage_free(ctypes.byref(usage))
         return ResourceUsage._from_json(data, text)
-
-    def _error(self) -> str:
-        """The library's message of the last failure; '' where it has none,
-        and _lib.check then gives the status's own text."""
-        message = _lib.lib.gt_tracker_error(self._handle)
-        return message.decode('utf-8', 'replace') if message else ''
-
-    def _call(self, status):
-        if status != _lib.GT_OK:
-            _lib.check(status, self._error())
 
     def _release(self):
         if self._handle:

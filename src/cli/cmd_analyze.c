@@ -77,7 +77,10 @@ int gt_cli_subtrack_analyze(int argc, char **argv)
 
     gt_results *r = NULL;
     gt_error err;
-    gt_status st = gt_analyze_host(tf, stf, host, &r, &err);
+    gt_analyze_options ao = GT_ANALYZE_OPTIONS_INIT;
+    ao.sub_tracking_file = stf;
+    ao.host = host;
+    gt_status st = gt_analyze(tf, &ao, &r, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return gt_cli_status_exit(st);

@@ -205,8 +205,11 @@ static int run(gt_cli_compare_settings *s)
         return rc;
     gt_comparison *c = NULL;
     gt_error e;
-    gt_status st = gt_compare((const char *const *)s->ss.names, (const char *const *)s->ss.files, s->ss.n,
-                              s->stat ? s->stat : "mean", gt_cli_log_stderr, NULL, &c, &e);
+    gt_compare_options co = GT_COMPARE_OPTIONS_INIT;
+    co.statistic = s->stat;
+    co.log = gt_cli_log_stderr;
+    gt_status st = gt_compare((const char *const *)s->ss.names, (const char *const *)s->ss.files, s->ss.n, &co,
+                              &c, &e);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", e.msg);
         /* The results files are compare's arguments: one that cannot be

@@ -170,7 +170,7 @@ int gt_cli_merge(int argc, char **argv)
     const char *output = s.output, *format = s.format, *align_text = s.align;
     size_t nargs = s.nargs;
     gt_format fmt = GT_FORMAT_TEXT;
-    double align = 1.0;
+    gt_merge_options mo = GT_MERGE_OPTIONS_INIT; /* the library's default grid unless --align */
     char *end;
     rc = GT_EXIT_USAGE;
     if (!strcmp(format, "json"))
@@ -181,8 +181,9 @@ int gt_cli_merge(int argc, char **argv)
     }
     if (align_text) {
         errno = 0;
-        align = strtod(align_text, &end);
-        if (errno || end == align_text || *end || !isfinite(align) || align < GT_MERGE_MIN_ALIGN) {
+        mo.align_seconds = strtod(align_text, &end);
+        if (errno || end == align_text || *end || !isfinite(mo.align_seconds) ||
+            mo.align_seconds < GT_MERGE_MIN_ALIGN) {
             rc = gt_cli_usage_error("merge: invalid value '%s' for --align: must be a number of seconds, at "
                                     "least %g",
                                     align_text, GT_MERGE_MIN_ALIGN);
@@ -198,7 +199,7 @@ int gt_cli_merge(int argc, char **argv)
     if (output && (rc = gt_cli_outfile_check(output, "--output", paths, npaths, "the input")))
         goto done;
     gt_error err;
-    gt_status st = gt_merge_files((const char *const *)paths, npaths, align, &m, &err);
+    gt_status st = gt_merge_files((const char *const *)paths, npaths, &mo, &m, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         rc = gt_cli_status_exit(st);

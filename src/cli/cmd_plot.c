@@ -65,7 +65,10 @@ int gt_cli_plot(int argc, char **argv)
     if (rc)
         return rc;
     gt_error err;
-    gt_status st = gt_plot_write_host(tf, stf, host, output, &err);
+    gt_plot_options po = GT_PLOT_OPTIONS_INIT;
+    po.sub_tracking_file = stf;
+    po.host = host;
+    gt_status st = gt_plot_write(tf, output, &po, &err);
     if (st != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return gt_cli_status_exit(st);

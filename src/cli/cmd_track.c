@@ -52,8 +52,9 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
 static int write_report(gt_tracker *t, const gt_cli_track_settings *s, const gt_cli_eff_facts *facts, FILE *out)
 {
     gt_usage u = GT_USAGE_INIT;
-    if (gt_tracker_usage(t, &u) != GT_OK) {
-        fprintf(stderr, "gpu-tracker: %s\n", gt_tracker_error(t));
+    gt_error err;
+    if (gt_tracker_usage(t, &u, &err) != GT_OK) {
+        fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return GT_EXIT_FAILURE;
     }
     gt_format fmt = s->format && !strcmp(s->format, "json") ? GT_FORMAT_JSON : GT_FORMAT_TEXT;
@@ -223,8 +224,8 @@ static int start_tracking(run *r)
     }
     if (!s->quiet)
         r->w.live = gt_cli_live_start(STDERR_FILENO);
-    if (gt_tracker_start(r->t) != GT_OK) {
-        fprintf(stderr, "gpu-tracker: %s\n", gt_tracker_error(r->t));
+    if (gt_tracker_start(r->t, &err) != GT_OK) {
+        fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return GT_EXIT_FAILURE;
     }
     return 0;
@@ -259,7 +260,8 @@ static int finish(run *r)
         gt_cli_child_wait(&r->child, s->wait_descendants);
     else
         interrupted = gt_cli_attached_wait(s->attach, r->child.sfd);
-    gt_status st = gt_tracker_stop(r->t);
+    gt_error stop_err;
+    gt_status st = gt_tracker_stop(r->t, &stop_err);
     struct timespec ended;
     clock_gettime(CLOCK_MONOTONIC, &ended);
     gt_cli_live_stop(&r->w.live); /* after the last sample, before the report */
@@ -278,7 +280,7 @@ static int finish(run *r)
      * message says which, and a command that succeeded exits with 1, as for
      * a report that cannot be written. */
     if (st != GT_OK) {
-        fprintf(stderr, "gpu-tracker: %s\n", gt_tracker_error(r->t));
+        fprintf(stderr, "gpu-tracker: %s\n", stop_err.msg);
         if (rc == 0)
             rc = GT_EXIT_FAILURE;
     }

@@ -13,10 +13,19 @@
 /* The end of a field: where a struct version whose last field it is ends. */
 #define GT_END_OF(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
 
-typedef enum gt_abi_struct { GT_ABI_OPTIONS, GT_ABI_TIMEPOINT, GT_ABI_USAGE } gt_abi_struct;
+typedef enum gt_abi_struct {
+    GT_ABI_OPTIONS,
+    GT_ABI_TIMEPOINT,
+    GT_ABI_USAGE,
+    GT_ABI_ANALYZE_OPTIONS,
+    GT_ABI_MERGE_OPTIONS,
+    GT_ABI_COMPARE_OPTIONS,
+    GT_ABI_PLOT_OPTIONS,
+} gt_abi_struct;
 
 /* Bytes of the struct that a program of the given version has; 0 for a
- * version this library does not know (0, or newer than GT_STRUCT_VERSION). */
+ * version this library does not know (0, older than the struct, or newer
+ * than GT_STRUCT_VERSION). */
 size_t gt_abi_size(gt_abi_struct s, unsigned int version);
 
 /* GT_OK for a known version; otherwise GT_ERR_INVALID with a message that
@@ -32,5 +41,18 @@ void gt_abi_read(gt_abi_struct s, const void *in, void *full);
  * that version's size: nothing past it is written.  out->version becomes
  * out_version. */
 void gt_abi_write(gt_abi_struct s, const void *full, void *out, unsigned int out_version);
+
+/* The *_options_init() of an operation's options: the fields of the given
+ * version from *defaults (of GT_STRUCT_VERSION).  An unknown version is
+ * GT_ERR_INVALID and writes only the version, for the operation to refuse
+ * with a message. */
+gt_status gt_abi_init(gt_abi_struct s, const void *defaults, void *out, unsigned int version);
+
+/* An operation's options as the library reads them: *full is *defaults
+ * where in is NULL (the documented default), else in's fields of its
+ * version over the defaults; GT_ERR_INVALID with a message for an unknown
+ * version.  size is sizeof *full. */
+gt_status gt_abi_take(gt_abi_struct s, const void *in, const void *defaults, void *full, size_t size,
+                      gt_error *err);
 
 #endif

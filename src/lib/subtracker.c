@@ -57,7 +57,7 @@ struct gt_subtracker {
     char *host;         /* the node's name, or NULL: no host column */
     char *buf;          /* the row (CSV) or the name (SQLite) being written */
     size_t cap;
-    gt_error err;
+    gt_error err;       /* the message of failed, for every mark that returns it */
 };
 
 /* The host name to write with each mark, or NULL when the file keeps the
@@ -265,38 +265,36 @@ static gt_status write_mark(gt_subtracker *s, const char *a, const char *b, int 
 }
 
 static gt_status mark_at(gt_subtracker *s, const char *a, const char *b, int position, int now, long long pid,
-                         double ts)
+                         double ts, gt_error *err)
 {
     if (!s)
-        return GT_ERR_INVALID;
-    if (!a || (position != 0 && position != 1)) {
+        return gt_err(err, GT_ERR_INVALID, "no sub-tracker: the gt_subtracker pointer is NULL");
+    if (!a || (position != 0 && position != 1))
         /* A caller's mistake, not the file's: later marks still work. */
-        pthread_mutex_lock(&s->lock);
-        gt_err(&s->err, GT_ERR_INVALID, "sub-tracking mark: %s",
-               !a ? "no code block name" : "position must be 0 (start) or 1 (stop)");
-        pthread_mutex_unlock(&s->lock);
-        return GT_ERR_INVALID;
-    }
+        return gt_err(err, GT_ERR_INVALID, "sub-tracking mark: %s",
+                      !a ? "no code block name" : "position must be 0 (start) or 1 (stop)");
     pthread_mutex_lock(&s->lock);
     gt_status st = write_mark(s, a, b, position, now, pid, ts);
+    if (st != GT_OK && err)
+        *err = s->err;
     pthread_mutex_unlock(&s->lock);
     return st;
 }
 
-static gt_status mark(gt_subtracker *s, const char *a, const char *b, int position)
+static gt_status mark(gt_subtracker *s, const char *a, const char *b, int position, gt_error *err)
 {
-    return mark_at(s, a, b, position, 1, 0, 0.0);
+    return mark_at(s, a, b, position, 1, 0, 0.0, err);
 }
 
-gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name, int position)
+gt_status gt_subtracker_mark(gt_subtracker *s, const char *code_block_name, int position, gt_error *err)
 {
-    return mark(s, code_block_name, NULL, position);
+    return mark(s, code_block_name, NULL, position, err);
 }
 
 gt_status gt_subtracker_mark_at(gt_subtracker *s, const char *code_block_name, int position, long long process_id,
-                                double timestamp)
+                                double timestamp, gt_error *err)
 {
-    return mark_at(s, code_block_name, NULL, position, 0, process_id, timestamp);
+    return mark_at(s, code_block_name, NULL, position, 0, process_id, timestamp, err);
 }
 
 static gt_status open_sqlite(gt_subtracker *s, gt_error *err)
@@ -376,14 +374,16 @@ fail:
     return st;
 }
 
-gt_status gt_subtracker_status(const gt_subtracker *s)
+gt_status gt_subtracker_status(gt_subtracker *s, gt_error *err)
 {
-    return s ? s->failed : GT_ERR_INVALID;
-}
-
-const char *gt_subtracker_error(const gt_subtracker *s)
-{
-    return s ? s->err.msg : "no sub-tracker";
+    if (!s)
+        return gt_err(err, GT_ERR_INVALID, "no sub-tracker: the gt_subtracker pointer is NULL");
+    pthread_mutex_lock(&s->lock);
+    gt_status st = s->failed;
+    if (st != GT_OK && err)
+        *err = s->err;
+    pthread_mutex_unlock(&s->lock);
+    return st;
 }
 
 void gt_subtracker_free(gt_subtracker **sp)
@@ -414,7 +414,7 @@ gt_subtrack_scope gt_subtrack_scope_begin(gt_subtracker *s, const char *name, co
                                           const char *attr)
 {
     gt_subtrack_scope sc = {s, name ? name : file, name ? NULL : attr};
-    mark(s, sc.name, sc.attr, 0);
+    mark(s, sc.name, sc.attr, 0, NULL);
     return sc;
 }
 
@@ -422,5 +422,5 @@ void gt_subtrack_scope_end(gt_subtrack_scope *sc)
 {
     if (!sc)
         return;
-    mark(sc->s, sc->name, sc->attr, 1);
+    mark(sc->s, sc->name, sc->attr, 1, NULL);
 }

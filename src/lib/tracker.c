@@ -36,7 +36,7 @@
  * closing the files; a concurrent stop waits for ST_STOPPED. */
 enum state { ST_NEW, ST_RUNNING, ST_STOPPING, ST_STOPPED };
 
-/* gt_tracker_error's text for a NULL tracker. */
+/* The message for a NULL tracker. */
 #define NO_TRACKER "no tracker: the gt_tracker pointer is NULL"
 
 struct gt_tracker {
@@ -80,7 +80,7 @@ struct gt_tracker {
     int warned_denied, warned_fds;
     gt_status status;       /* first failure while running */
     int store_failed, perproc_failed;
-    gt_error err;
+    gt_error err;           /* its message, for the start or stop that reports it */
     /* One wait for an SQLite file's lock for all its connections (the
      * main table's, the side tables'): armed before each sample's rows and
      * before the close. */
@@ -450,16 +450,24 @@ static void keep_cgroup_end(gt_tracker *t)
     pthread_mutex_unlock(&t->mu);
 }
 
-gt_status gt_tracker_start(gt_tracker *t)
+/* The run's failure for the caller that reports it; under t->mu. */
+static gt_status run_failure(const gt_tracker *t, gt_status st, gt_error *err)
+{
+    if (st != GT_OK && err)
+        *err = t->err;
+    return st;
+}
+
+gt_status gt_tracker_start(gt_tracker *t, gt_error *err)
 {
     if (!t)
-        return GT_ERR_INVALID;
+        return gt_err(err, GT_ERR_INVALID, NO_TRACKER);
     pthread_mutex_lock(&t->mu);
     if (t->state != ST_NEW) {
-        gt_err(&t->err, GT_ERR_STATE,
-               t->state == ST_RUNNING ? "tracking has already started" : "a stopped tracker cannot be restarted");
+        int running = t->state == ST_RUNNING;
         pthread_mutex_unlock(&t->mu);
-        return GT_ERR_STATE;
+        return gt_err(err, GT_ERR_STATE,
+                      running ? "tracking has already started" : "a stopped tracker cannot be restarted");
     }
     clock_gettime(CLOCK_MONOTONIC, &t->t_start);
     t->state = ST_RUNNING;
@@ -470,8 +478,9 @@ gt_status gt_tracker_start(gt_tracker *t)
     gt_status st = t->status;
     if (st != GT_ERR_NOPROC || t->state != ST_RUNNING) {
         /* Running, or a stop from another thread already under way. */
+        st = run_failure(t, st == GT_ERR_NOPROC ? st : GT_OK, err);
         pthread_mutex_unlock(&t->mu);
-        return st == GT_ERR_NOPROC ? st : GT_OK;
+        return st;
     }
     t->state = ST_STOPPING;
     pthread_mutex_unlock(&t->mu);
@@ -482,27 +491,26 @@ gt_status gt_tracker_start(gt_tracker *t)
     t->ended_before_start = 1;
     t->state = ST_STOPPED;
     pthread_cond_broadcast(&t->cv);
+    st = run_failure(t, st, err);
     pthread_mutex_unlock(&t->mu);
     return st;
 }
 
 /* One caller stops: the state moves to ST_STOPPING under the lock, so the
  * thread is joined once.  Another stop, concurrent or later, waits for the
- * first to finish and gets GT_ERR_STATE; its message never replaces a
- * failure of the run, which is the first stop's result. */
-gt_status gt_tracker_stop(gt_tracker *t)
+ * first to finish and gets GT_ERR_STATE; the failure of the run is the
+ * first stop's result. */
+gt_status gt_tracker_stop(gt_tracker *t, gt_error *err)
 {
     if (!t)
-        return GT_ERR_INVALID;
+        return gt_err(err, GT_ERR_INVALID, NO_TRACKER);
     pthread_mutex_lock(&t->mu);
     while (t->state == ST_STOPPING)
         pthread_cond_wait(&t->cv, &t->mu);
     if (t->state != ST_RUNNING) {
-        if (t->state == ST_NEW || t->status == GT_OK || t->status == GT_ERR_NOPROC)
-            gt_err(&t->err, GT_ERR_STATE,
-                   t->state == ST_NEW ? "tracking has not started" : "tracking has already stopped");
+        int never_started = t->state == ST_NEW;
         pthread_mutex_unlock(&t->mu);
-        return GT_ERR_STATE;
+        return gt_err(err, GT_ERR_STATE, never_started ? "tracking has not started" : "tracking has already stopped");
     }
     t->state = ST_STOPPING;
     t->stop_requested = 1;
@@ -532,10 +540,10 @@ gt_status gt_tracker_stop(gt_tracker *t)
     }
     t->t_stop = t_stop;
     t->state = ST_STOPPED;
-    gt_status st = t->status;
+    gt_status st = run_failure(t, t->status == GT_ERR_NOPROC ? GT_OK : t->status, err);
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
-    return st == GT_ERR_NOPROC ? GT_OK : st;
+    return st;
 }
 
 void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherited)
@@ -600,15 +608,15 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     gt_perproc_top(t->perproc, u);
 }
 
-gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out)
+gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out, gt_error *err)
 {
     if (!t)
-        return GT_ERR_INVALID;
+        return gt_err(err, GT_ERR_INVALID, NO_TRACKER);
     if (!out)
-        return gt_err(&t->err, GT_ERR_INVALID, "no usage to fill: out is NULL");
+        return gt_err(err, GT_ERR_INVALID, "no usage to fill: out is NULL");
     if (current_state(t) == ST_NEW)
-        return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
-    gt_status st = gt_abi_check(GT_ABI_USAGE, out->version, &t->err);
+        return gt_err(err, GT_ERR_STATE, "tracking has not started");
+    gt_status st = gt_abi_check(GT_ABI_USAGE, out->version, err);
     if (st != GT_OK)
         return st;
     gt_usage u;
@@ -617,21 +625,21 @@ gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out)
     return GT_OK;
 }
 
-gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out)
+gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out, gt_error *err)
 {
     if (out)
         *out = NULL;
     if (!t)
-        return GT_ERR_INVALID;
+        return gt_err(err, GT_ERR_INVALID, NO_TRACKER);
     if (!out)
-        return gt_err(&t->err, GT_ERR_INVALID, "no place for the usage: out is NULL");
+        return gt_err(err, GT_ERR_INVALID, "no place for the usage: out is NULL");
     if (current_state(t) == ST_NEW)
-        return gt_err(&t->err, GT_ERR_STATE, "tracking has not started");
+        return gt_err(err, GT_ERR_STATE, "tracking has not started");
     /* Allocated whole, filled to the tracker's version: fields of later
      * versions stay zero, as in the program's own struct. */
     gt_usage *copy = calloc(1, sizeof *copy);
     if (!copy)
-        return gt_err(&t->err, GT_ERR_NOMEM, "out of memory");
+        return gt_err(err, GT_ERR_NOMEM, "out of memory");
     gt_usage u;
     fill_usage(t, &u);
     gt_abi_write(GT_ABI_USAGE, &u, copy, t->version);
@@ -647,11 +655,6 @@ void gt_usage_free(gt_usage **u)
     *u = NULL;
 }
 
-const char *gt_tracker_error(const gt_tracker *t)
-{
-    return t ? t->err.msg : NO_TRACKER;
-}
-
 void gt_tracker_free(gt_tracker **tp)
 {
     if (!tp || !*tp)
@@ -659,7 +662,7 @@ void gt_tracker_free(gt_tracker **tp)
     gt_tracker *t = *tp;
     enum state state = current_state(t);
     if (state == ST_RUNNING || state == ST_STOPPING) {
-        gt_tracker_stop(t);
+        gt_tracker_stop(t, NULL);
     } else if (state == ST_NEW && t->has_thread) {
         pthread_mutex_lock(&t->mu);
         t->stop_requested = 1;

@@ -361,8 +361,8 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
     (void)gt_tracker_add_static(t->tracker, "slurm_job_id", jobname, NULL);
     (void)gt_tracker_add_static(t->tracker, "slurm_step_id", stepname, NULL);
     (void)gt_tracker_add_static(t->tracker, "slurm_task_id", r, NULL);
-    if (gt_tracker_start(t->tracker) != GT_OK) {
-        slurm_error("gpu-tracker: task %u: %s", rank, gt_tracker_error(t->tracker));
+    if (gt_tracker_start(t->tracker, &err) != GT_OK) {
+        slurm_error("gpu-tracker: task %u: %s", rank, err.msg);
         gt_tracker_free(&t->tracker);
         step.ntasks--;
     }
@@ -376,11 +376,12 @@ static void finish(task *t, const job_user *u)
     gt_usage u_ = GT_USAGE_INIT;
     char name[sizeof t->name + 8];
     saved_ids ids;
-    if (gt_tracker_stop(t->tracker) != GT_OK)
-        slurm_error("gpu-tracker: task %u: %s", t->rank, gt_tracker_error(t->tracker));
+    gt_error err;
+    if (gt_tracker_stop(t->tracker, &err) != GT_OK)
+        slurm_error("gpu-tracker: task %u: %s", t->rank, err.msg);
     snprintf(name, sizeof name, "%s.json", t->name);
-    if (gt_tracker_usage(t->tracker, &u_) != GT_OK) {
-        slurm_error("gpu-tracker: task %u: %s", t->rank, gt_tracker_error(t->tracker));
+    if (gt_tracker_usage(t->tracker, &u_, &err) != GT_OK) {
+        slurm_error("gpu-tracker: task %u: %s", t->rank, err.msg);
     } else if (u && become_user(u, &ids) == 0) {
         int fd = openat(step.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         int e = errno;

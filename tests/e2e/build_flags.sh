@@ -30,7 +30,10 @@ line=$(mk WERROR=-Werror "$obj" | grep -- " -c ")
 grep -q -- ' -Werror ' <<<"$line " || fail "WERROR=-Werror: $line"
 
 # The sanitizers stay on with a user's CFLAGS and LDFLAGS.
-mk SAN=1 CFLAGS=-O3 LDFLAGS=-Wl,--as-needed "$B/libgputracker.so.0.1.0" >san.txt
+# The shared library's file name carries the header's version.
+version=$(awk '$1 == "#define" && $2 ~ /^GT_VERSION_(MAJOR|MINOR|PATCH)$/ { v = v s $3; s = "." } END { print v }' \
+    "$ROOT/include/gpu_tracker.h")
+mk SAN=1 CFLAGS=-O3 LDFLAGS=-Wl,--as-needed "$B/libgputracker.so.$version" >san.txt
 grep -- " -c " san.txt | head -n 1 | grep -q -- '-O3 -O1 -fsanitize=address,undefined' || fail "SAN=1 compile: $(head -n 1 san.txt)"
 grep -- "-shared" san.txt | grep -q -- '-fsanitize=address,undefined -Wl,--as-needed' || fail "SAN=1 link: $(grep -- -shared san.txt)"
 

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     gt_results *r = NULL;
     gt_error err = {{0}};
-    if (gt_analyze(tpath, spath, &r, &err) != GT_OK) {
+    if (gt_analyze(tpath, &(gt_analyze_options){GT_STRUCT_VERSION, spath, NULL}, &r, &err) != GT_OK) {
         CHECK(r == NULL && err.msg[0]);
         return 0;
     }

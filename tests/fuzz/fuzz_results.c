@@ -56,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     gt_comparison *c = NULL;
     gt_error err = {{0}};
-    gt_status st = gt_compare(names, files, n, stat, quiet, NULL, &c, &err);
+    gt_compare_options o = {.version = GT_STRUCT_VERSION, .statistic = stat, .log = quiet};
+    gt_status st = gt_compare(names, files, n, &o, &c, &err);
     if (st == GT_OK) {
         CHECK(c != NULL);
         char *text = NULL;

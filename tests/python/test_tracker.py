@@ -69,20 +69,23 @@ def test_data_classes_have_the_python_packages_defaults():
     assert b.main.total_rss == 0.0
 
 
-def test_options_struct_matches_the_header():
-    """The ctypes gt_options must list the header's fields in the header's order,
-    and be of the header's struct version: the package and the library are one
-    release, so the package is written for all of its fields."""
+@pytest.mark.parametrize('c_name, structure', [('gt_options', 'Options'), ('gt_analyze_options', 'AnalyzeOptions'),
+                                               ('gt_compare_options', 'CompareOptions')])
+def test_options_struct_matches_the_header(c_name, structure):
+    """The ctypes gt_options (and the options of the operations the package
+    calls) must list the header's fields in the header's order, and be of the
+    header's struct version: the package and the library are one release, so
+    the package is written for all of their fields."""
     header = open(os.path.join(os.path.dirname(__file__), '..', '..', 'include', 'gpu_tracker.h')).read()
     assert f'#define GT_STRUCT_VERSION {_lib.STRUCT_VERSION}\n' in header
-    body = re.search(r'typedef struct gt_options \{(.*?)\} gt_options;', header, re.S).group(1)
+    body = re.search(rf'typedef struct {c_name} \{{(.*?)\}} {c_name};', header, re.S).group(1)
     body = re.sub(r'/\*.*?\*/', '', body, flags=re.S)
     names = []
     for decl in body.split(';'):
         decl = decl.strip()
         if decl:
             names.append(re.findall(r'\w+', decl)[-1])
-    assert [f[0] for f in _lib.Options._fields_] == names
+    assert [f[0] for f in getattr(_lib, structure)._fields_] == names
 
 
 def test_statuses_match_the_header():

@@ -207,13 +207,13 @@ static void test_v1_program(void **state)
     gt_tracker *t = NULL;
     assert_int_equal(gt_tracker_new((const gt_options *)exact, &t, &err), GT_OK);
     free(exact);
-    assert_int_equal(gt_tracker_start(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
     size_t n = 64u << 20;
     char *buf = malloc(n);
     assert_non_null(buf);
     memset(buf, 1, n);
     usleep(50000);
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
     free(buf);
     assert_int_equal(seen_version, 1);
     assert_true(seen_samples >= 2);
@@ -221,7 +221,7 @@ static void test_v1_program(void **state)
     WITH_CANARY(usage_v1) u;
     memset(&u, CANARY, sizeof u);
     u.s.version = 1;
-    assert_int_equal(gt_tracker_usage(t, (gt_usage *)&u.s), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, (gt_usage *)&u.s, NULL), GT_OK);
     assert_true(canary_intact(u.canary));
     assert_int_equal(u.s.version, 1);
     assert_string_equal(u.s.max_ram.unit, "megabytes");
@@ -230,12 +230,12 @@ static void test_v1_program(void **state)
     assert_true(u.s.n_samples >= 2);
     /* The same figures as a program of this version gets. */
     gt_usage cur = GT_USAGE_INIT;
-    assert_int_equal(gt_tracker_usage(t, &cur), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &cur, NULL), GT_OK);
     size_t from = offsetof(usage_v1, max_ram), to = GT_END_OF(usage_v1, ram_unavailable);
     assert_memory_equal((char *)&u.s + from, (char *)&cur + from, to - from);
     /* A binding's usage, allocated by the library: of the tracker's version. */
     gt_usage *copy = NULL;
-    assert_int_equal(gt_tracker_usage_new(t, &copy), GT_OK);
+    assert_int_equal(gt_tracker_usage_new(t, &copy, NULL), GT_OK);
     assert_int_equal(copy->version, 1);
     assert_memory_equal((char *)copy + from, (char *)&cur + from, to - from);
     gt_usage_free(&copy);
@@ -329,13 +329,14 @@ static void test_newer_program_refused(void **state)
     ok.disable_logs = 1;
     ok.sleep_time = 0.01;
     assert_int_equal(gt_tracker_new(&ok, &t, &err), GT_OK);
-    assert_int_equal(gt_tracker_start(t), GT_OK);
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
     WITH_CANARY(gt_usage) u;
     memset(&u, CANARY, sizeof u);
     u.s.version = future;
-    assert_int_equal(gt_tracker_usage(t, &u.s), GT_ERR_INVALID);
-    assert_non_null(strstr(gt_tracker_error(t), "gt_usage has version"));
+    gt_error e;
+    assert_int_equal(gt_tracker_usage(t, &u.s, &e), GT_ERR_INVALID);
+    assert_non_null(strstr(e.msg, "gt_usage has version"));
     after = (const unsigned char *)&u + sizeof u.s.version;
     for (size_t i = 0; i < sizeof u - sizeof u.s.version; i++)
         assert_int_equal(after[i], CANARY);

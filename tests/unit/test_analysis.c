@@ -191,7 +191,7 @@ static cJSON *analyze_json(const char *tf, const char *stf, char **text)
     gt_results *r = NULL;
     gt_error err;
     char *json = NULL;
-    if (gt_analyze(tf, stf, &r, &err) != GT_OK)
+    if (gt_analyze(tf, &(gt_analyze_options){GT_STRUCT_VERSION, stf, NULL}, &r, &err) != GT_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(gt_results_string(r, GT_FORMAT_JSON, &json), GT_OK);
     assert_int_equal(gt_results_string(r, GT_FORMAT_TEXT, text), GT_OK);
@@ -363,7 +363,7 @@ static void expect_failure(const char *tf, const char *stf, gt_status want, cons
 {
     gt_results *r = NULL;
     gt_error err;
-    assert_int_equal(gt_analyze(tf, stf, &r, &err), want);
+    assert_int_equal(gt_analyze(tf, &(gt_analyze_options){GT_STRUCT_VERSION, stf, NULL}, &r, &err), want);
     assert_null(r);
     if (!strstr(err.msg, pattern))
         fail_msg("'%s' not in '%s'", pattern, err.msg);

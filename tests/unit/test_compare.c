@@ -72,7 +72,8 @@ static gt_comparison *compare_ok(const char *const *names, const char *const *fi
 {
     gt_comparison *c = NULL;
     gt_error e = {{0}};
-    gt_status st = gt_compare(names, files, n, stat, collect, lb, &c, &e);
+    gt_compare_options o = {.version = GT_STRUCT_VERSION, .statistic = stat, .log = collect, .log_ctx = lb};
+    gt_status st = gt_compare(names, files, n, &o, &c, &e);
     if (st != GT_OK)
         fail_msg("gt_compare: %s", e.msg);
     assert_non_null(c);
@@ -374,7 +375,8 @@ static void expect_error(const char *const *names, const char *const *files, siz
     gt_comparison *c = (gt_comparison *)(uintptr_t)1;
     gt_error e = {{0}};
     logbook lb = {0};
-    gt_status st = gt_compare(names, files, n, stat, collect, &lb, &c, &e);
+    gt_compare_options o = {.version = GT_STRUCT_VERSION, .statistic = stat, .log = collect, .log_ctx = &lb};
+    gt_status st = gt_compare(names, files, n, &o, &c, &e);
     if (st != want || !strstr(e.msg, part))
         fail_msg("status %d, message '%s'; expected %d with '%s'", st, e.msg, want, part);
     assert_null(c);
@@ -399,7 +401,7 @@ static void test_errors(void **state)
     const char *fine[] = {ref_a, ref_a};
     expect_error(ab, fine, 2, "median", GT_ERR_INVALID,
                  "invalid statistic 'median': valid statistics are 'min', 'max', 'mean', 'std'");
-    expect_error(ab, fine, 2, NULL, GT_ERR_INVALID, "valid statistics are 'min', 'max', 'mean', 'std'");
+    expect_error(ab, fine, 2, "", GT_ERR_INVALID, "valid statistics are 'min', 'max', 'mean', 'std'");
     expect_error(aa, fine, 2, "mean", GT_ERR_INVALID, "session name 'A' is given twice");
     expect_error(ab, fine, 0, "mean", GT_ERR_INVALID, "no sessions to compare");
 

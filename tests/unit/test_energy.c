@@ -582,11 +582,11 @@ static void test_tracker_usage(void **state)
     o.energy_unit = GT_ENERGY_UNIT_WATT_HOURS;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
-    assert_int_equal(gt_tracker_start(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
     counter("intel-rapl:0", "1000000\n"); /* 999 J -> 1000 J -> 1 J */
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
     gt_usage u = GT_USAGE_INIT;
-    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
     assert_string_equal(u.energy.unit, "watt-hours");
     assert_int_equal(u.energy.n_domains, 4);
     assert_string_equal(u.energy.domains[0].name, "package-0");

@@ -79,7 +79,8 @@ static gt_merge *merge(const char *const *paths, size_t n, double align)
 {
     gt_merge *m = NULL;
     gt_error err;
-    gt_status st = gt_merge_files(paths, n, align, &m, &err);
+    gt_merge_options o = {.version = GT_STRUCT_VERSION, .align_seconds = align};
+    gt_status st = gt_merge_files(paths, n, &o, &m, &err);
     if (st != GT_OK)
         fail_msg("merge failed: %s", err.msg);
     return m;
@@ -340,7 +341,8 @@ static void expect_error(const char *const *paths, size_t n, double align, gt_st
 {
     gt_merge *m = (gt_merge *)1;
     gt_error err;
-    assert_int_equal(gt_merge_files(paths, n, align, &m, &err), want);
+    gt_merge_options o = {.version = GT_STRUCT_VERSION, .align_seconds = align};
+    assert_int_equal(gt_merge_files(paths, n, &o, &m, &err), want);
     assert_null(m);
     if (!strstr(err.msg, text))
         fail_msg("message '%s' lacks '%s'", err.msg, text);
@@ -382,7 +384,7 @@ static void expect_range(double t0, double dt, double ram, double cpu, double en
     const char *const one[] = {"range.csv"};
     gt_merge *m = NULL;
     gt_error err;
-    gt_status st = gt_merge_files(one, 1, 1.0, &m, &err);
+    gt_status st = gt_merge_files(one, 1, NULL, &m, &err);
     if (!column) {
         if (st != GT_OK)
             fail_msg("t0 %g, RAM %g, CPU %g, energy %g refused: %s", t0, ram, cpu, energy, err.msg);

@@ -17,6 +17,15 @@
 #include "gpu_tracker.h"
 #include "tmpdir.h"
 
+/* Plot options with a sub-tracking file (in static storage: one at a time). */
+static const gt_plot_options *marks(const char *sub_tracking_file)
+{
+    static gt_plot_options o;
+    o = (gt_plot_options)GT_PLOT_OPTIONS_INIT;
+    o.sub_tracking_file = sub_tracking_file;
+    return &o;
+}
+
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -54,7 +63,7 @@ static void test_write(void **state)
                           "7,train,1,1009.0\n8,train,0,1005.0\n8,train,1,1008.0\n7,train,0,1004.0\n"
                           "9,open,0,1015.0\n");
     gt_error e;
-    assert_int_equal(gt_plot_write("t.csv", "m.csv", "p.html", &e), GT_OK);
+    assert_int_equal(gt_plot_write("t.csv", "p.html", marks("m.csv"), &e), GT_OK);
     const char *h = slurp("p.html");
     assert_non_null(strstr(h, "3 samples over 20.000 s"));
     /* The file's megabytes reach the axis as bytes: 2500 MB is 2.50 GB. */
@@ -68,7 +77,7 @@ static void test_write(void **state)
     assert_int_equal(stat("p.html", &st), 0);
     assert_int_equal(st.st_mode & 0777, 0644); /* as any file under umask 022, not mkstemp's 0600 */
 
-    assert_int_equal(gt_plot_write("t.csv", NULL, "p.svg", &e), GT_OK);
+    assert_int_equal(gt_plot_write("t.csv", "p.svg", NULL, &e), GT_OK);
     assert_int_equal(strncmp(slurp("p.svg"), "<?xml", 5), 0);
 }
 
@@ -77,21 +86,21 @@ static void test_errors(void **state)
     (void)state;
     tmpdir_write("t.csv", tracking);
     gt_error e;
-    assert_int_equal(gt_plot_write("t.csv", NULL, "p.png", &e), GT_ERR_INVALID);
+    assert_int_equal(gt_plot_write("t.csv", "p.png", NULL, &e), GT_ERR_INVALID);
     assert_non_null(strstr(e.msg, ".html or .svg"));
-    assert_int_equal(gt_plot_write("missing.csv", NULL, "q.html", &e), GT_ERR_IO);
+    assert_int_equal(gt_plot_write("missing.csv", "q.html", NULL, &e), GT_ERR_IO);
     assert_non_null(strstr(e.msg, "missing.csv"));
     tmpdir_write("bad.csv", "process_id,code_block_name,position,timestamp\n7,x,2,1001.0\n");
-    assert_int_equal(gt_plot_write("t.csv", "bad.csv", "q.html", &e), GT_ERR_FORMAT);
+    assert_int_equal(gt_plot_write("t.csv", "q.html", marks("bad.csv"), &e), GT_ERR_FORMAT);
     assert_non_null(strstr(e.msg, "neither 0 (start) nor 1 (stop)"));
     /* Calls are the analysis's: a stop alone is refused by both alike. */
     tmpdir_write("stray.csv", "process_id,code_block_name,position,timestamp\n7,stray,1,1002.0\n");
-    assert_int_equal(gt_plot_write("t.csv", "stray.csv", "q.html", &e), GT_ERR_FORMAT);
+    assert_int_equal(gt_plot_write("t.csv", "q.html", marks("stray.csv"), &e), GT_ERR_FORMAT);
     assert_non_null(strstr(e.msg, "'stray': the stop at 1002.0 of process ID 7 has no partner"));
     /* Nothing is left behind by a failed plot, not even a temporary file. */
     assert_int_equal(access("q.html", F_OK), -1);
     assert_int_equal(system("ls | grep -q '\\.tmp\\.'"), 256);
-    assert_int_equal(gt_plot_write("t.csv", NULL, "no-such-dir/p.html", &e), GT_ERR_IO);
+    assert_int_equal(gt_plot_write("t.csv", "no-such-dir/p.html", NULL, &e), GT_ERR_IO);
     assert_non_null(strstr(e.msg, "no-such-dir/p.html"));
 }
 
@@ -116,12 +125,12 @@ static void test_numbers_out_of_range(void **state)
         char cell[32];
         snprintf(cell, sizeof cell, ",%s\n", times[i]); /* "": no timestamp */
         write_changed("h.csv", ",1020.0\n", cell);
-        assert_int_equal(gt_plot_write("h.csv", NULL, "h.svg", &e), GT_ERR_FORMAT);
+        assert_int_equal(gt_plot_write("h.csv", "h.svg", NULL, &e), GT_ERR_FORMAT);
         assert_non_null(strstr(e.msg, "'h.csv', sample 3: "));
         assert_non_null(strstr(e.msg, "timestamp"));
     }
     write_changed("h.csv", "20.0,0.0,20.0,5000.0", "1e308,0.0,20.0,5000.0");
-    assert_int_equal(gt_plot_write("h.csv", NULL, "h.svg", &e), GT_ERR_FORMAT);
+    assert_int_equal(gt_plot_write("h.csv", "h.svg", NULL, &e), GT_ERR_FORMAT);
     assert_non_null(strstr(e.msg, "sample 3: main_ram 1e+308 is out of range"));
     assert_int_equal(access("h.svg", F_OK), -1);
 }

@@ -217,16 +217,16 @@ static void test_usage_is_the_samples_statistics(void **state)
     o.events = GT_EVENTS_OFF;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
-    assert_int_equal(gt_tracker_start(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
     assert_int_equal(write(go[1], "g", 1), 1);
     close(go[1]);
     /* Until the workload exits (the tracker stops sampling it by itself). */
     siginfo_t si;
     assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
     waitpid(pid, NULL, 0);
     gt_usage u = GT_USAGE_INIT;
-    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
     gt_tracker_free(&t);
 
     stats s = from_file(path);

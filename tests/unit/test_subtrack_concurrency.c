@@ -41,8 +41,9 @@ static void *mark_many(void *arg)
         /* A comma and quotes: the CSV field must be quoted whole; SQL in
          * the name: SQLite must take it as a bound value. */
         snprintf(name, sizeof name, "p%d,t%d \"block\" %d" SQL_TAIL, j->proc, j->thread, i);
-        if (gt_subtracker_mark(j->s, name, 0) != GT_OK || gt_subtracker_mark(j->s, name, 1) != GT_OK) {
-            fprintf(stderr, "process %d thread %d: %s\n", j->proc, j->thread, gt_subtracker_error(j->s));
+        gt_error e;
+        if (gt_subtracker_mark(j->s, name, 0, &e) != GT_OK || gt_subtracker_mark(j->s, name, 1, &e) != GT_OK) {
+            fprintf(stderr, "process %d thread %d: %s\n", j->proc, j->thread, e.msg);
             j->failures++;
         }
     }

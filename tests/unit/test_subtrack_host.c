@@ -90,7 +90,7 @@ static void expect_block(const char *stf, const char *host, double calls, double
     gt_results *r = NULL;
     gt_error err;
     char *s = NULL;
-    if (gt_analyze_host("t.csv", stf, host, &r, &err) != GT_OK)
+    if (gt_analyze("t.csv", &(gt_analyze_options){GT_STRUCT_VERSION, stf, host}, &r, &err) != GT_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(gt_results_string(r, GT_FORMAT_JSON, &s), GT_OK);
     cJSON *j = cJSON_Parse(s);
@@ -111,7 +111,8 @@ static void expect_refused(const char *stf, const char *host, const char *msg)
 {
     gt_results *r = NULL;
     gt_error err;
-    assert_int_equal(gt_analyze_host("t.csv", stf, host, &r, &err), GT_ERR_INVALID);
+    gt_analyze_options o = {GT_STRUCT_VERSION, stf, host};
+    assert_int_equal(gt_analyze("t.csv", &o, &r, &err), GT_ERR_INVALID);
     assert_null(r);
     if (!strstr(err.msg, msg))
         fail_msg("'%s' lacks '%s'", err.msg, msg);
@@ -236,7 +237,7 @@ static void mark_once(const char *path)
     unlink(path);
     if (gt_subtracker_open(path, 0, &s, &err) != GT_OK)
         fail_msg("%s", err.msg);
-    assert_int_equal(gt_subtracker_mark(s, "b", 0), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "b", 0, NULL), GT_OK);
     gt_subtracker_free(&s);
 }
 
@@ -355,7 +356,7 @@ static void test_default_name(void **state)
     assert_string_equal(got, want);
     unlink(want);
     assert_int_equal(gt_subtracker_open(NULL, 0, &s, &err), GT_OK);
-    assert_int_equal(gt_subtracker_mark(s, "b", 0), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "b", 0, NULL), GT_OK);
     gt_subtracker_free(&s);
     assert_int_equal(access(want, F_OK), 0);
     clear_env();

@@ -36,7 +36,7 @@ static void test_default_path_and_exists(void **state)
     char want[64];
     snprintf(want, sizeof want, "%lld.csv", (long long)getpid());
     assert_int_equal(gt_subtracker_open(NULL, 0, &s, &err), GT_OK);
-    assert_int_equal(gt_subtracker_mark(s, "a", 0), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "a", 0, NULL), GT_OK);
     gt_subtracker_free(&s);
     assert_null(s);
     assert_int_equal(access(want, R_OK), 0);
@@ -71,10 +71,10 @@ static void roundtrip(const char *path)
     gt_error err;
     assert_int_equal(gt_subtracker_open(path, 0, &s, &err), GT_OK);
     for (size_t i = 0; i < N_ODD; i++) {
-        assert_int_equal(gt_subtracker_mark(s, odd_names[i], 0), GT_OK);
-        assert_int_equal(gt_subtracker_mark(s, odd_names[i], 1), GT_OK);
+        assert_int_equal(gt_subtracker_mark(s, odd_names[i], 0, NULL), GT_OK);
+        assert_int_equal(gt_subtracker_mark(s, odd_names[i], 1, NULL), GT_OK);
     }
-    assert_int_equal(gt_subtracker_status(s), GT_OK);
+    assert_int_equal(gt_subtracker_status(s, NULL), GT_OK);
     gt_subtracker_free(&s);
 
     gt_table *t = read_marks(path);
@@ -114,11 +114,11 @@ static void given_pid_and_time(const char *path)
     gt_subtracker *s = NULL;
     gt_error err;
     assert_int_equal(gt_subtracker_open(path, 0, &s, &err), GT_OK);
-    assert_int_equal(gt_subtracker_mark_at(s, "given", 0, 1234, 0.0), GT_OK);
-    assert_int_equal(gt_subtracker_mark_at(s, "given", 1, 1234, 1745449613.5325918), GT_OK);
-    assert_int_equal(gt_subtracker_mark(s, "now", 0), GT_OK);
-    assert_int_equal(gt_subtracker_mark_at(s, NULL, 0, 1, 1.0), GT_ERR_INVALID);
-    assert_int_equal(gt_subtracker_status(s), GT_OK);
+    assert_int_equal(gt_subtracker_mark_at(s, "given", 0, 1234, 0.0, NULL), GT_OK);
+    assert_int_equal(gt_subtracker_mark_at(s, "given", 1, 1234, 1745449613.5325918, NULL), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "now", 0, NULL), GT_OK);
+    assert_int_equal(gt_subtracker_mark_at(s, NULL, 0, 1, 1.0, NULL), GT_ERR_INVALID);
+    assert_int_equal(gt_subtracker_status(s, NULL), GT_OK);
     gt_subtracker_free(&s);
 
     gt_table *t = read_marks(path);
@@ -148,12 +148,12 @@ static void test_invalid_mark_is_not_sticky(void **state)
     gt_subtracker *s = NULL;
     gt_error err;
     assert_int_equal(gt_subtracker_open("inv.csv", 0, &s, &err), GT_OK);
-    assert_int_equal(gt_subtracker_mark(s, "a", 2), GT_ERR_INVALID);
-    assert_non_null(strstr(gt_subtracker_error(s), "position"));
-    assert_int_equal(gt_subtracker_mark(s, NULL, 0), GT_ERR_INVALID);
-    assert_int_equal(gt_subtracker_mark(s, "a", 0), GT_OK);
-    assert_int_equal(gt_subtracker_status(s), GT_OK);
-    assert_int_equal(gt_subtracker_mark(NULL, "a", 0), GT_ERR_INVALID);
+    assert_int_equal(gt_subtracker_mark(s, "a", 2, &err), GT_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "position"));
+    assert_int_equal(gt_subtracker_mark(s, NULL, 0, NULL), GT_ERR_INVALID);
+    assert_int_equal(gt_subtracker_mark(s, "a", 0, NULL), GT_OK);
+    assert_int_equal(gt_subtracker_status(s, NULL), GT_OK);
+    assert_int_equal(gt_subtracker_mark(NULL, "a", 0, NULL), GT_ERR_INVALID);
     gt_subtracker_free(&s);
 }
 
@@ -162,17 +162,23 @@ static void removed(const char *path)
     gt_subtracker *s = NULL;
     gt_error err;
     assert_int_equal(gt_subtracker_open(path, 0, &s, &err), GT_OK);
-    assert_int_equal(gt_subtracker_mark(s, "a", 0), GT_OK);
+    assert_int_equal(gt_subtracker_mark(s, "a", 0, NULL), GT_OK);
     assert_int_equal(unlink(path), 0);
-    assert_int_equal(gt_subtracker_mark(s, "a", 1), GT_ERR_IO);
-    assert_non_null(strstr(gt_subtracker_error(s), "removed while in use"));
-    assert_non_null(strstr(gt_subtracker_error(s), path));
-    assert_int_equal(gt_subtracker_status(s), GT_ERR_IO);
+    assert_int_equal(gt_subtracker_mark(s, "a", 1, &err), GT_ERR_IO);
+    assert_non_null(strstr(err.msg, "removed while in use"));
+    assert_non_null(strstr(err.msg, path));
+    /* Kept: every later mark and the status give the first failure again. */
+    gt_error later = {{0}}, status = {{0}};
+    assert_int_equal(gt_subtracker_mark(s, "b", 0, &later), GT_ERR_IO);
+    assert_string_equal(later.msg, err.msg);
+    assert_int_equal(gt_subtracker_status(s, &status), GT_ERR_IO);
+    assert_string_equal(status.msg, err.msg);
+    assert_int_equal(gt_subtracker_status(s, NULL), GT_ERR_IO);
     /* A new file of the same name is not the one we were writing. */
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fclose(f);
-    assert_int_equal(gt_subtracker_mark(s, "a", 0), GT_ERR_IO);
+    assert_int_equal(gt_subtracker_mark(s, "a", 0, NULL), GT_ERR_IO);
     gt_subtracker_free(&s);
 }
 
@@ -242,7 +248,7 @@ static void *marker(void *arg)
     char name[16];
     snprintf(name, sizeof name, "t%ld", (long)pthread_self() % 100000);
     for (int i = 0; i < MARKS; i++)
-        if (gt_subtracker_mark(s, name, i % 2) != GT_OK)
+        if (gt_subtracker_mark(s, name, i % 2, NULL) != GT_OK)
             return (void *)1;
     return NULL;
 }

@@ -33,10 +33,10 @@ static void usage_string_is_the_report(void **state)
     o.ram_unit = GT_RAM_UNIT_MEGABYTES;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
-    assert_int_equal(gt_tracker_start(t), GT_OK);
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
     gt_usage u = GT_USAGE_INIT;
-    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
     for (int fmt = GT_FORMAT_TEXT; fmt <= GT_FORMAT_JSON; fmt++) {
         char *expected = NULL, *s = NULL;
         WRITTEN(gt_usage_write, &u, (gt_format)fmt, expected);
@@ -62,7 +62,7 @@ static void comparison_string_is_the_report(void **state)
     const char *names[] = {"F", "G"}, *files[] = {a, b};
     gt_comparison *c;
     gt_error err;
-    assert_int_equal(gt_compare(names, files, 2, "mean", NULL, NULL, &c, &err), GT_OK);
+    assert_int_equal(gt_compare(names, files, 2, NULL, &c, &err), GT_OK);
     for (int fmt = GT_FORMAT_TEXT; fmt <= GT_FORMAT_JSON; fmt++) {
         char *expected = NULL, *s = NULL;
         WRITTEN(gt_comparison_write, c, (gt_format)fmt, expected);

@@ -97,8 +97,8 @@ static void test_walk_budget_accepted(void **state)
         gt_tracker *t;
         gt_error e = {{0}};
         assert_int_equal(gt_tracker_new(&o, &t, &e), GT_OK);
-        assert_int_equal(gt_tracker_start(t), GT_OK);
-        assert_int_equal(gt_tracker_stop(t), GT_OK);
+        assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
+        assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
         gt_tracker_free(&t);
     }
 }
@@ -124,15 +124,16 @@ static void test_lifecycle_errors(void **state)
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
     gt_usage u = GT_USAGE_INIT;
-    assert_int_equal(gt_tracker_usage(t, &u), GT_ERR_STATE);
-    assert_int_equal(gt_tracker_stop(t), GT_ERR_STATE);
-    assert_non_null(strstr(gt_tracker_error(t), "not started"));
-    assert_int_equal(gt_tracker_start(t), GT_OK);
-    assert_int_equal(gt_tracker_start(t), GT_ERR_STATE);
-    assert_int_equal(gt_tracker_usage(t, &u), GT_OK); /* while running */
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
-    assert_int_equal(gt_tracker_stop(t), GT_ERR_STATE);
-    assert_int_equal(gt_tracker_start(t), GT_ERR_STATE);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_ERR_STATE);
+    gt_error e;
+    assert_int_equal(gt_tracker_stop(t, &e), GT_ERR_STATE);
+    assert_non_null(strstr(e.msg, "not started"));
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_ERR_STATE);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK); /* while running */
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_ERR_STATE);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_ERR_STATE);
     gt_tracker_free(&t);
     assert_null(t);
     gt_tracker_free(&t); /* NULL-safe */
@@ -143,16 +144,17 @@ struct stopper {
     pthread_barrier_t *go;
     gt_status st;
     gt_usage u; /* read as soon as the stop returned */
+    gt_error err;
 };
 
 static void *stop_at_once(void *arg)
 {
     struct stopper *s = arg;
     pthread_barrier_wait(s->go);
-    s->st = gt_tracker_stop(s->t);
+    s->st = gt_tracker_stop(s->t, &s->err);
     memset(&s->u, 0, sizeof s->u); /* padding too: compared whole */
     s->u.version = GT_STRUCT_VERSION;
-    if (gt_tracker_usage(s->t, &s->u) != GT_OK)
+    if (gt_tracker_usage(s->t, &s->u, NULL) != GT_OK)
         s->u.n_samples = 0;
     return NULL;
 }
@@ -170,10 +172,10 @@ static void test_concurrent_stop(void **state)
         o.sleep_time = 0.001;
         gt_tracker *t;
         assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
-        assert_int_equal(gt_tracker_start(t), GT_OK);
+        assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
         pthread_barrier_t go;
         pthread_barrier_init(&go, NULL, 2);
-        struct stopper s[2] = {{t, &go, -1, {0}}, {t, &go, -1, {0}}};
+        struct stopper s[2] = {{.t = t, .go = &go, .st = -1}, {.t = t, .go = &go, .st = -1}};
         pthread_t th[2];
         for (int i = 0; i < 2; i++)
             assert_int_equal(pthread_create(&th[i], NULL, stop_at_once, &s[i]), 0);
@@ -186,11 +188,11 @@ static void test_concurrent_stop(void **state)
         pthread_barrier_destroy(&go);
         assert_true((s[0].st == GT_OK && s[1].st == GT_ERR_STATE) ||
                     (s[0].st == GT_ERR_STATE && s[1].st == GT_OK));
-        assert_non_null(strstr(gt_tracker_error(t), "already stopped"));
+        assert_non_null(strstr(s[s[0].st == GT_OK].err.msg, "already stopped"));
         gt_usage u;
         memset(&u, 0, sizeof u);
         u.version = GT_STRUCT_VERSION;
-        assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+        assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
         assert_true(u.n_samples >= 2); /* the first and the last */
         /* The caller told "already stopped" read the final usage too. */
         for (int i = 0; i < 2; i++)
@@ -266,17 +268,17 @@ static void test_self_region(void **state)
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
     double t0 = now_s();
-    assert_int_equal(gt_tracker_start(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
     size_t n = 64u << 20;
     char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(p != MAP_FAILED);
     memset(p, 1, n);
     sleep_ms(100);
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
     double wall = now_s() - t0;
     munmap(p, n);
     gt_usage u = GT_USAGE_INIT;
-    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
     assert_true(u.max_ram.main.private_rss >= (double)n);
     assert_true(u.max_ram.main.private_rss < before + (double)n * 1.5);
     assert_true(u.max_ram.main.total_rss >= u.max_ram.main.private_rss);
@@ -305,9 +307,9 @@ static void test_one_sample_cpu_unavailable(void **state)
     o.sleep_time = 3600; /* no sample between the first and the last */
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
-    assert_int_equal(gt_tracker_start(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
     gt_usage u = GT_USAGE_INIT;
-    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
     assert_int_equal(u.n_samples, 1);
     const gt_percentages *p[] = {&u.cpu_utilization.system, &u.cpu_utilization.main,
                                  &u.cpu_utilization.descendants, &u.cpu_utilization.combined};
@@ -325,8 +327,8 @@ static void test_one_sample_cpu_unavailable(void **state)
     assert_non_null(strstr(json, "\"main\": {\n   \"max_sum_percent\": null,"));
     gt_string_free(&text);
     gt_string_free(&json);
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
-    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
     assert_int_equal(u.n_samples, 2);
     assert_true(u.cpu_utilization.main.max_sum_percent >= 0);
     assert_true(u.cpu_utilization.system.mean_sum_percent >= 0);
@@ -367,7 +369,7 @@ static void test_timepoint_callback(void **state)
     o.on_timepoint_ctx = &s;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
-    assert_int_equal(gt_tracker_start(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
     struct timespec m0, m1; /* this thread's CPU time: the truth */
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &m0);
     size_t n = 32u << 20;
@@ -384,11 +386,11 @@ static void test_timepoint_callback(void **state)
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
     } while ((double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9 < 0.6);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &m1);
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
     munmap(p, n);
     double truth = (double)(m1.tv_sec - m0.tv_sec) + (double)(m1.tv_nsec - m0.tv_nsec) / 1e9;
     gt_usage u = GT_USAGE_INIT;
-    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
     assert_int_equal(s.calls, u.n_samples);
     assert_int_equal(s.last_n, u.n_samples);
     assert_true(s.ordered);
@@ -444,14 +446,14 @@ static void test_other_process(void **state)
     o.ram_unit = GT_RAM_UNIT_BYTES;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
-    assert_int_equal(gt_tracker_start(t), GT_OK);
+    assert_int_equal(gt_tracker_start(t, NULL), GT_OK);
     char c;
     assert_int_equal(read(ready[0], &c, 1), 1);
     sleep_ms(300); /* samples while the memory is held */
-    assert_int_equal(gt_tracker_stop(t), GT_OK);
+    assert_int_equal(gt_tracker_stop(t, NULL), GT_OK);
     close(release[1]); /* both processes end */
     gt_usage u = GT_USAGE_INIT;
-    assert_int_equal(gt_tracker_usage(t, &u), GT_OK);
+    assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
     assert_int_equal(u.cpu_utilization.descendants_n_threads, 1);
     assert_true(u.max_ram.descendants.private_rss >= (double)(16u << 20));
     gt_tracker_free(&t);
@@ -470,8 +472,9 @@ static void test_missing_process(void **state)
     o.process_id = pid;
     gt_tracker *t;
     assert_int_equal(gt_tracker_new(&o, &t, NULL), GT_OK);
-    assert_int_equal(gt_tracker_start(t), GT_ERR_NOPROC);
-    assert_non_null(strstr(gt_tracker_error(t), "does not exist"));
+    gt_error e;
+    assert_int_equal(gt_tracker_start(t, &e), GT_ERR_NOPROC);
+    assert_non_null(strstr(e.msg, "does not exist"));
     gt_tracker_free(&t);
 }
 

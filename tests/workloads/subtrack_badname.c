@@ -11,12 +11,12 @@
 
 #define USAGE "subtrack_badname MARKS_FILE SECONDS"
 
-static int block(gt_subtracker *st, const char *name, double seconds)
+static int block(gt_subtracker *st, const char *name, double seconds, gt_error *err)
 {
-    if (gt_subtracker_mark(st, name, 0) != GT_OK)
+    if (gt_subtracker_mark(st, name, 0, err) != GT_OK)
         return -1;
     wl_sleep(seconds);
-    return gt_subtracker_mark(st, name, 1) == GT_OK ? 0 : -1;
+    return gt_subtracker_mark(st, name, 1, err) == GT_OK ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -32,9 +32,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "workload: %s\n", err.msg);
         return 1;
     }
-    int rc = block(st, "\xff\xfe" "block", seconds) == 0 && block(st, "red\x1b[31m\nline", seconds) == 0 ? 0 : 1;
+    int rc = block(st, "\xff\xfe" "block", seconds, &err) == 0 && block(st, "red\x1b[31m\nline", seconds, &err) == 0
+                 ? 0
+                 : 1;
     if (rc)
-        fprintf(stderr, "workload: %s\n", gt_subtracker_error(st));
+        fprintf(stderr, "workload: %s\n", err.msg);
     gt_subtracker_free(&st);
     return rc;
 }

@@ -38,9 +38,9 @@ int main(int argc, char **argv)
         GT_SUBTRACK_SCOPE(st, NULL);
         wl_sleep(0.2);
     }
-    int rc = gt_subtracker_status(st) == GT_OK ? 0 : 1;
+    int rc = gt_subtracker_status(st, &err) == GT_OK ? 0 : 1;
     if (rc)
-        fprintf(stderr, "workload: %s\n", gt_subtracker_error(st));
+        fprintf(stderr, "workload: %s\n", err.msg);
     gt_subtracker_free(&st);
     return rc;
 }

@@ -9,6 +9,7 @@
  * into disjoint intervals, each interval located by binary search.  That is
  * O((N + M) log N) for N timepoints and M calls, where one SQL condition per
  * call is not. */
+#include "abi.h"
 #include "analysis/calls.h"
 #include "analysis/results.h"
 #include "analysis/stats.h"
@@ -444,24 +445,28 @@ done:
     return st;
 }
 
-gt_status gt_analyze(const char *tracking_file, const char *sub_tracking_file, gt_results **out,
-                     gt_error *err)
+static const gt_analyze_options analyze_defaults = GT_ANALYZE_OPTIONS_INIT;
+
+gt_status gt_analyze_options_init(gt_analyze_options *o, unsigned int version)
 {
-    return gt_analyze_host(tracking_file, sub_tracking_file, NULL, out, err);
+    return gt_abi_init(GT_ABI_ANALYZE_OPTIONS, &analyze_defaults, o, version);
 }
 
-gt_status gt_analyze_host(const char *tracking_file, const char *sub_tracking_file, const char *host,
-                          gt_results **out, gt_error *err)
+gt_status gt_analyze(const char *tracking_file, const gt_analyze_options *opts, gt_results **out, gt_error *err)
 {
     gt_status st;
     gt_table *st_tab = NULL, *tp = NULL, *mk = NULL;
     gt_results *r = NULL;
+    gt_analyze_options o;
 
     if (!out)
         return gt_err(err, GT_ERR_INVALID, "analysis: no place for the results");
     *out = NULL;
     if (!tracking_file)
         return gt_err(err, GT_ERR_INVALID, "analysis needs a tracking file");
+    if ((st = gt_abi_take(GT_ABI_ANALYZE_OPTIONS, opts, &analyze_defaults, &o, sizeof o, err)) != GT_OK)
+        return st;
+    const char *sub_tracking_file = o.sub_tracking_file, *host = o.host;
     /* The sub-tracking file first: it is small, and its errors say most. */
     if ((sub_tracking_file && (st = gt_table_read_columns(sub_tracking_file, GT_TABLE_MARKS, gt_mark_columns,
                                                           gt_mark_text_columns, &mk, err)) != GT_OK) ||

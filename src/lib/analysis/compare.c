@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "analysis/compare.h"
 #include "util/error.h"
 #include "util/infile.h"
@@ -617,8 +618,6 @@ static gt_status check_args(const char *const *names, const char *const *files, 
         return gt_err(err, GT_ERR_INVALID, "no place to store the comparison");
     if (n == 0 || !names || !files)
         return gt_err(err, GT_ERR_INVALID, "no sessions to compare: give at least one name and results file");
-    if (!statistic)
-        statistic = "(none)";
     size_t k = 0;
     while (k < sizeof statistics / sizeof *statistics && strcmp(statistic, statistics[k]))
         k++;
@@ -635,14 +634,27 @@ static gt_status check_args(const char *const *names, const char *const *files, 
     return GT_OK;
 }
 
-gt_status gt_compare(const char *const *names, const char *const *files, size_t n, const char *statistic,
-                     gt_log_fn log, void *log_ctx, gt_comparison **out, gt_error *err)
+static const gt_compare_options compare_defaults = GT_COMPARE_OPTIONS_INIT;
+
+gt_status gt_compare_options_init(gt_compare_options *o, unsigned int version)
+{
+    return gt_abi_init(GT_ABI_COMPARE_OPTIONS, &compare_defaults, o, version);
+}
+
+gt_status gt_compare(const char *const *names, const char *const *files, size_t n, const gt_compare_options *opts,
+                     gt_comparison **out, gt_error *err)
 {
     if (out)
         *out = NULL;
-    gt_status st = check_args(names, files, n, statistic, out, err);
+    gt_compare_options o;
+    gt_status st = gt_abi_take(GT_ABI_COMPARE_OPTIONS, opts, &compare_defaults, &o, sizeof o, err);
+    const char *statistic = o.statistic ? o.statistic : "mean";
+    if (st == GT_OK)
+        st = check_args(names, files, n, statistic, out, err);
     if (st != GT_OK)
         return st;
+    gt_log_fn log = o.log;
+    void *log_ctx = o.log_ctx;
     session *ss = calloc(n, sizeof *ss);
     gt_comparison *c = calloc(1, sizeof *c);
     if (!ss || !c) {

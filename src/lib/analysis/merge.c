@@ -8,6 +8,7 @@
  * well under a second, and samples of different nodes never share exact
  * timestamps, so summing "at the same time" needs steps, not timestamps. */
 #include "analysis/merge.h"
+#include "abi.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -479,12 +480,24 @@ static gt_status add_file(gt_merge *m, size_t i, const gt_ram_unit *units, grid 
     return st;
 }
 
-gt_status gt_merge_files(const char *const *paths, size_t n, double align_seconds, gt_merge **out,
+static const gt_merge_options merge_defaults = GT_MERGE_OPTIONS_INIT;
+
+gt_status gt_merge_options_init(gt_merge_options *o, unsigned int version)
+{
+    return gt_abi_init(GT_ABI_MERGE_OPTIONS, &merge_defaults, o, version);
+}
+
+gt_status gt_merge_files(const char *const *paths, size_t n, const gt_merge_options *opts, gt_merge **out,
                          gt_error *err)
 {
     if (!out)
         return gt_err(err, GT_ERR_INVALID, "merge: no place for the report");
     *out = NULL;
+    gt_merge_options o;
+    gt_status st = gt_abi_take(GT_ABI_MERGE_OPTIONS, opts, &merge_defaults, &o, sizeof o, err);
+    if (st != GT_OK)
+        return st;
+    double align_seconds = o.align_seconds;
     if (!paths || n == 0)
         return gt_err(err, GT_ERR_INVALID, "merge: no tracking file given");
     for (size_t i = 0; i < n; i++)
@@ -504,7 +517,7 @@ gt_status gt_merge_files(const char *const *paths, size_t n, double align_second
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
     }
     m->align = align_seconds;
-    gt_status st = assign_nodes(m, paths, n, units, err);
+    st = assign_nodes(m, paths, n, units, err);
     m->ram_unit = units[0];
     m->gpu_ram_unit = units[1];
     /* Node by node, so memory holds two grids and one file. */

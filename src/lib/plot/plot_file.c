@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "analysis/calls.h"
 #include "gpu_tracker.h"
 #include "plot/plot.h"
@@ -122,23 +123,27 @@ static gt_status write_atomically(const gt_plot_data *d, gt_plot_format fmt, con
     return gt_outfile_commit(&o, err);
 }
 
-gt_status gt_plot_write(const char *tracking_file, const char *sub_tracking_file, const char *out_path,
-                        gt_error *err)
+static const gt_plot_options plot_defaults = GT_PLOT_OPTIONS_INIT;
+
+gt_status gt_plot_options_init(gt_plot_options *o, unsigned int version)
 {
-    return gt_plot_write_host(tracking_file, sub_tracking_file, NULL, out_path, err);
+    return gt_abi_init(GT_ABI_PLOT_OPTIONS, &plot_defaults, o, version);
 }
 
-gt_status gt_plot_write_host(const char *tracking_file, const char *sub_tracking_file, const char *host,
-                             const char *out_path, gt_error *err)
+gt_status gt_plot_write(const char *tracking_file, const char *out_path, const gt_plot_options *opts, gt_error *err)
 {
     gt_error scratch;
     if (!err)
         err = &scratch;
     if (!tracking_file || !out_path)
         return gt_err(err, GT_ERR_INVALID, "a tracking file and an output file are required");
-    gt_plot_format fmt = GT_PLOT_HTML;
-    gt_status st = format_of(out_path, &fmt, err);
+    gt_plot_options o;
+    gt_status st = gt_abi_take(GT_ABI_PLOT_OPTIONS, opts, &plot_defaults, &o, sizeof o, err);
     if (st != GT_OK)
+        return st;
+    const char *sub_tracking_file = o.sub_tracking_file, *host = o.host;
+    gt_plot_format fmt = GT_PLOT_HTML;
+    if ((st = format_of(out_path, &fmt, err)) != GT_OK)
         return st;
     /* Only the static columns it uses: gpu-tracker's own after them (the
      * host, a model's complexity) are text of any kind. */

@@ -13,17 +13,8 @@
 
 gt_status gt_options_init(gt_options *o, unsigned int version)
 {
-    if (!o)
-        return GT_ERR_INVALID;
-    /* Only the fields of the program's version: its struct may be smaller
-     * than this library's. */
-    if (gt_abi_size(GT_ABI_OPTIONS, version) == 0) {
-        memcpy(o, &version, sizeof version); /* for gt_tracker_new's message */
-        return GT_ERR_INVALID;
-    }
     const gt_options defaults = GT_OPTIONS_INIT;
-    gt_abi_write(GT_ABI_OPTIONS, &defaults, o, version);
-    return GT_OK;
+    return gt_abi_init(GT_ABI_OPTIONS, &defaults, o, version);
 }
 
 gt_status gt_tracker_options_check(const gt_options *opts, gt_error *err)

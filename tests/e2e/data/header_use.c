@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* A program of the library's users, built by tests/e2e/header.sh as C and as
  * C++ (-x c++) in each standard, with warnings as errors: every initializer
- * macro gives the values the library's own initializers give, the units'
+ * macro gives the values the library's own initializers give (the tracker's
+ * options and each operation's), the units'
  * old names are aliases of the new (unless GT_NO_DEPRECATED), the scoped
  * marks compile and write their marks, and every function the header
  * declares is referenced (header_funcs.h, which the script writes from the
@@ -45,6 +46,39 @@ static void check_options(void)
     check(a.per_process == b.per_process && a.per_gpu == b.per_gpu && a.walk_budget == b.walk_budget,
           "version 2 fields");
     check(a.events == b.events, "version 3 fields");
+}
+
+/* Each operation's GT_<OP>_OPTIONS_INIT against its gt_<op>_options_init(),
+ * field by field, and the defaults the header documents. */
+static void check_operation_options(void)
+{
+    gt_analyze_options aa = GT_ANALYZE_OPTIONS_INIT, ab;
+    memset(&ab, 0xff, sizeof ab);
+    check(gt_analyze_options_init(&ab, GT_STRUCT_VERSION) == GT_OK, "gt_analyze_options_init failed");
+    check(aa.version == GT_STRUCT_VERSION && ab.version == GT_STRUCT_VERSION, "gt_analyze_options version");
+    check(aa.sub_tracking_file == NULL && ab.sub_tracking_file == NULL && aa.host == NULL && ab.host == NULL,
+          "gt_analyze_options defaults");
+
+    gt_plot_options pa = GT_PLOT_OPTIONS_INIT, pb;
+    memset(&pb, 0xff, sizeof pb);
+    check(gt_plot_options_init(&pb, GT_STRUCT_VERSION) == GT_OK, "gt_plot_options_init failed");
+    check(pa.version == GT_STRUCT_VERSION && pb.version == GT_STRUCT_VERSION, "gt_plot_options version");
+    check(pa.sub_tracking_file == NULL && pb.sub_tracking_file == NULL && pa.host == NULL && pb.host == NULL,
+          "gt_plot_options defaults");
+
+    gt_merge_options ma = GT_MERGE_OPTIONS_INIT, mb;
+    memset(&mb, 0xff, sizeof mb);
+    check(gt_merge_options_init(&mb, GT_STRUCT_VERSION) == GT_OK, "gt_merge_options_init failed");
+    check(ma.version == GT_STRUCT_VERSION && mb.version == GT_STRUCT_VERSION, "gt_merge_options version");
+    check(ma.align_seconds == 1.0 && mb.align_seconds == 1.0, "gt_merge_options defaults");
+
+    gt_compare_options ca = GT_COMPARE_OPTIONS_INIT, cb;
+    memset(&cb, 0xff, sizeof cb);
+    check(gt_compare_options_init(&cb, GT_STRUCT_VERSION) == GT_OK, "gt_compare_options_init failed");
+    check(ca.version == GT_STRUCT_VERSION && cb.version == GT_STRUCT_VERSION, "gt_compare_options version");
+    check(ca.statistic == NULL && cb.statistic == NULL && ca.log == NULL && cb.log == NULL && ca.log_ctx == NULL &&
+              cb.log_ctx == NULL,
+          "gt_compare_options defaults");
 }
 
 /* The units' names without their type's prefix: deprecated aliases of the
@@ -114,7 +148,7 @@ static void check_marks(void)
 #endif
     gt_subtrack_scope scope = gt_subtrack_scope_begin(s, "by hand", NULL, NULL);
     gt_subtrack_scope_end(&scope);
-    check(gt_subtracker_status(s) == GT_OK, gt_subtracker_error(s));
+    check(gt_subtracker_status(s, &err) == GT_OK, err.msg);
     gt_subtracker_free(&s);
     check(s == NULL, "gt_subtracker_free");
 }
@@ -123,6 +157,7 @@ int main(void)
 {
     check(strcmp(gt_version(), GT_VERSION) == 0, "gt_version() is not GT_VERSION");
     check_options();
+    check_operation_options();
     check_aliases();
     check_results();
     check_marks();
