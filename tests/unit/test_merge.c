@@ -672,6 +672,28 @@ static void test_gpus(void **state)
     gt_merge_free(&m);
 }
 
+/* A node where one task has per-GPU rows and another tracked GPUs without
+ * them: the GPUs of the first are given, and the note says how many files
+ * lack rows (the GPUs only they saw are missing). */
+static void test_gpus_partial(void **state)
+{
+    (void)state;
+    write_gpu_task("p0.csv", "n1", "0", 1);
+    tmpdir_write("p0.gpus.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts,total_gpu_ram\n"
+                                "1000,0,GPU-A,8.0,90.0,,16.0\n");
+    write_gpu_task("p1.csv", "n1", "1", 1);
+    const char *const paths[] = {"p0.csv", "p1.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    gt_efficiency e;
+    gt_merge_node_efficiency(m, 0, &e);
+    assert_int_equal(e.use.n_devices, 1);
+    char note[256];
+    assert_non_null(gt_merge_node_gpu_note(m, 0, note, sizeof note));
+    assert_string_equal(note, "1 of its 2 files that tracked GPUs hold no per-GPU rows: the GPUs only they saw are "
+                              "missing; each GPU's figures need --per-gpu");
+    gt_merge_free(&m);
+}
+
 /* A per-GPU table that is malformed is an error naming it, never figures. */
 static void test_gpus_malformed(void **state)
 {
@@ -696,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_grid_bounds),
         cmocka_unit_test(test_side_file),           cmocka_unit_test(test_efficiency),
         cmocka_unit_test(test_gpus),                cmocka_unit_test(test_gpus_malformed),
+        cmocka_unit_test(test_gpus_partial),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
