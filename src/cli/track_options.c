@@ -289,8 +289,9 @@ const gt_cli_opt gt_cli_track_opts[] = {
              "of an SQLite tracking file, or the file <name>.processes.csv beside <name>.csv. The report ends "
              "with the top processes by peak RAM and by CPU seconds (also without --tf)."},
     {.longname = "--per-gpu", .store = GT_CLI_FLAG, FIELD(o.per_gpu), .key = "per_gpu", .json = GT_CLI_JSON_BOOL,
-     .help = "Record every selected GPU at every sample (index, UUID, used memory, utilization, power): table "
-             "'gpus', or the file <name>.gpus.csv. Needs --tf."},
+     .help = "Record every selected GPU at every sample (index, UUID, used memory, utilization, power, total "
+             "memory): table 'gpus', or the file <name>.gpus.csv; merge gives each GPU's figures from them. "
+             "Needs --tf."},
     {.longname = "--efficiency", .store = GT_CLI_FLAG, FIELD(efficiency),
      .help = "End the report with an Efficiency section: the request (Slurm's allocation on this node from its "
              "environment, else the cgroup's limits, else the machine's capacity), the CPU time over the "

@@ -52,11 +52,12 @@ for ext in csv sqlite; do
     [ "$(cols "$(last_row p.csv "$(cat grand.pid)")")" = "110.0,0.0,0.0," ] ||
         fail "$ext: grandchild: $(last_row p.csv "$(cat grand.pid)")"
     awk -F, -v me=$$ 'NR > 1 && $2 == me { exit 1 }' p.csv || fail "$ext: an untracked process has rows"
-    [ "$(head -n 1 d.csv)" = timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts ] ||
+    [ "$(head -n 1 d.csv)" = timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts,total_gpu_ram ] ||
         fail "$ext: gpus header $(head -n 1 d.csv)"
-    [ "$(awk -F, 'NR > 1 && $2 == 0 { print $2 "," $3 "," $4 "," $5 "," $6 }' d.csv | sort -u)" = "0,GPU-11111111-aaaa,5000.0,30.0,50.0" ] ||
+    # total_gpu_ram: each GPU's capacity in --gru units, in every row.
+    [ "$(awk -F, 'NR > 1 && $2 == 0 { print $2 "," $3 "," $4 "," $5 "," $6 "," $7 }' d.csv | sort -u)" = "0,GPU-11111111-aaaa,5000.0,30.0,50.0,17179.869184" ] ||
         fail "$ext: GPU 0 rows: $(grep aaaa d.csv | sort -u | head -3)"
-    [ "$(awk -F, 'NR > 1 && $2 == 1 { print $2 "," $3 "," $4 "," $5 "," $6 }' d.csv | sort -u)" = "1,GPU-22222222-bbbb,2000.0,50.0," ] ||
+    [ "$(awk -F, 'NR > 1 && $2 == 1 { print $2 "," $3 "," $4 "," $5 "," $6 "," $7 }' d.csv | sort -u)" = "1,GPU-22222222-bbbb,2000.0,50.0,,8589.934592" ] ||
         fail "$ext: GPU 1 rows: $(grep bbbb d.csv | sort -u | head -3)"
     # One row per GPU and sample, the samples of the main table.
     n_main=$(if [ $ext = csv ]; then awk 'END { print NR - 3 }' g.csv; else sqlite3 g.sqlite 'SELECT count(*) FROM data'; fi)

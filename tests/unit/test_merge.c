@@ -563,6 +563,150 @@ static void test_efficiency(void **state)
     gt_merge_free(&m);
 }
 
+/* A task's tracking file on host with n_gpus GPUs tracked (n_expected_gpus)
+ * and Slurm's SLURM_GPUS_ON_NODE=2 with 4 GiB and 2 cores: 2 samples 1 s
+ * apart, GPU RAM in gigabytes. */
+static void write_gpu_task(const char *path, const char *host, const char *task, int n_gpus)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.*s,host,slurm_job_id,slurm_step_id,slurm_task_id,slurm_mem_per_node,slurm_cpus_on_node,"
+               "slurm_gpus_on_node\n",
+            (int)strlen(static_header) - 1, static_header);
+    fprintf(f, "megabytes,gigabytes,hours,64000.0,32.0,8,8,2,%d,%s,77,0,%s,4096,2,2\n", n_gpus, host, task);
+    fprintf(f, "%s\n", data_header);
+    for (int i = 0; i < 2; i++)
+        fprintf(f, "100,0,100,1,0,0,0,0,0,0,1,0,1,0,0,50,0,0,0,50,0,%d\n", 1000 + i);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Each GPU of a node from its tasks' per-GPU rows: tasks 0 and 1 of n1
+ * share GPU 0 (one GPU, its four rows pooled: mean 85 %, peak 12 GB of
+ * 16 GB), task 0 alone also sees GPU 1, idle (1 %), which the advice names;
+ * a GPU known by its index alone (no UUID) in a table of the older layout
+ * (no total_gpu_ram) has its capacity unknown, never 0.  Node n2 tracked
+ * GPUs without --per-gpu: the report says the figures need it. */
+static void test_gpus(void **state)
+{
+    (void)state;
+    write_gpu_task("a.csv", "n1", "0", 2);
+    tmpdir_write("a.gpus.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts,total_gpu_ram\n"
+                               "1000,0,GPU-A,8.0,90.0,50.0,16.0\n"
+                               "1000,1,GPU-B,1.0,0.0,,16.0\n"
+                               "1001,0,GPU-A,10.0,70.0,50.0,16.0\n"
+                               "1001,1,GPU-B,1.0,2.0,,16.0\n");
+    write_gpu_task("b.csv", "n1", "1", 1);
+    tmpdir_write("b.gpus.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts,total_gpu_ram\n"
+                               "1000.5,0,GPU-A,9.0,80.0,,16.0\n"
+                               "1001.5,0,GPU-A,12.0,100.0,,16.0\n");
+    write_gpu_task("c.csv", "n2", "2", 1);
+    write_gpu_task("d.csv", "n3", "3", 1);
+    tmpdir_write("d.gpus.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts\n"
+                               "1000,3,,2.0,,\n"
+                               "1001,3,,3.0,40.0,\n");
+    const char *const paths[] = {"a.csv", "b.csv", "c.csv", "d.csv"};
+    gt_merge *m = merge(paths, 4, 1.0);
+    assert_int_equal(m->nnodes, 3);
+    const gt_merge_node *n1 = &m->nodes[0];
+    assert_int_equal(n1->ngpus, 2);
+    assert_int_equal(n1->files_with_gpus, 2);
+    assert_int_equal(n1->files_with_gpu_table, 2);
+    assert_int_equal(n1->gpus[0].files, 2);
+    assert_int_equal(n1->gpus[1].files, 1);
+    gt_efficiency e;
+    gt_merge_node_efficiency(m, 0, &e);
+    assert_int_equal(e.use.n_devices, 2);
+    assert_int_equal(e.use.devices[0].index, 0);
+    assert_string_equal(e.use.devices[0].uuid, "GPU-A");
+    assert_near(e.use.devices[0].mean_percent, (90 + 70 + 80 + 100) / 4.0, 1e-12);
+    assert_near(e.use.devices[0].mem_peak_bytes, 12e9, 0);
+    assert_near(e.use.devices[0].mem_capacity_bytes, 16e9, 0);
+    assert_near(e.device_mem_percent[0], 75, 1e-12);
+    assert_string_equal(e.use.devices[1].uuid, "GPU-B");
+    assert_near(e.use.devices[1].mean_percent, 1, 1e-12);
+    assert_near(e.use.devices[1].mem_peak_bytes, 1e9, 0);
+    assert_string_equal(e.advice_gpus, "1 of the 2 GPUs (SLURM_GPUS_ON_NODE) stayed idle or nearly (mean utilization "
+                                       "below 5 %): GPU 1 (GPU-B) 1.0 %, memory peak 6.2 % of capacity; ask for 1 "
+                                       "GPU next time");
+    char note[256];
+    assert_null(gt_merge_node_gpu_note(m, 0, note, sizeof note));
+    /* n2: GPUs tracked, no per-GPU rows */
+    gt_merge_node_efficiency(m, 1, &e);
+    assert_int_equal(e.use.n_devices, 0);
+    assert_string_equal(e.advice_gpus, "");
+    assert_non_null(gt_merge_node_gpu_note(m, 1, note, sizeof note));
+    assert_non_null(strstr(note, "need --per-gpu"));
+    /* n3: the older table, a GPU without UUID */
+    gt_merge_node_efficiency(m, 2, &e);
+    assert_int_equal(e.use.n_devices, 1);
+    assert_int_equal(e.use.devices[0].index, 3);
+    assert_near(e.use.devices[0].mean_percent, 40, 1e-12);
+    assert_near(e.use.devices[0].mem_peak_bytes, 3e9, 0);
+    assert_true(e.use.devices[0].mem_capacity_bytes < 0);
+    assert_true(e.device_mem_percent[0] < 0);
+    char *text = report(m, GT_FORMAT_TEXT);
+    assert_non_null(strstr(text, "      GPUs: 2 (from the per-GPU rows of 2 files; mean utilization: the mean over"));
+    assert_non_null(strstr(text, "      GPU 0 (GPU-A): utilization [||||||||||||||||||||||||||||||||||       85%] "
+                                 "85.000 %, memory peak 11.2 GiB of 14.9 GiB [||||||||||||||||||||||||||||||           "
+                                 "75%] 75.000 %\n"));
+    assert_non_null(strstr(text, "      Advice (gpus): 1 of the 2 GPUs"));
+    assert_non_null(strstr(text, "      GPU figures: its files tracked GPUs but hold no per-GPU rows: each GPU's "
+                                 "figures need --per-gpu\n"));
+    assert_non_null(strstr(text, "      GPU 3: utilization [||||||||||||||||                         40%] 40.000 %, "
+                                 "memory peak 2.8 GiB, capacity unknown\n"));
+    free(text);
+    char *json = report(m, GT_FORMAT_JSON);
+    assert_non_null(strstr(json, "\"files_with_per_gpu_rows\":\t2"));
+    assert_non_null(strstr(json, "\"uuid\":\t\"GPU-A\",\n"));
+    assert_non_null(strstr(json, "\"mean_utilization_percent\":\t85,"));
+    assert_non_null(strstr(json, "\"memory_capacity_bytes\":\t16000000000,"));
+    assert_non_null(strstr(json, "\"memory_capacity_bytes\":\tnull,"));
+    assert_non_null(strstr(json, "\"note\":\t\"its files tracked GPUs but hold no per-GPU rows"));
+    free(json);
+    gt_merge_free(&m);
+    /* A node that tracked no GPU: "gpu" is null. */
+    write_gpu_task("z.csv", "n9", "0", 0);
+    const char *const none[] = {"z.csv"};
+    m = merge(none, 1, 1.0);
+    json = report(m, GT_FORMAT_JSON);
+    assert_non_null(strstr(json, "\"gpu\":\tnull"));
+    free(json);
+    gt_merge_free(&m);
+}
+
+/* A node where one task has per-GPU rows and another tracked GPUs without
+ * them: the GPUs of the first are given, and the note says how many files
+ * lack rows (the GPUs only they saw are missing). */
+static void test_gpus_partial(void **state)
+{
+    (void)state;
+    write_gpu_task("p0.csv", "n1", "0", 1);
+    tmpdir_write("p0.gpus.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts,total_gpu_ram\n"
+                                "1000,0,GPU-A,8.0,90.0,,16.0\n");
+    write_gpu_task("p1.csv", "n1", "1", 1);
+    const char *const paths[] = {"p0.csv", "p1.csv"};
+    gt_merge *m = merge(paths, 2, 1.0);
+    gt_efficiency e;
+    gt_merge_node_efficiency(m, 0, &e);
+    assert_int_equal(e.use.n_devices, 1);
+    char note[256];
+    assert_non_null(gt_merge_node_gpu_note(m, 0, note, sizeof note));
+    assert_string_equal(note, "1 of its 2 files that tracked GPUs hold no per-GPU rows: the GPUs only they saw are "
+                              "missing; each GPU's figures need --per-gpu");
+    gt_merge_free(&m);
+}
+
+/* A per-GPU table that is malformed is an error naming it, never figures. */
+static void test_gpus_malformed(void **state)
+{
+    (void)state;
+    write_gpu_task("bad.csv", "n1", "0", 1);
+    tmpdir_write("bad.gpus.csv", "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts\n"
+                                 "1000,0,GPU-A,-1.0,10.0,\n");
+    const char *const paths[] = {"bad.csv"};
+    expect_error(paths, 1, 1.0, GT_ERR_FORMAT, "bad.gpus.csv");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -575,6 +719,8 @@ int main(void)
         cmocka_unit_test(test_nodes),              cmocka_unit_test(test_hostless_named_as_host),
         cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_grid_bounds),
         cmocka_unit_test(test_side_file),           cmocka_unit_test(test_efficiency),
+        cmocka_unit_test(test_gpus),                cmocka_unit_test(test_gpus_malformed),
+        cmocka_unit_test(test_gpus_partial),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -180,7 +180,7 @@ static void test_rows_from_the_sample(void **state)
     snprintf(tf, sizeof tf, "%s/t.csv", root);
     static const gt_gpu_device_reading dev[2] = {
         {.index = 0, .uuid = "GPU-a", .procs_valid = 1, .sm_valid = 1, .mem_valid = 1, .mem_used_bytes = 4000,
-         .util_valid = 1, .util_percent = 50, .power_valid = 1, .power_watts = 70},
+         .util_valid = 1, .util_percent = 50, .power_valid = 1, .power_watts = 70, .mem_total_bytes = 16000},
         {.index = 3, .uuid = "GPU-b"},
     };
     gt_perproc_config pc = {.per_process = 1, .per_gpu = 1, .tracking_file = tf,
@@ -214,9 +214,9 @@ static void test_rows_from_the_sample(void **state)
     snprintf(side, sizeof side, "%s/t.gpus.csv", root);
     slurp(side, text, sizeof text);
     assert_string_equal(text,
-        "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts\n"
-        "100.0,0,GPU-a,4.0,50.0,70.0\n"
-        "100.0,3,GPU-b,,,\n");
+        "timestamp,gpu_index,uuid,used_gpu_ram,utilization_percent,power_watts,total_gpu_ram\n"
+        "100.0,0,GPU-a,4.0,50.0,70.0,16.0\n"
+        "100.0,3,GPU-b,,,,\n");
 }
 
 int main(void)

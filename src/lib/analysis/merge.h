@@ -19,6 +19,20 @@
 /* The summed series, in the order of the grid's arrays. */
 enum { GT_MERGE_RAM, GT_MERGE_GPU_RAM, GT_MERGE_CPU, GT_MERGE_GPU, GT_MERGE_NSERIES };
 
+/* One GPU of a node, from the per-GPU rows (--per-gpu) of the node's
+ * files: told apart by its UUID (by its index where the vendor gives none),
+ * so a GPU that several tasks of the node saw is one GPU, its rows from
+ * every file pooled. */
+typedef struct gt_merge_gpu {
+    int index;                     /* the vendor's */
+    char uuid[96];
+    size_t files;                  /* the node's files whose rows name it */
+    unsigned long n_util;          /* rows that read its utilization */
+    double sum_util;               /* percent, summed over them */
+    double mem_peak_bytes;         /* the largest used memory of its rows; NaN: none read */
+    double capacity_bytes;         /* its total memory (total_gpu_ram); NaN: no row records it */
+} gt_merge_gpu;
+
 /* One tracking file's figures.  NaN: unavailable in that file. */
 typedef struct gt_merge_part {
     char *name;                    /* the file's base name without extension */
@@ -32,6 +46,8 @@ typedef struct gt_merge_part {
     char *task;                    /* Slurm's task (slurm_task_id), NULL when not recorded */
     size_t node;                   /* index of its node in gt_merge.nodes */
     gt_request request;            /* the Slurm request it records, else its machine's capacity */
+    int has_gpus;                  /* its static data says it tracked GPUs (n_expected_gpus > 0) */
+    int has_gpu_table;             /* it has per-GPU rows (--per-gpu), read into its node's gpus */
 } gt_merge_part;
 
 /* One node: the files whose static data name the same host, or one file
@@ -45,6 +61,10 @@ typedef struct gt_merge_node {
     double peak_time[GT_MERGE_NSERIES];
     double cpu_seconds;            /* sum over its files */
     double energy_joules;          /* the largest of its files': each file measures the whole node */
+    gt_merge_gpu *gpus;            /* its GPUs, by index then UUID */
+    size_t ngpus;
+    size_t files_with_gpus;        /* its files that tracked GPUs ... */
+    size_t files_with_gpu_table;   /* ... and those with per-GPU rows (any file) */
 } gt_merge_node;
 
 struct gt_merge {
@@ -64,10 +84,19 @@ struct gt_merge {
 };
 
 /* Node k's efficiency: its CPU time, wall time and RAM peak (sampled: lower
- * bounds) against the request of its first file. */
+ * bounds) against the request of its first file, and each of its GPUs
+ * (the first GT_EFF_MAX_GPUS) with its mean utilization over its rows and
+ * its memory peak against its capacity. */
 void gt_merge_node_efficiency(const gt_merge *m, size_t k, gt_efficiency *e);
 /* The job's CPU efficiency: the nodes' CPU seconds over their cores times
  * their wall time, percent; < 0 where a node's cores are unknown. */
 double gt_merge_cpu_efficiency(const gt_merge *m);
+
+/* How a merged GPU's mean utilization is taken, as the report says it. */
+#define GT_MERGE_GPU_MEAN_METHOD \
+    "the mean over the per-GPU rows of the node's files that read it (each file's samples, as a run's own)"
+/* Why node k has no per-GPU figures, or NULL where it has them or tracked
+ * no GPU: its files tracked GPUs but some hold no per-GPU rows. */
+const char *gt_merge_node_gpu_note(const gt_merge *m, size_t k, char *buf, size_t size);
 
 #endif

@@ -2,6 +2,7 @@
 /* The Efficiency of a merged job: each node's figures against the request
  * its files record (see merge.h). */
 #include <math.h>
+#include <stdio.h>
 
 #include "analysis/merge.h"
 #include "util/units.h"
@@ -32,7 +33,32 @@ void gt_merge_node_efficiency(const gt_merge *m, size_t k, gt_efficiency *e)
         .gpu_mem_peak_bytes = -1,
         .gpu_mem_capacity_bytes = -1,
     };
+    for (size_t i = 0; i < nd->ngpus && use.n_devices < GT_EFF_MAX_GPUS; i++) {
+        const gt_merge_gpu *d = &nd->gpus[i];
+        gt_eff_gpu *g = &use.devices[use.n_devices++];
+        g->index = d->index;
+        snprintf(g->uuid, sizeof g->uuid, "%s", d->uuid);
+        g->mean_percent = d->n_util ? d->sum_util / (double)d->n_util : -1;
+        g->mem_peak_bytes = isnan(d->mem_peak_bytes) ? -1 : d->mem_peak_bytes;
+        g->mem_capacity_bytes = isnan(d->capacity_bytes) ? -1 : d->capacity_bytes;
+    }
     gt_efficiency_compute(&req, &use, e);
+}
+
+const char *gt_merge_node_gpu_note(const gt_merge *m, size_t k, char *buf, size_t size)
+{
+    const gt_merge_node *nd = &m->nodes[k];
+    size_t without = 0;
+    for (size_t i = 0; i < m->nparts; i++)
+        without += m->parts[i].node == k && m->parts[i].has_gpus && !m->parts[i].has_gpu_table;
+    if (!without)
+        return NULL;
+    if (!nd->files_with_gpu_table)
+        snprintf(buf, size, "its files tracked GPUs but hold no per-GPU rows: each GPU's figures need --per-gpu");
+    else
+        snprintf(buf, size, "%zu of its %zu files that tracked GPUs hold no per-GPU rows: the GPUs only they saw are "
+                 "missing; each GPU's figures need --per-gpu", without, nd->files_with_gpus);
+    return buf;
 }
 
 double gt_merge_cpu_efficiency(const gt_merge *m)

@@ -16,7 +16,10 @@
 #include <unistd.h>
 
 #define PROC_BASE_COLS 10
-#define GPU_COLS 6
+#define GPU_COLS 7
+/* The columns that tell a gpus table: files made before total_gpu_ram
+ * (the 7th) have only these. */
+#define GPU_ID_COLS 6
 
 /* What is kept of one process between samples. */
 typedef struct entry {
@@ -64,9 +67,9 @@ static const char *const proc_types[PROC_BASE_COLS] = {
     "FLOAT", "BIGINT", "BIGINT", "TEXT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "FLOAT", "BIGINT",
 };
 static const char *const gpu_names[GPU_COLS] = {
-    "timestamp", "gpu_index", "uuid", "used_gpu_ram", "utilization_percent", "power_watts",
+    "timestamp", "gpu_index", "uuid", "used_gpu_ram", "utilization_percent", "power_watts", "total_gpu_ram",
 };
-static const char *const gpu_types[GPU_COLS] = {"FLOAT", "BIGINT", "TEXT", "FLOAT", "FLOAT", "FLOAT"};
+static const char *const gpu_types[GPU_COLS] = {"FLOAT", "BIGINT", "TEXT", "FLOAT", "FLOAT", "FLOAT", "FLOAT"};
 
 const char *const gt_perproc_tables[] = {"processes", "gpus", NULL};
 
@@ -98,7 +101,7 @@ const char *gt_perproc_table_of(const char *path)
         return NULL;
     if (begins_with(t, proc_names, PROC_BASE_COLS))
         table = "processes";
-    else if (begins_with(t, gpu_names, GPU_COLS))
+    else if (begins_with(t, gpu_names, GPU_ID_COLS))
         table = "gpus";
     gt_table_free(&t);
     return table;
@@ -319,6 +322,10 @@ static gt_status gpu_rows(gt_perproc *p, const gt_sample *s, gt_error *err)
                                 : null_cell;
         c[4] = dev[g].util_valid ? fcell(dev[g].util_percent) : null_cell;
         c[5] = dev[g].power_valid ? fcell(dev[g].power_watts) : null_cell;
+        /* The capacity each row, so a reader needs no other table: merge
+         * puts a GPU's memory peak against it. */
+        c[6] = dev[g].mem_total_bytes ? fcell(gt_gpu_ram_in_unit((double)dev[g].mem_total_bytes, p->cfg.gpu_ram_unit))
+                                      : null_cell;
         st = gt_side_add(p->gpus, c, err);
     }
     return st == GT_OK ? gt_side_end_sample(p->gpus, err) : st;

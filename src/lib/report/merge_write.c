@@ -64,6 +64,50 @@ static void put_bytes(FILE *out, double b)
         fprintf(out, "%.1f MiB", b / 1048576.0);
 }
 
+/* Node k's GPUs, each with its figures (e: the node's efficiency), or why
+ * it has none. */
+static void gpus_text(const gt_merge *m, size_t k, const gt_efficiency *e, FILE *out)
+{
+    char bar[96], note[256];
+    const gt_merge_node *nd = &m->nodes[k];
+    if (nd->ngpus)
+        fprintf(out, "      GPUs: %zu (from the per-GPU rows of %zu file%s; mean utilization: %s)\n", nd->ngpus,
+                nd->files_with_gpu_table, nd->files_with_gpu_table == 1 ? "" : "s", GT_MERGE_GPU_MEAN_METHOD);
+    for (int i = 0; i < e->use.n_devices; i++) {
+        const gt_eff_gpu *d = &e->use.devices[i];
+        fprintf(out, "      GPU %d", d->index);
+        if (*d->uuid) {
+            fputs(" (", out);
+            gt_text_put(out, d->uuid, GT_TEXT_CONTROLS, 0);
+            fputc(')', out);
+        }
+        fputs(": utilization ", out);
+        if (d->mean_percent >= 0) {
+            gt_eff_bar(d->mean_percent, bar, sizeof bar);
+            fprintf(out, "%s %.3f %%", bar, d->mean_percent);
+        } else {
+            fputs("unknown", out);
+        }
+        fputs(", memory peak ", out);
+        if (d->mem_peak_bytes >= 0)
+            put_bytes(out, d->mem_peak_bytes);
+        else
+            fputs("unknown", out);
+        if (e->device_mem_percent[i] >= 0) {
+            gt_eff_bar(e->device_mem_percent[i], bar, sizeof bar);
+            fputs(" of ", out);
+            put_bytes(out, d->mem_capacity_bytes);
+            fprintf(out, " %s %.3f %%\n", bar, e->device_mem_percent[i]);
+        } else {
+            fputs(", capacity unknown\n", out);
+        }
+    }
+    if (nd->ngpus > (size_t)e->use.n_devices)
+        fprintf(out, "      (%zu more GPUs not shown)\n", nd->ngpus - (size_t)e->use.n_devices);
+    if (gt_merge_node_gpu_note(m, k, note, sizeof note))
+        fprintf(out, "      GPU figures: %s\n", note);
+}
+
 /* The Efficiency section, last: each node against the request its files
  * record, then the job's CPU efficiency. */
 static void efficiency_text(const gt_merge *m, FILE *out)
@@ -96,7 +140,11 @@ static void efficiency_text(const gt_merge *m, FILE *out)
             put_bytes(out, e.use.mem_peak_bytes);
             fprintf(out, " (%s); advised %s\n", e.use.mem_method, e.advised_mem);
         }
-        const char *advice[][2] = {{"memory", e.advice_mem}, {"cores", e.advice_cores}, {"time", e.advice_time}};
+        gpus_text(m, k, &e, out);
+        const char *advice[][2] = {{"memory", e.advice_mem},
+                                   {"cores", e.advice_cores},
+                                   {"gpus", e.advice_gpus},
+                                   {"time", e.advice_time}};
         for (size_t i = 0; i < sizeof advice / sizeof *advice; i++)
             if (advice[i][1][0])
                 fprintf(out, "      Advice (%s): %s\n", advice[i][0], advice[i][1]);
@@ -234,6 +282,38 @@ static cJSON *opt(cJSON *o, const char *key, double v)
     return num(o, key, v < 0 ? NAN : v);
 }
 
+/* "gpu" of node k: each GPU's figures and why any are missing, or null
+ * where the node tracked no GPU; NULL when out of memory. */
+static cJSON *gpus_json(const gt_merge *m, size_t k, const gt_efficiency *e, cJSON *o)
+{
+    char note[256];
+    const gt_merge_node *nd = &m->nodes[k];
+    if (!nd->files_with_gpus && !nd->ngpus)
+        return cJSON_AddNullToObject(o, "gpu");
+    cJSON *gpu = cJSON_AddObjectToObject(o, "gpu"), *devs;
+    if (!gpu || !num(gpu, "files_with_gpus", (double)nd->files_with_gpus) ||
+        !num(gpu, "files_with_per_gpu_rows", (double)nd->files_with_gpu_table) ||
+        !str_or_null(gpu, "note", gt_merge_node_gpu_note(m, k, note, sizeof note)) ||
+        !cJSON_AddStringToObject(gpu, "mean_utilization_method", GT_MERGE_GPU_MEAN_METHOD) ||
+        !(devs = cJSON_AddArrayToObject(gpu, "devices")))
+        return NULL;
+    for (int i = 0; i < e->use.n_devices; i++) {
+        const gt_eff_gpu *d = &e->use.devices[i];
+        cJSON *g = cJSON_CreateObject();
+        if (!g || !cJSON_AddItemToArray(devs, g)) {
+            cJSON_Delete(g);
+            return NULL;
+        }
+        if (!num(g, "index", d->index) || !str(g, "uuid", d->uuid) || !num(g, "files", (double)nd->gpus[i].files) ||
+            !num(g, "samples", (double)nd->gpus[i].n_util) ||
+            !opt(g, "mean_utilization_percent", d->mean_percent) || !opt(g, "memory_peak_bytes", d->mem_peak_bytes) ||
+            !opt(g, "memory_capacity_bytes", d->mem_capacity_bytes) ||
+            !opt(g, "memory_percent_of_capacity", e->device_mem_percent[i]))
+            return NULL;
+    }
+    return gpu;
+}
+
 /* "efficiency": the job's CPU efficiency and each node's figures against
  * its request; NULL when out of memory. */
 static cJSON *efficiency_json(const gt_merge *m, cJSON *root)
@@ -261,7 +341,7 @@ static cJSON *efficiency_json(const gt_merge *m, cJSON *root)
             !opt(o, "wall_seconds", e.use.wall_s) || !opt(o, "cpu_efficiency_percent", e.cpu_percent) ||
             !opt(o, "memory_peak_bytes", e.use.mem_peak_bytes) || !str_or_null(o, "memory_peak_method", e.use.mem_method) ||
             !opt(o, "memory_percent_of_request", e.mem_percent) || !str_or_null(o, "advised_request", e.advised_mem) ||
-            !(adv = cJSON_AddObjectToObject(o, "advice")) || !str_or_null(adv, "memory", e.advice_mem) ||
+            !gpus_json(m, k, &e, o) || !(adv = cJSON_AddObjectToObject(o, "advice")) || !str_or_null(adv, "memory", e.advice_mem) ||
             !str_or_null(adv, "cores", e.advice_cores) || !str_or_null(adv, "gpus", e.advice_gpus) ||
             !str_or_null(adv, "time", e.advice_time))
             return NULL;

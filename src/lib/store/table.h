@@ -26,8 +26,11 @@ typedef enum gt_table_part {
     GT_TABLE_STATIC,     /* tracking file: static data (CSV lines 1-2; SQLite table static_data) */
     GT_TABLE_TIMEPOINTS, /* tracking file: timepoints (CSV from line 3; SQLite table data) */
     GT_TABLE_MARKS,      /* sub-tracking file (CSV from line 1; SQLite table data) */
-    GT_TABLE_HEADER      /* the column names alone, no rows (CSV line 1; SQLite table data): what a
+    GT_TABLE_HEADER,     /* the column names alone, no rows (CSV line 1; SQLite table data): what a
                             file is, read without reading its rows */
+    GT_TABLE_GPUS        /* a tracking file's per-GPU rows (--per-gpu): the SQLite table gpus of the
+                            file, or beside a CSV tracking file its sibling NAME.gpus.csv (from line
+                            1); a file without them reads as GT_OK with *out NULL */
 } gt_table_part;
 
 typedef struct gt_table gt_table;

@@ -33,6 +33,7 @@ struct gt_table {
     int nfile;  /* columns in the file */
     int *map;   /* file column -> table column, -1 when not read */
     size_t nrows, cap;
+    int absent; /* GT_TABLE_GPUS: the file has no such table (set by the reader) */
 };
 
 /* Creates the columns from the file's n column names: all of them, or the

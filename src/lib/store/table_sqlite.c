@@ -55,7 +55,7 @@ gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part, const char *cons
     gt_status st = GT_OK;
     sqlite3 *db = NULL;
     sqlite3_stmt *q = NULL;
-    const char *table = part == GT_TABLE_STATIC ? "static_data" : "data";
+    const char *table = part == GT_TABLE_STATIC ? "static_data" : part == GT_TABLE_GPUS ? "gpus" : "data";
     const char **names = NULL;
     char sql[64];
     int rc;
@@ -74,6 +74,22 @@ gt_status gt_table_read_sqlite(gt_table *t, gt_table_part part, const char *cons
         st = gt_err(err, GT_ERR_IO, "cannot open '%s': %s", t->path,
                     db ? sqlite3_errmsg(db) : "out of memory");
         goto done;
+    }
+    if (part == GT_TABLE_GPUS) {
+        /* Only --per-gpu made the table: its absence is no error. */
+        rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gpus'", -1, &q,
+                                NULL);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(q);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+            st = gt_err(err, GT_ERR_IO, "cannot read '%s': %s", t->path, sqlite3_errmsg(db));
+            goto done;
+        }
+        t->absent = rc == SQLITE_DONE;
+        sqlite3_finalize(q);
+        q = NULL;
+        if (t->absent)
+            goto done;
     }
     snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", table);
     if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
