@@ -2,7 +2,8 @@
 # gt-test: no-san: runs bench/gpu-check's shell parts and the GPU workload's error paths, which the sanitizer build does not change
 # The parts of bench/gpu-check that need no GPU: the workload's error paths,
 # the parsers of nvidia-smi's documented output formats and of gpu-tracker's
-# own report and tracking file, the bundle it builds for a GPU machine, and
+# own report and tracking file, its gpu-tracker options, report paths and
+# columns against this build, the bundle it builds for a GPU machine, and
 # its refusal where nvidia-smi is missing.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
@@ -96,6 +97,59 @@ printf 'timestamp,pid,ppid,command,gpu0_sm_percent\n1,7,1,a,10\n1,8,7,b,90\n2,7,
 [ "$(proc_csv_stat p.csv 7 gpu0_sm_percent mean)" = 20 ] || fail "proc_csv_stat mean"
 [ "$(proc_csv_stat p.csv 8 gpu0_sm_percent max)" = 90 ] || fail "proc_csv_stat max"
 [ -z "$(proc_csv_stat p.csv 9 gpu0_sm_percent max)" ] || fail "proc_csv_stat of an unknown PID"
+
+# bench/gpu-check against this build: each gpu-tracker command line it runs
+# (its options, read from the script itself) is accepted here, over the fake
+# NVML with the job above as the command, and each report path, tracking-file
+# column and per-process column it reads has a value in what they wrote.  A
+# name changed in the options, the report or the files would otherwise show
+# only on a GPU machine, as a "-" where a figure belongs.
+cat >nvml.json <<'JSON'
+{"devices": [{"uuid": "GPU-a", "total": 8000000000, "samples": [
+  {"used": 3000000000, "util": 40, "power_mw": 50000, "energy_mj": 1000,
+   "compute": [{"pid_file": "main.pid", "mem": 1000000000, "sm": 30}, {"pid_file": "grand.pid", "mem": 500000000, "sm": 20}]},
+  {"used": 3000000000, "util": 60, "power_mw": 70000, "energy_mj": 9000,
+   "compute": [{"pid_file": "main.pid", "mem": 1000000000, "sm": 30}, {"pid_file": "grand.pid", "mem": 500000000, "sm": 20}]}]}]}
+JSON
+GC="$ROOT/bench/gpu-check"
+O=$TMP/gc
+mkdir -p "$O"
+# Its command lines with their continuations joined; the options are the
+# words from "$GT" to the " -- " before the command (spaces squeezed).
+sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$GC" | tr -s ' ' | sed -n 's/.*"\$GT" \(--[^ ]\{1,\}\( --[^ ]\{1,\}\)*\) -- .*/\1/p' >gc_runs.txt
+[ "$(wc -l <gc_runs.txt)" -ge 4 ] || fail "bench/gpu-check: its gpu-tracker command lines not found: $(cat gc_runs.txt)"
+while read -r opts; do
+    eval "set -- $opts"
+    tf=
+    for a in "$@"; do case $a in --tf=*) tf=${a#--tf=} ;; esac; done
+    [ -n "$tf" ] || fail "bench/gpu-check runs gpu-tracker without --tf: $opts"
+    rm -f main.pid child.pid grand.pid nvml.log
+    "$GT_BIN" "$@" -- sh main.sh >"${tf%.csv}.out" 2>gc.err || fail "gpu-tracker $opts (bench/gpu-check): exit $?: $(cat gc.err)"
+    cp grand.pid "${tf%.csv}.grand"
+done <gc_runs.txt
+# report_value "$O/NAME.out" "PATH": in NAME.out, or for the Python
+# package's report (py.out, the library's text too), in attr.out.
+grep -o 'report_value "$O/[a-z0-9]*\.out" "[^"]*"' "$GC" | sed 's/^report_value "$O\/\([a-z0-9]*\)\.out" "\(.*\)"$/\1 \2/' >gc_paths.txt
+[ "$(wc -l <gc_paths.txt)" -ge 10 ] || fail "bench/gpu-check: its report paths not found: $(cat gc_paths.txt)"
+while read -r name path; do
+    f=$O/$name.out
+    [ -e "$f" ] || f=$O/attr.out
+    [ -n "$(report_value "$f" "$path")" ] || fail "bench/gpu-check reads '$path' of $name.out, which has none: $(cat "$f")"
+done <gc_paths.txt
+# csv_column_stat "$O/NAME.csv" COLUMN and proc_csv_stat "$O/NAME" "$PID" COLUMN.
+grep -o 'csv_column_stat "$O/[a-z0-9]*\.csv" [a-z0-9_]*' "$GC" | sed 's/^csv_column_stat "$O\/\([^"]*\)" /\1 /' >gc_cols.txt
+grep -o 'proc_csv_stat "$O/[a-z0-9.]*\.csv" "$[a-z]*" [a-z0-9_]*' "$GC" | sed 's/^proc_csv_stat "$O\/\([^"]*\)" "$[a-z]*" /\1 /' >gc_pcols.txt
+[ -s gc_cols.txt ] && [ "$(wc -l <gc_pcols.txt)" -ge 2 ] ||
+    fail "bench/gpu-check: its columns not found: $(cat gc_cols.txt gc_pcols.txt)"
+while read -r file col; do
+    [ -n "$(csv_column_stat "$O/$file" "$col" max)" ] || fail "bench/gpu-check reads column $col of $file, which has none: $(head -3 "$O/$file")"
+done <gc_cols.txt
+while read -r file col; do
+    [ -e "$O/$file" ] || fail "bench/gpu-check reads $file, which was not written: $(ls "$O")"
+    pid=$(cat "$O/${file%%.*}.grand")
+    [ -n "$(proc_csv_stat "$O/$file" "$pid" "$col" max)" ] ||
+        fail "bench/gpu-check reads column $col of $file, which has none for the grandchild $pid: $(head -3 "$O/$file")"
+done <gc_pcols.txt
 
 # The bundle for a GPU machine (the gcc build's objects): each binary finds
 # libsqlite3 and libcjson in the bundle, the Python package its library.
