@@ -3,8 +3,9 @@
 # The parts of bench/gpu-check that need no GPU: the workload's error paths,
 # the parsers of nvidia-smi's documented output formats and of gpu-tracker's
 # own report and tracking file, its gpu-tracker options, report paths and
-# columns against this build, the bundle it builds for a GPU machine, and
-# its refusal where nvidia-smi is missing.
+# columns against this build, the bundle it builds for a GPU machine (its
+# nvml_calls over the fake NVML), and its refusal where nvidia-smi is
+# missing.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -155,7 +156,7 @@ done <gc_pcols.txt
 # libsqlite3 and libcjson in the bundle, the Python package its library.
 if [ -z "${GT_TEST_SAN:-}" ] && [ "$GT_BUILD" = "$ROOT/build" ]; then
     "$ROOT/bench/gpu-check" build "$TMP/bundle" >build.txt 2>&1 || fail "gpu-check build: $(cat build.txt)"
-    for f in gpu-tracker gpu_load rusage libsqlite3.so.0 libcjson.so.1 python/gpu_tracker/libgputracker.so; do
+    for f in gpu-tracker gpu_load rusage nvml_calls libsqlite3.so.0 libcjson.so.1 python/gpu_tracker/libgputracker.so; do
         [ -e "$TMP/bundle/$f" ] || fail "the bundle lacks $f"
     done
     ldd "$TMP/bundle/gpu-tracker" | grep -q "libcjson.so.1 => $TMP/bundle/libcjson.so.1" ||
@@ -164,6 +165,22 @@ if [ -z "${GT_TEST_SAN:-}" ] && [ "$GT_BUILD" = "$ROOT/build" ]; then
     (cd / && PYTHONPATH="$TMP/bundle/python" GPU_TRACKER_LIB= python3 -c \
         'import gpu_tracker._lib as l, sys; sys.exit(not l._load()[1].startswith(sys.argv[1]))' "$TMP/bundle") ||
         fail "the bundle's Python package does not load the bundle's library"
+
+    # The bundle's nvml_calls over the fake NVML, loaded by the driver's
+    # soname as on the GPU machine: each function a sample calls is timed
+    # (none fails nor is missing), and the processes' utilization samples
+    # are listed.
+    mkdir -p fakelib
+    ln -sf "$GT_BUILD/fakes/nvml.so" fakelib/libnvidia-ml.so.1
+    echo $$ >main.pid
+    echo $PPID >grand.pid
+    LD_LIBRARY_PATH=$PWD/fakelib "$TMP/bundle/nvml_calls" 3 >calls.txt 2>&1 || fail "nvml_calls: exit $?: $(cat calls.txt)"
+    for f in nvmlDeviceGetMemoryInfo nvmlDeviceGetMemoryInfo_v2 nvmlDeviceGetUtilizationRates nvmlDeviceGetPowerUsage \
+        nvmlDeviceGetTotalEnergyConsumption nvmlDeviceGetComputeRunningProcesses_v3 \
+        nvmlDeviceGetGraphicsRunningProcesses_v3 nvmlDeviceGetProcessUtilization; do
+        grep -Eq "^$f +[0-9.]+ +[0-9.]+ 3$" calls.txt || fail "nvml_calls: no timing of $f: $(cat calls.txt)"
+    done
+    grep -q "^sample pid $$ at [-0-9.]* s: sm 30 mem 0$" calls.txt || fail "nvml_calls: no utilization sample: $(cat calls.txt)"
 
     # Without nvidia-smi the check says so and fails.
     mkdir -p nobin
