@@ -108,9 +108,10 @@ int main(int argc, char **argv)
     unsigned int n = 1024;
     if (f && AS(nvmlDeviceGetProcessUtilization, f)(dev, out.s, &n, since) == NVML_SUCCESS)
         for (unsigned int i = 0; i < n; i++)
-            printf("sample pid %u at -%.3f s: sm %u mem %u\n", out.s[i].pid,
-                   (double)((unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000 -
-                            out.s[i].timeStamp) / 1e6,
+            /* In doubles: a sample stamped after ts (taken during the
+             * call) is a negative age, not a wrapped one. */
+            printf("sample pid %u at %.3f s: sm %u mem %u\n", out.s[i].pid,
+                   ((double)out.s[i].timeStamp - ((double)ts.tv_sec * 1e6 + (double)(ts.tv_nsec / 1000))) / 1e6,
                    out.s[i].smUtil, out.s[i].memUtil);
     return 0;
 }
