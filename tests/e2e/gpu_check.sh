@@ -4,8 +4,8 @@
 # the parsers of nvidia-smi's documented output formats and of gpu-tracker's
 # own report and tracking file, its gpu-tracker options, report paths and
 # columns against this build, the bundle it builds for a GPU machine (its
-# nvml_calls over the fake NVML), and its refusal where nvidia-smi is
-# missing.
+# nvml_calls and Python programs over the fake NVML), and its refusal where
+# nvidia-smi is missing.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -181,6 +181,27 @@ if [ -z "${GT_TEST_SAN:-}" ] && [ "$GT_BUILD" -ef "$ROOT/build" ]; then
         grep -Eq "^$f +[0-9.]+ +[0-9.]+ 3$" calls.txt || fail "nvml_calls: no timing of $f: $(cat calls.txt)"
     done
     grep -q "^sample pid $$ at [-0-9.]* s: sm 30 mem 0$" calls.txt || fail "nvml_calls: no utilization sample: $(cat calls.txt)"
+
+    # Its Python programs (the Tracker, the notebook cell), read from the
+    # script, with the bundle's package over the fake NVML and the job above
+    # in place of gpu_load (which takes the same arguments).
+    awk '/<<.PY.$/ { n++; on = 1; next } /^PY$/ { on = 0 } on { print >("gc_py" n ".py") }' "$GC"
+    [ -s gc_py1.py ] && [ -s gc_py2.py ] || fail "bench/gpu-check: its Python programs not found"
+    printf '#!/bin/sh\nexec sh %s/main.sh\n' "$TMP" >wl
+    chmod +x wl
+    rm -f main.pid child.pid grand.pid nvml.log
+    PYTHONPATH="$TMP/bundle/python" python3 - "$TMP/wl" <gc_py1.py >py.out 2>py.err ||
+        fail "bench/gpu-check's Tracker program: exit $?: $(cat py.err)"
+    [ "$(report_value py.out "Max GPU RAM/Descendants")" = 1500.0 ] ||
+        fail "bench/gpu-check's Tracker program: descendants' GPU RAM: $(cat py.out)"
+    if python3 -c 'import IPython' 2>/dev/null; then
+        rm -f main.pid child.pid grand.pid nvml.log
+        PYTHONPATH="$TMP/bundle/python" python3 - "$TMP/wl" <gc_py2.py >cell.out 2>&1 ||
+            fail "bench/gpu-check's notebook cell: exit $?: $(cat cell.out)"
+        grep -q '^gpu-tracker: .*| GPU RAM: ' cell.out || fail "bench/gpu-check's notebook cell: $(cat cell.out)"
+    else
+        skip_part "the notebook cell" "no IPython (python3-ipykernel)"
+    fi
 
     # Without nvidia-smi the check says so and fails.
     mkdir -p nobin
