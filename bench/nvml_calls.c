@@ -11,19 +11,18 @@
 #include <string.h>
 #include <time.h>
 
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st *nvmlDevice_t;
-typedef struct { unsigned long long total, free, used; } mem_v1;
-typedef struct { unsigned int version; unsigned long long total, reserved, free, used; } mem_v2;
-typedef struct { unsigned int gpu, memory; } util;
-typedef struct { unsigned int pid; unsigned long long mem; unsigned int gi, ci; } proc_v2;
-typedef struct { unsigned int pid; unsigned long long ts; unsigned int sm, mem, enc, dec; } proc_util;
+/* gpu-tracker's own declarations, checked against NVIDIA's nvml.h by
+ * tests/e2e/gpu_decl.sh. */
+#include "gpu/nvml_decl.h"
+
+/* The function f, of the type nvml_decl.h gives the function name. */
+#define AS(name, f) ((__typeof__(name) *)(f))
 
 static void *lib;
 static nvmlDevice_t dev;
 static unsigned long long since;
-static union { mem_v1 m1; mem_v2 m2; util u; proc_v2 p[256]; proc_util s[1024]; unsigned int ui;
-               unsigned long long ull; } out;
+static union { nvmlMemory_t m1; nvmlMemory_v2_t m2; nvmlUtilization_t u; nvmlProcessInfo_t p[256];
+               nvmlProcessUtilizationSample_t s[1024]; unsigned int ui; unsigned long long ull; } out;
 
 static double now(clockid_t c)
 {
@@ -37,25 +36,24 @@ static nvmlReturn_t call(const char *name, void *f)
 {
     unsigned int n;
     if (!strcmp(name, "nvmlDeviceGetMemoryInfo"))
-        return ((nvmlReturn_t (*)(nvmlDevice_t, mem_v1 *))f)(dev, &out.m1);
+        return AS(nvmlDeviceGetMemoryInfo, f)(dev, &out.m1);
     if (!strcmp(name, "nvmlDeviceGetMemoryInfo_v2")) {
-        out.m2.version = (unsigned int)sizeof(mem_v2) | 2u << 24;
-        return ((nvmlReturn_t (*)(nvmlDevice_t, mem_v2 *))f)(dev, &out.m2);
+        out.m2.version = (unsigned int)nvmlMemory_v2;
+        return AS(nvmlDeviceGetMemoryInfo_v2, f)(dev, &out.m2);
     }
     if (!strcmp(name, "nvmlDeviceGetUtilizationRates"))
-        return ((nvmlReturn_t (*)(nvmlDevice_t, util *))f)(dev, &out.u);
+        return AS(nvmlDeviceGetUtilizationRates, f)(dev, &out.u);
     if (!strcmp(name, "nvmlDeviceGetPowerUsage"))
-        return ((nvmlReturn_t (*)(nvmlDevice_t, unsigned int *))f)(dev, &out.ui);
+        return AS(nvmlDeviceGetPowerUsage, f)(dev, &out.ui);
     if (!strcmp(name, "nvmlDeviceGetTotalEnergyConsumption"))
-        return ((nvmlReturn_t (*)(nvmlDevice_t, unsigned long long *))f)(dev, &out.ull);
+        return AS(nvmlDeviceGetTotalEnergyConsumption, f)(dev, &out.ull);
     if (!strcmp(name, "nvmlDeviceGetProcessUtilization")) {
         n = 1024;
-        nvmlReturn_t r = ((nvmlReturn_t (*)(nvmlDevice_t, proc_util *, unsigned int *, unsigned long long))f)(
-            dev, out.s, &n, since);
-        return r == 6 ? 0 : r; /* NOT_FOUND: no sample since the last call */
+        nvmlReturn_t r = AS(nvmlDeviceGetProcessUtilization, f)(dev, out.s, &n, since);
+        return r == NVML_ERROR_NOT_FOUND ? NVML_SUCCESS : r; /* no sample since the last call */
     }
-    n = 256; /* the process listings */
-    return ((nvmlReturn_t (*)(nvmlDevice_t, unsigned int *, proc_v2 *))f)(dev, &n, out.p);
+    n = 256; /* the _v3 process listings, compute and graphics: one type */
+    return AS(nvmlDeviceGetComputeRunningProcesses_v3, f)(dev, &n, out.p);
 }
 
 int main(int argc, char **argv)
@@ -67,8 +65,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "nvml_calls: %s\n", dlerror());
         return 3;
     }
-    nvmlReturn_t (*init)(void);
-    nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
+    __typeof__(nvmlInit_v2) *init;
+    __typeof__(nvmlDeviceGetHandleByIndex_v2) *handle;
     *(void **)&init = dlsym(lib, "nvmlInit_v2");
     *(void **)&handle = dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
     if (!init || !handle || init() || handle(0, &dev)) {
@@ -92,7 +90,7 @@ int main(int argc, char **argv)
         since = (unsigned long long)ts.tv_sec * 1000000ull - 1000000ull;
         nvmlReturn_t r = call(names[k], f);
         if (r) {
-            printf("%-44s error %d\n", names[k], r);
+            printf("%-44s error %u\n", names[k], r);
             continue;
         }
         double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
@@ -108,12 +106,12 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_REALTIME, &ts);
     since = ((unsigned long long)ts.tv_sec - 1) * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
     unsigned int n = 1024;
-    if (f && ((nvmlReturn_t (*)(nvmlDevice_t, proc_util *, unsigned int *, unsigned long long))f)(
-                 dev, out.s, &n, since) == 0)
+    if (f && AS(nvmlDeviceGetProcessUtilization, f)(dev, out.s, &n, since) == NVML_SUCCESS)
         for (unsigned int i = 0; i < n; i++)
-            printf("sample pid %u at -%.3f s: sm %u mem %u\n", out.s[i].pid,
-                   (double)((unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000 -
-                            out.s[i].ts) / 1e6,
-                   out.s[i].sm, out.s[i].mem);
+            /* In doubles: a sample stamped after ts (taken during the
+             * call) is a negative age, not a wrapped one. */
+            printf("sample pid %u at %.3f s: sm %u mem %u\n", out.s[i].pid,
+                   ((double)out.s[i].timeStamp - ((double)ts.tv_sec * 1e6 + (double)(ts.tv_nsec / 1000))) / 1e6,
+                   out.s[i].smUtil, out.s[i].memUtil);
     return 0;
 }

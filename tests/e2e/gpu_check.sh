@@ -2,8 +2,10 @@
 # gt-test: no-san: runs bench/gpu-check's shell parts and the GPU workload's error paths, which the sanitizer build does not change
 # The parts of bench/gpu-check that need no GPU: the workload's error paths,
 # the parsers of nvidia-smi's documented output formats and of gpu-tracker's
-# own report and tracking file, the bundle it builds for a GPU machine, and
-# its refusal where nvidia-smi is missing.
+# own report and tracking file, its gpu-tracker options, report paths and
+# columns against this build, the bundle it builds for a GPU machine (its
+# nvml_calls and Python programs over the fake NVML), and its refusal where
+# nvidia-smi is missing.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/_lib.sh"
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -97,11 +99,64 @@ printf 'timestamp,pid,ppid,command,gpu0_sm_percent\n1,7,1,a,10\n1,8,7,b,90\n2,7,
 [ "$(proc_csv_stat p.csv 8 gpu0_sm_percent max)" = 90 ] || fail "proc_csv_stat max"
 [ -z "$(proc_csv_stat p.csv 9 gpu0_sm_percent max)" ] || fail "proc_csv_stat of an unknown PID"
 
+# bench/gpu-check against this build: each gpu-tracker command line it runs
+# (its options, read from the script itself) is accepted here, over the fake
+# NVML with the job above as the command, and each report path, tracking-file
+# column and per-process column it reads has a value in what they wrote.  A
+# name changed in the options, the report or the files would otherwise show
+# only on a GPU machine, as a "-" where a figure belongs.
+cat >nvml.json <<'JSON'
+{"devices": [{"uuid": "GPU-a", "total": 8000000000, "samples": [
+  {"used": 3000000000, "util": 40, "power_mw": 50000, "energy_mj": 1000,
+   "compute": [{"pid_file": "main.pid", "mem": 1000000000, "sm": 30}, {"pid_file": "grand.pid", "mem": 500000000, "sm": 20}]},
+  {"used": 3000000000, "util": 60, "power_mw": 70000, "energy_mj": 9000,
+   "compute": [{"pid_file": "main.pid", "mem": 1000000000, "sm": 30}, {"pid_file": "grand.pid", "mem": 500000000, "sm": 20}]}]}]}
+JSON
+GC="$ROOT/bench/gpu-check"
+O=$TMP/gc
+mkdir -p "$O"
+# Its command lines with their continuations joined; the options are the
+# words from "$GT" to the " -- " before the command (spaces squeezed).
+sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$GC" | tr -s ' ' | sed -n 's/.*"\$GT" \(--[^ ]\{1,\}\( --[^ ]\{1,\}\)*\) -- .*/\1/p' >gc_runs.txt
+[ "$(wc -l <gc_runs.txt)" -ge 4 ] || fail "bench/gpu-check: its gpu-tracker command lines not found: $(cat gc_runs.txt)"
+while read -r opts; do
+    eval "set -- $opts"
+    tf=
+    for a in "$@"; do case $a in --tf=*) tf=${a#--tf=} ;; esac; done
+    [ -n "$tf" ] || fail "bench/gpu-check runs gpu-tracker without --tf: $opts"
+    rm -f main.pid child.pid grand.pid nvml.log
+    "$GT_BIN" "$@" -- sh main.sh >"${tf%.csv}.out" 2>gc.err || fail "gpu-tracker $opts (bench/gpu-check): exit $?: $(cat gc.err)"
+    cp grand.pid "${tf%.csv}.grand"
+done <gc_runs.txt
+# report_value "$O/NAME.out" "PATH": in NAME.out, or for the Python
+# package's report (py.out, the library's text too), in attr.out.
+grep -o 'report_value "$O/[a-z0-9]*\.out" "[^"]*"' "$GC" | sed 's/^report_value "$O\/\([a-z0-9]*\)\.out" "\(.*\)"$/\1 \2/' >gc_paths.txt
+[ "$(wc -l <gc_paths.txt)" -ge 10 ] || fail "bench/gpu-check: its report paths not found: $(cat gc_paths.txt)"
+while read -r name path; do
+    f=$O/$name.out
+    [ -e "$f" ] || f=$O/attr.out
+    [ -n "$(report_value "$f" "$path")" ] || fail "bench/gpu-check reads '$path' of $name.out, which has none: $(cat "$f")"
+done <gc_paths.txt
+# csv_column_stat "$O/NAME.csv" COLUMN and proc_csv_stat "$O/NAME" "$PID" COLUMN.
+grep -o 'csv_column_stat "$O/[a-z0-9]*\.csv" [a-z0-9_]*' "$GC" | sed 's/^csv_column_stat "$O\/\([^"]*\)" /\1 /' >gc_cols.txt
+grep -o 'proc_csv_stat "$O/[a-z0-9.]*\.csv" "$[a-z]*" [a-z0-9_]*' "$GC" | sed 's/^proc_csv_stat "$O\/\([^"]*\)" "$[a-z]*" /\1 /' >gc_pcols.txt
+[ -s gc_cols.txt ] && [ "$(wc -l <gc_pcols.txt)" -ge 2 ] ||
+    fail "bench/gpu-check: its columns not found: $(cat gc_cols.txt gc_pcols.txt)"
+while read -r file col; do
+    [ -n "$(csv_column_stat "$O/$file" "$col" max)" ] || fail "bench/gpu-check reads column $col of $file, which has none: $(head -3 "$O/$file")"
+done <gc_cols.txt
+while read -r file col; do
+    [ -e "$O/$file" ] || fail "bench/gpu-check reads $file, which was not written: $(ls "$O")"
+    pid=$(cat "$O/${file%%.*}.grand")
+    [ -n "$(proc_csv_stat "$O/$file" "$pid" "$col" max)" ] ||
+        fail "bench/gpu-check reads column $col of $file, which has none for the grandchild $pid: $(head -3 "$O/$file")"
+done <gc_pcols.txt
+
 # The bundle for a GPU machine (the gcc build's objects): each binary finds
 # libsqlite3 and libcjson in the bundle, the Python package its library.
-if [ -z "${GT_TEST_SAN:-}" ] && [ "$GT_BUILD" = "$ROOT/build" ]; then
+if [ -z "${GT_TEST_SAN:-}" ] && [ "$GT_BUILD" -ef "$ROOT/build" ]; then
     "$ROOT/bench/gpu-check" build "$TMP/bundle" >build.txt 2>&1 || fail "gpu-check build: $(cat build.txt)"
-    for f in gpu-tracker gpu_load rusage libsqlite3.so.0 libcjson.so.1 python/gpu_tracker/libgputracker.so; do
+    for f in gpu-tracker gpu_load rusage nvml_calls libsqlite3.so.0 libcjson.so.1 python/gpu_tracker/libgputracker.so; do
         [ -e "$TMP/bundle/$f" ] || fail "the bundle lacks $f"
     done
     ldd "$TMP/bundle/gpu-tracker" | grep -q "libcjson.so.1 => $TMP/bundle/libcjson.so.1" ||
@@ -111,6 +166,43 @@ if [ -z "${GT_TEST_SAN:-}" ] && [ "$GT_BUILD" = "$ROOT/build" ]; then
         'import gpu_tracker._lib as l, sys; sys.exit(not l._load()[1].startswith(sys.argv[1]))' "$TMP/bundle") ||
         fail "the bundle's Python package does not load the bundle's library"
 
+    # The bundle's nvml_calls over the fake NVML, loaded by the driver's
+    # soname as on the GPU machine: each function a sample calls is timed
+    # (none fails nor is missing), and the processes' utilization samples
+    # are listed.
+    mkdir -p fakelib
+    ln -sf "$GT_BUILD/fakes/nvml.so" fakelib/libnvidia-ml.so.1
+    echo $$ >main.pid
+    echo $PPID >grand.pid
+    LD_LIBRARY_PATH=$PWD/fakelib "$TMP/bundle/nvml_calls" 3 >calls.txt 2>&1 || fail "nvml_calls: exit $?: $(cat calls.txt)"
+    for f in nvmlDeviceGetMemoryInfo nvmlDeviceGetMemoryInfo_v2 nvmlDeviceGetUtilizationRates nvmlDeviceGetPowerUsage \
+        nvmlDeviceGetTotalEnergyConsumption nvmlDeviceGetComputeRunningProcesses_v3 \
+        nvmlDeviceGetGraphicsRunningProcesses_v3 nvmlDeviceGetProcessUtilization; do
+        grep -Eq "^$f +[0-9.]+ +[0-9.]+ 3$" calls.txt || fail "nvml_calls: no timing of $f: $(cat calls.txt)"
+    done
+    grep -q "^sample pid $$ at [-0-9.]* s: sm 30 mem 0$" calls.txt || fail "nvml_calls: no utilization sample: $(cat calls.txt)"
+
+    # Its Python programs (the Tracker, the notebook cell), read from the
+    # script, with the bundle's package over the fake NVML and the job above
+    # in place of gpu_load (which takes the same arguments).
+    awk '/<<.PY.$/ { n++; on = 1; next } /^PY$/ { on = 0 } on { print >("gc_py" n ".py") }' "$GC"
+    [ -s gc_py1.py ] && [ -s gc_py2.py ] || fail "bench/gpu-check: its Python programs not found"
+    printf '#!/bin/sh\nexec sh %s/main.sh\n' "$TMP" >wl
+    chmod +x wl
+    rm -f main.pid child.pid grand.pid nvml.log
+    PYTHONPATH="$TMP/bundle/python" python3 - "$TMP/wl" <gc_py1.py >py.out 2>py.err ||
+        fail "bench/gpu-check's Tracker program: exit $?: $(cat py.err)"
+    [ "$(report_value py.out "Max GPU RAM/Descendants")" = 1500.0 ] ||
+        fail "bench/gpu-check's Tracker program: descendants' GPU RAM: $(cat py.out)"
+    if python3 -c 'import IPython' 2>/dev/null; then
+        rm -f main.pid child.pid grand.pid nvml.log
+        PYTHONPATH="$TMP/bundle/python" python3 - "$TMP/wl" <gc_py2.py >cell.out 2>&1 ||
+            fail "bench/gpu-check's notebook cell: exit $?: $(cat cell.out)"
+        grep -q '^gpu-tracker: .*| GPU RAM: ' cell.out || fail "bench/gpu-check's notebook cell: $(cat cell.out)"
+    else
+        skip_part "the notebook cell" "no IPython (python3-ipykernel)"
+    fi
+
     # Without nvidia-smi the check says so and fails.
     mkdir -p nobin
     set +e
@@ -119,5 +211,7 @@ if [ -z "${GT_TEST_SAN:-}" ] && [ "$GT_BUILD" = "$ROOT/build" ]; then
     if ! command -v nvidia-smi >/dev/null; then
         [ "$rc" = 1 ] && grep -q 'no nvidia-smi here' run.txt || fail "gpu-check run without nvidia-smi: exit $rc, $(cat run.txt)"
     fi
+else
+    skip_part "the bundle" "bench/gpu-check build links the gcc build in $ROOT/build, not $GT_BUILD"
 fi
 echo ok

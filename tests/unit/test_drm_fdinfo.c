@@ -581,6 +581,50 @@ static void share_over_skipped_sample(void **state)
     gt_gpu_drm_fdinfo.shutdown(st);
 }
 
+/* Two cards of one driver (a machine with two AMD GPUs): each client goes
+ * to the device its drm-pdev names, not to the first card of its driver,
+ * and the same client id on both devices is two clients (drm-usage-stats.rst
+ * lets a client id be unique only within its device, drm-pdev then naming
+ * the device). */
+static void devices_of_one_driver(void **state)
+{
+    (void)state;
+    base_tree();
+    card(4, "amdgpu", "0000:0c:00.0");
+    char amd[4096];
+    load("amdgpu.txt", amd, sizeof amd);
+    /* Client 1187 on each card: 512 MiB of VRAM on 0000:0b:00.0, 1 MiB on
+     * 0000:0c:00.0; the child holds the second by a descriptor of its own. */
+    fd_of(100, 3, "/dev/null", amd);
+    char *other = with(with(with(amd, "drm-pdev", "0000:0c:00.0"), "drm-resident-vram", "1024 KiB"),
+                       "drm-memory-vram", "1024 KiB");
+    fd_of(100, 4, "/dev/null", other);
+    fd_of(200, 3, "/dev/null", other);
+    void *st = NULL;
+    int count = 0;
+    gt_gpu_why why = {0};
+    assert_int_equal(gt_drm_fdinfo_open(proc, sys_dir, fake_clock, &st, &count, &why), GT_GPU_FOUND);
+    /* i915, xe, then the two amdgpu cards in order of their PCI address. */
+    assert_int_equal(count, 4);
+    char uuid[GT_GPU_UUID_MAX];
+    assert_int_equal(gt_gpu_drm_fdinfo.uuid(st, 2, uuid, sizeof uuid, &why), GT_GPU_OK);
+    assert_string_equal(uuid, "0000:0b:00.0");
+    assert_int_equal(gt_gpu_drm_fdinfo.uuid(st, 3, uuid, sizeof uuid, &why), GT_GPU_OK);
+    assert_string_equal(uuid, "0000:0c:00.0");
+    gt_gpu_procs p = {0};
+    size_t first;
+    sample(st, &p, 2, 1, &first);
+    assert_int_equal(p.n - first, 1);
+    assert_int_equal(p.v[first].pid, 100);
+    assert_int_equal(p.v[first].mem_bytes, 512 * MIB);
+    sample(st, &p, 3, 0, &first);
+    assert_int_equal(p.n - first, 1);
+    assert_int_equal(p.v[first].pid, 100);
+    assert_int_equal(p.v[first].mem_bytes, 1 * MIB);
+    free(p.v);
+    gt_gpu_drm_fdinfo.shutdown(st);
+}
+
 /* No card of a driver that prints usage counters: not installed. */
 static void no_device(void **state)
 {
@@ -711,6 +755,7 @@ int main(void)
         cmocka_unit_test(backend_over_fake_tree),
         cmocka_unit_test(descriptor_cache),
         cmocka_unit_test(share_over_skipped_sample),
+        cmocka_unit_test(devices_of_one_driver),
         cmocka_unit_test(no_device),
         cmocka_unit_test(platform_device),
         cmocka_unit_test(through_gpu_layer),
