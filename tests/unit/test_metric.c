@@ -3,7 +3,9 @@
  * out are the ones the files have always had, in the same order and with
  * the same SQL types; a quantity of gpu-tracker's own lands after
  * timestamp and before the energy columns wherever its row is written;
- * a table that breaks the layout's rules is refused, saying which. */
+ * a table that breaks the layout's rules is refused, saying which.  The
+ * disk I/O probe: /proc/PID/io read to the byte, the tree's sums (an
+ * unreadable member makes them unavailable, not smaller) and its rates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include "metric/metric.h"
+#include "metric/probe.h"
 #include "store/row.h"
 
 /* The columns and types of the files written before the table existed. */
@@ -106,12 +111,77 @@ static void test_rules(void **state)
     assert_string_equal(gt_metric_check_table(no_timestamp, 1), "the Python package's columns end with timestamp");
 }
 
+/* The io probe on text captured from /proc/PID/io (tests/fixtures/proc/io),
+ * and on text that is not what the kernel writes. */
+static void test_io_parse(void **state)
+{
+    (void)state;
+    const gt_probe *io = &gt_probes[GT_PROBE_IO];
+    assert_string_equal(io->file, "io");
+    assert_int_equal(io->first, GT_PV_DISK_READ);
+    assert_int_equal(io->n, 2);
+    const char *text = "rchar: 2751665772\nwchar: 292635338\nsyscr: 819478\nsyscw: 150700\n"
+                       "read_bytes: 3076096\nwrite_bytes: 307920896\ncancelled_write_bytes: 105824256\n";
+    double v[2] = {0, 0};
+    assert_int_equal(io->parse(text, strlen(text), v), 0);
+    assert_true(v[0] == 3076096 && v[1] == 307920896);
+    const char *cut = "read_bytes: 3076096\nwrite_bytes: 3079";
+    assert_int_equal(io->parse(cut, strlen(cut), v), -1);
+    const char *none = "rchar: 1\n";
+    assert_int_equal(io->parse(none, strlen(none), v), -1);
+}
+
+static gt_sample_proc proc(int is_main, double read, double write)
+{
+    gt_sample_proc p = {.is_main = is_main};
+    p.values[GT_PV_DISK_READ] = read;
+    p.values[GT_PV_DISK_WRITE] = write;
+    return p;
+}
+
+static void test_tree(void **state)
+{
+    (void)state;
+    double t0[GT_TREE_SLOTS], t1[GT_TREE_SLOTS];
+    gt_sample_proc a[] = {proc(0, 10, 4096), proc(1, 1, 8192), proc(0, 100, 0)};
+    gt_probe_tree(a, 3, NULL, 0.5, t0);
+    assert_true(t0[GT_TREE_SUM(GT_PV_DISK_READ, 0)] == 1);
+    assert_true(t0[GT_TREE_SUM(GT_PV_DISK_READ, 1)] == 110);
+    assert_true(t0[GT_TREE_SUM(GT_PV_DISK_READ, 2)] == 111);
+    assert_true(t0[GT_TREE_SUM(GT_PV_DISK_WRITE, 2)] == 12288);
+    /* No sample before: no rate. */
+    assert_true(isnan(t0[GT_TREE_RATE(GT_PV_DISK_READ)]));
+    /* The child that wrote 4096 bytes was reaped by main, which now holds
+     * its counters: the total stands, and the rate is what was new. */
+    gt_sample_proc b[] = {proc(1, 11, 8192 + 4096 + 1024), proc(0, 100, 0)};
+    gt_probe_tree(b, 2, t0, 0.5, t1);
+    assert_true(t1[GT_TREE_SUM(GT_PV_DISK_WRITE, 2)] == 12288 + 1024);
+    assert_true(t1[GT_TREE_RATE(GT_PV_DISK_WRITE)] == 2048);
+    assert_true(t1[GT_TREE_RATE(GT_PV_DISK_READ)] == 0);
+    /* A member whose counters could not be read: unavailable, not less. */
+    gt_sample_proc c[] = {proc(1, 11, 13312), proc(0, NAN, NAN)};
+    gt_probe_tree(c, 2, t1, 0.5, t0);
+    assert_true(t0[GT_TREE_SUM(GT_PV_DISK_WRITE, 0)] == 13312);
+    assert_true(isnan(t0[GT_TREE_SUM(GT_PV_DISK_WRITE, 1)]));
+    assert_true(isnan(t0[GT_TREE_SUM(GT_PV_DISK_WRITE, 2)]));
+    assert_true(isnan(t0[GT_TREE_RATE(GT_PV_DISK_WRITE)]));
+    /* A total that fell (a member left the tree with its counts, reaped by
+     * no member) gives no rate rather than a negative one. */
+    gt_sample_proc d[] = {proc(1, 11, 13312)};
+    gt_probe_tree(d, 1, t1, 0.5, t0);
+    assert_true(t0[GT_TREE_SUM(GT_PV_DISK_READ, 2)] == 11);
+    assert_true(isnan(t0[GT_TREE_RATE(GT_PV_DISK_READ)]));
+    assert_true(t0[GT_TREE_RATE(GT_PV_DISK_WRITE)] == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_own_before_energy),
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_io_parse),
+        cmocka_unit_test(test_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,7 +95,7 @@ extern const size_t gt_metric_count;
 /* The number of tracking-file columns of each place; the store's arrays
  * are sized by them (gt_metric_check proves them against the table). */
 #define GT_METRIC_NPACKAGE_COLUMNS 22
-#define GT_METRIC_NOWN_COLUMNS 0
+#define GT_METRIC_NOWN_COLUMNS 8
 #define GT_METRIC_NENERGY_COLUMNS 3
 
 /* The tracking file's columns in file order: by place, then by row.

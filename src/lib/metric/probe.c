@@ -3,9 +3,32 @@
 #include "metric/probe.h"
 
 #include <math.h>
+#include <stdint.h>
+
+#include "proc/parse.h"
+
+/* /proc/PID/io: the storage I/O the process caused, its live threads' and
+ * its dead threads' and reaped children's (wait_task_zombie() adds a
+ * child's counters to its parent's, as getrusage's children figures do):
+ * read_bytes fetched from storage, write_bytes dirtied in the page cache
+ * of a file that is written back to storage (tmpfs and pipes count in
+ * neither; pages truncated before writeback still count). */
+static int parse_io(const char *text, size_t len, double *out)
+{
+    static const char *const keys[] = {"read_bytes:", "write_bytes:"};
+    uint64_t v[2];
+    if (gt_parse_keyed(text, len, keys, 2, v) != 0)
+        return -1;
+    out[0] = (double)v[0];
+    out[1] = (double)v[1];
+    return 0;
+}
 
 const gt_probe gt_probes[GT_PROBE_SLOTS] = {
-    {0},
+    /* Only the process's own tasks move its counters, and a child's
+     * counters join its parent's when the parent reaps it, which takes
+     * the parent running: an idle process's stand. */
+    [GT_PROBE_IO] = {"io", GT_PV_DISK_READ, 2, 1, parse_io},
 };
 
 void gt_probe_tree(const gt_sample_proc *procs, size_t n, const double *prev, double dt, double *tree)

@@ -8,11 +8,13 @@
 
 /* The /proc/PID files the probes read, one descriptor each per process. */
 enum gt_probe_file {
+    GT_PROBE_IO, /* /proc/PID/io */
     GT_PROBE_COUNT
 };
 
 /* The values read per process, in the probes' order. */
 enum gt_proc_value {
+    GT_PV_DISK_READ, GT_PV_DISK_WRITE, /* io: read_bytes, write_bytes */
     GT_PV_COUNT
 };
 

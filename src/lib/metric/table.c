@@ -58,6 +58,27 @@ const gt_metric gt_metric_table[] = {
     {"timestamp", GT_METRIC_PACKAGE, "FLOAT", GT_MU_SECONDS, GT_MA_NONE, NULL,
      "gpu_tracker_last_sample_timestamp_seconds", "Unix time of the latest sample.", NULL, -1,
      {{"timestamp", GT_MC_FLOAT, F(timestamp)}}},
+    /* The tree's storage I/O (/proc/PID/io, metric/probe.c): bytes since
+     * each process started, summed over the live members, whose counters
+     * hold those of the members they reaped; NULL where a member's could
+     * not be read.  The rate: the whole tree's bytes per second over the
+     * interval that ends at the row (NULL on the first row, or where the
+     * total fell: a member left the tree with its counts). */
+    {"disk_read", GT_METRIC_OWN, "BIGINT", GT_MU_BYTES, GT_MA_LAST, "Disk read", "gpu_tracker_disk_read_bytes_total",
+     "Bytes the tracked processes read from storage.", "Disk I/O", GT_PV_DISK_READ,
+     {{"main_disk_read_bytes", GT_MC_COUNT, TREE(GT_TREE_SUM(GT_PV_DISK_READ, 0))},
+      {"descendants_disk_read_bytes", GT_MC_COUNT, TREE(GT_TREE_SUM(GT_PV_DISK_READ, 1))},
+      {"combined_disk_read_bytes", GT_MC_COUNT, TREE(GT_TREE_SUM(GT_PV_DISK_READ, 2))}}},
+    {"disk_write", GT_METRIC_OWN, "BIGINT", GT_MU_BYTES, GT_MA_LAST, "Disk written",
+     "gpu_tracker_disk_write_bytes_total", "Bytes the tracked processes caused to be written to storage.",
+     "Disk I/O", GT_PV_DISK_WRITE,
+     {{"main_disk_write_bytes", GT_MC_COUNT, TREE(GT_TREE_SUM(GT_PV_DISK_WRITE, 0))},
+      {"descendants_disk_write_bytes", GT_MC_COUNT, TREE(GT_TREE_SUM(GT_PV_DISK_WRITE, 1))},
+      {"combined_disk_write_bytes", GT_MC_COUNT, TREE(GT_TREE_SUM(GT_PV_DISK_WRITE, 2))}}},
+    {"disk_rate", GT_METRIC_OWN, "FLOAT", GT_MU_BYTES_PER_S, GT_MA_TIME_MEAN, "Disk I/O rate", NULL, NULL,
+     "Disk I/O", -1,
+     {{"combined_disk_read_bytes_per_second", GT_MC_FLOAT, TREE(GT_TREE_RATE(GT_PV_DISK_READ))},
+      {"combined_disk_write_bytes_per_second", GT_MC_FLOAT, TREE(GT_TREE_RATE(GT_PV_DISK_WRITE))}}},
     /* Joules since the first sample. */
     {"energy", GT_METRIC_ENERGY, "FLOAT", GT_MU_JOULES, GT_MA_LAST, "Energy", NULL, NULL, NULL, -1,
      {{"cpu_energy_joules", GT_MC_FLOAT, F(cpu_energy)},
