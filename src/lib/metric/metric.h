@@ -6,10 +6,11 @@
  * where it reads a new /proc file, a probe: probe.h).
  *
  * Read today by: the tracking file's columns and cells (store/row.c), the
- * column order check (gt_metric_check).  The aggregate, the reports, the
- * exposition, the plots and the per-process table still spell out the
- * quantities they carry; unit, agg, label, prom, help and plot describe
- * each row for them and are checked for consistency by the unit test. */
+ * column order check (gt_metric_check), and the plots, which draw one
+ * chart per plot group of gpu-tracker's own quantities (plot/plot_file.c).
+ * The aggregate, the reports, the exposition and the per-process table
+ * still spell out the quantities they carry; agg, label, prom, help and
+ * per_process describe each row for them. */
 #ifndef GT_METRIC_METRIC_H
 #define GT_METRIC_METRIC_H
 #include <stddef.h>
@@ -67,7 +68,8 @@ typedef enum gt_metric_agg {
 typedef struct gt_metric_column {
     const char *name;
     gt_metric_cell cell;
-    size_t field; /* offset in gt_sample */
+    size_t field;      /* offset in gt_sample */
+    const char *label; /* its series in the row's plot chart; NULL: the name */
 } gt_metric_column;
 
 #define GT_METRIC_MAX_COLUMNS 4
@@ -83,7 +85,11 @@ typedef struct gt_metric {
     gt_metric_agg agg;
     const char *label;       /* the report's label; NULL: not in the reports */
     const char *prom, *help; /* the Prometheus family and its help; NULL: not exposed */
-    const char *plot;        /* the plot group (one chart per group); NULL: not plotted */
+    /* The plot group: one chart per group, the rows' columns its series
+     * (GT_PLOT_MAX_SERIES at most), for GT_METRIC_OWN rows of a byte or
+     * percent unit; NULL: not plotted by the table (the Python package's
+     * columns have charts of their own). */
+    const char *plot;
     int per_process;         /* the GT_PV_* slot of its per-process column; -1: none */
     gt_metric_column col[GT_METRIC_MAX_COLUMNS]; /* in file order; unused: name NULL */
 } gt_metric;
