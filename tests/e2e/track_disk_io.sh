@@ -22,7 +22,7 @@ MAIN=1024 REAPED=512 LIVE=256 # KiB each
 mkfifo said.fifo
 cat said.fifo >out.txt &
 reader=$!
-"$GT_BIN" --st=0.02 --tf=t.csv --disable-logs -- "$W/disk_io" "$D" $MAIN $REAPED $LIVE "file=$TMP/release" \
+"$GT_BIN" --st=0.02 --tf=t.csv --per-process --disable-logs -- "$W/disk_io" "$D" $MAIN $REAPED $LIVE "file=$TMP/release" \
     >said.fifo 2>err.txt &
 gt=$!
 said() { [ "$(grep -c '^io ' out.txt)" = 2 ]; } # live's and main's first
@@ -79,6 +79,20 @@ for d in read write; do
         END { d = sum - (last - first); if (d < 0) d = -d; if (d > 1e-6 * (last + 1)) { print "rates add to " sum ", the total moved " last - first; exit 1 } }' t.csv ||
         fail "combined_disk_${d}_bytes over the rows"
 done
+
+# The processes table (--per-process): each process's own counters at the
+# same sample, main's holding the child it reaped.
+ts=$(cell timestamp $row)
+proc_cells() { # PPID_IS (main: gpu-tracker's child; live: main's) -> "read write"
+    awk -F, -v ts="$ts" -v gt=$gt -v who="$1" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "disk_read_bytes") r = i; if ($i == "disk_write_bytes") w = i } }
+        NR > 1 && $1 == ts && (who == "main") == ($3 == gt) { print $r, $w }' t.processes.csv
+}
+read -r pr pw <<<"$(proc_cells main)"
+within "$pr" "$main_r" "$held_r" "main's disk_read_bytes in the processes table"
+within "$pw" "$main_w" "$held_w" "main's disk_write_bytes in the processes table"
+read -r pr pw <<<"$(proc_cells live)"
+within "$pr" "$live_r" "$live_end_r" "the live child's disk_read_bytes in the processes table"
+within "$pw" "$live_w" "$live_end_w" "the live child's disk_write_bytes in the processes table"
 
 # Another user's process: its counters are not ours to read.
 if [ "$(id -u)" != 0 ]; then

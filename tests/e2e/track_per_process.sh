@@ -51,7 +51,7 @@ run_family() {
 # check_rows CSV: the rows of the three processes (a CSV with a header).
 check_rows() {
     local f=$1
-    [ "$(head -n 1 "$f")" = "timestamp,pid,ppid,command,cpu_percent,total_rss,private_rss,shared_rss,ram_percent,n_threads" ] ||
+    [ "$(head -n 1 "$f")" = "timestamp,pid,ppid,command,cpu_percent,total_rss,private_rss,shared_rss,ram_percent,n_threads,disk_read_bytes,disk_write_bytes" ] ||
         fail "$f header: $(head -n 1 "$f")"
     awk -F, -v gt="$GTPID" -v p="$PARENT" -v a="$A" -v b="$B" '
         NR == 1 { next }

@@ -60,7 +60,7 @@ static void test_layout(void **state)
     assert_null(gt_metric_column_at(GT_STORE_NCOLUMNS, NULL));
 }
 
-#define ROW(id, place, ...) {id, place, "FLOAT", GT_MU_COUNT, GT_MA_MAX, NULL, NULL, NULL, NULL, -1, {__VA_ARGS__}}
+#define ROW(id, place, ...) {id, place, "FLOAT", GT_MU_COUNT, GT_MA_MAX, NULL, NULL, NULL, NULL, -1, NULL, {__VA_ARGS__}}
 #define COL(name) {name, GT_MC_FLOAT, 0, NULL}
 
 /* A row of gpu-tracker's own written last, after the energy row, still

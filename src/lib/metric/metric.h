@@ -6,11 +6,12 @@
  * where it reads a new /proc file, a probe: probe.h).
  *
  * Read today by: the tracking file's columns and cells (store/row.c), the
- * column order check (gt_metric_check), and the plots, which draw one
- * chart per plot group of gpu-tracker's own quantities (plot/plot_file.c).
- * The aggregate, the reports, the exposition and the per-process table
- * still spell out the quantities they carry; agg, label, prom, help and
- * per_process describe each row for them. */
+ * column order check (gt_metric_check), the plots, which draw one chart
+ * per plot group of gpu-tracker's own quantities (plot/plot_file.c), and
+ * the processes table, which has a column for each row with a per-process
+ * value (perproc/perproc.c).  The aggregate, the reports and the
+ * exposition still spell out the quantities they carry; agg, label, prom
+ * and help describe each row for them. */
 #ifndef GT_METRIC_METRIC_H
 #define GT_METRIC_METRIC_H
 #include <stddef.h>
@@ -90,7 +91,11 @@ typedef struct gt_metric {
      * percent unit; NULL: not plotted by the table (the Python package's
      * columns have charts of their own). */
     const char *plot;
-    int per_process;         /* the GT_PV_* slot of its per-process column; -1: none */
+    /* Its column of the processes table (--per-process), after that
+     * table's own and before its GPU columns: the GT_PV_* slot of
+     * gt_sample_proc.values it shows, -1: none, and its name. */
+    int per_process;
+    const char *proc_column;
     gt_metric_column col[GT_METRIC_MAX_COLUMNS]; /* in file order; unused: name NULL */
 } gt_metric;
 

@@ -31,6 +31,13 @@ static gt_cell icell(long long v)
     return (gt_cell){.kind = GT_CELL_INT, .i = v};
 }
 
+gt_cell gt_store_count_cell(double v)
+{
+    /* Beyond a long long (a counter that hostile text could set to
+     * 2^64 - 1) it stays a float rather than wrap. */
+    return !(v >= -9.2e18 && v <= 9.2e18) ? fcell(v) : icell((long long)v);
+}
+
 static gt_cell tcell(const char *s)
 {
     return (gt_cell){.kind = GT_CELL_TEXT, .s = s};
@@ -67,10 +74,7 @@ static gt_cell cell_of(const gt_metric_column *col, const gt_static_data *sd, co
     case GT_MC_INT:
         return icell(*(const int *)(const void *)f);
     case GT_MC_COUNT:
-        /* Beyond a long long (a counter that hostile text could set to
-         * 2^64 - 1) it stays a float rather than wrap. */
-        d = *(const double *)(const void *)f;
-        return !(d >= -9.2e18 && d <= 9.2e18) ? fcell(d) : icell((long long)d);
+        return gt_store_count_cell(*(const double *)(const void *)f);
     case GT_MC_GPU_HW:
         d = *(const double *)(const void *)f;
         return fcell(sd->n_expected_gpus > 0 ? d / sd->n_expected_gpus : 0.0);

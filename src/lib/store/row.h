@@ -52,6 +52,10 @@ void gt_store_row_fill(const gt_static_data *sd, const gt_sample *s, gt_cell *ce
  * NULL where NaN (no interval yet, or the counter was not read). */
 void gt_store_row_fill_power(const gt_sample *s, const gt_power_column *power, int n, gt_cell *cells);
 
+/* The cell of a whole number held in a double (a counter): an integer,
+ * NULL where NaN, a float beyond a long long's range. */
+gt_cell gt_store_count_cell(double v);
+
 /* Fills the GT_STORE_NSTATIC_COLUMNS cells of the static-data row. */
 void gt_store_static_fill(const gt_static_data *sd, gt_cell *cells);
 
