@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "gpu_tracker.h"
+#include "metric/slots.h"
 #include "proc/taskstats.h"
 
 /* GPUs a sample carries, at most (the first of the selected ones). */
@@ -72,6 +73,11 @@ typedef struct gt_sample_proc {
     int mem_valid, mem_denied;
     uint64_t private_rss, shared_rss;
     uint64_t hwm;           /* VmHWM as last read while it lived, bytes; 0: never read */
+    /* The metric table's per-process values (metric/slots.h), NaN where
+     * the probe's file could not be read: probe_err[f] is then its errno
+     * (EACCES: another user's process). */
+    double values[GT_PV_SLOTS];
+    int probe_err[GT_PROBE_SLOTS];
 } gt_sample_proc;
 
 /* One process a GPU listed at the sample: any process of the machine, not
@@ -133,6 +139,11 @@ typedef struct gt_sample {
     pid_t mem_denied_pid;
     /* Some /proc file could not be opened for want of descriptors. */
     int fd_short;
+    /* The metric table's tree figures (metric/slots.h, metric/probe.h),
+     * NaN where unavailable; probe_err[f]: the errno of the first member
+     * whose probe file f could not be read, 0 where all were. */
+    double tree[GT_TREE_SLOTS];
+    int probe_err[GT_PROBE_SLOTS];
     /* Joules since the first sample: RAPL package and DRAM domains summed,
      * and the selected GPUs.  NaN: unavailable.  Set by energy/. */
     double cpu_energy, dram_energy, gpu_energy;

@@ -57,8 +57,12 @@ for s in main descendants combined system; do
     grep -qx "RAM (total RSS)/$s=drawn" drawn.txt || fail "RAM $s not drawn: $(cat drawn.txt)"
     grep -qx "CPU utilization/$s=drawn" drawn.txt || fail "CPU $s not drawn: $(cat drawn.txt)"
 done
+# gpu-tracker's own quantities: a chart per plot group of the metric table.
+for s in "Disk read/main" "Disk read/combined" "Disk written/descendants" "Disk I/O rate/read" "Disk I/O rate/written"; do
+    grep -qx "$s=drawn" drawn.txt || fail "$s not drawn: $(cat drawn.txt)"
+done
 grep -qx "span/burn=drawn" drawn.txt || fail "span not drawn: $(cat drawn.txt)"
-[ "$(grep -c '=drawn$' drawn.txt)" = 10 ] || fail "expected 8 series and 2 spans: $(cat drawn.txt)"
+[ "$(grep -c '=drawn$' drawn.txt)" = 18 ] || fail "expected 16 series and 2 spans: $(cat drawn.txt)"
 grep -q '=empty$' drawn.txt && fail "empty series: $(cat drawn.txt)"
 # The Python package's files of a run with a GPU: every GPU series too, and
 # the code blocks of several processes.

@@ -24,7 +24,7 @@ JSON
 # last_row CSV PID: the last row of process PID.
 last_row() { awk -F, -v p="$2" 'NR > 1 && $2 == p { r = $0 } END { print r }' "$1"; }
 # cols ROW: the GPU columns of a processes row.
-cols() { echo "$1" | cut -d, -f11-; }
+cols() { echo "$1" | cut -d, -f13-; }
 
 for ext in csv sqlite; do
     rm -f g.*
@@ -41,7 +41,7 @@ for ext in csv sqlite; do
         [ "$(sqlite3 g.sqlite "SELECT DISTINCT typeof(gpu1_sm_percent) FROM processes")" = null ] ||
             fail "$ext: SM percent not given is not NULL"
     fi
-    [ "$(head -n 1 p.csv | cut -d, -f11-)" = gpu0_ram,gpu0_sm_percent,gpu1_ram,gpu1_sm_percent ] ||
+    [ "$(head -n 1 p.csv | cut -d, -f13-)" = gpu0_ram,gpu0_sm_percent,gpu1_ram,gpu1_sm_percent ] ||
         fail "$ext: processes header $(head -n 1 p.csv)"
     # Memory in --gru units; a listed device without the process: 0.0; the
     # SM percent of an idle process: 0.0; of GPU 1: none.
@@ -67,7 +67,7 @@ done
 # --guuids: columns and rows for the selected GPU only.
 rm -f g.*
 track --gru=megabytes --per-process --per-gpu --guuids=GPU-22222222-bbbb --tf=g.csv
-[ "$(head -n 1 g.processes.csv | cut -d, -f11-)" = gpu1_ram,gpu1_sm_percent ] || fail "--guuids: $(head -n 1 g.processes.csv)"
+[ "$(head -n 1 g.processes.csv | cut -d, -f13-)" = gpu1_ram,gpu1_sm_percent ] || fail "--guuids: $(head -n 1 g.processes.csv)"
 awk -F, 'NR > 1 && $2 != 1 { exit 1 }' g.gpus.csv || fail "--guuids: rows of GPU 0"
 [ "$(cols "$(last_row g.processes.csv "$(cat child.pid)")")" = "700.0," ] ||
     fail "--guuids: child: $(last_row g.processes.csv "$(cat child.pid)")"

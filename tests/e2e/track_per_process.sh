@@ -51,7 +51,7 @@ run_family() {
 # check_rows CSV: the rows of the three processes (a CSV with a header).
 check_rows() {
     local f=$1
-    [ "$(head -n 1 "$f")" = "timestamp,pid,ppid,command,cpu_percent,total_rss,private_rss,shared_rss,ram_percent,n_threads" ] ||
+    [ "$(head -n 1 "$f")" = "timestamp,pid,ppid,command,cpu_percent,total_rss,private_rss,shared_rss,ram_percent,n_threads,disk_read_bytes,disk_write_bytes" ] ||
         fail "$f header: $(head -n 1 "$f")"
     awk -F, -v gt="$GTPID" -v p="$PARENT" -v a="$A" -v b="$B" '
         NR == 1 { next }
@@ -154,7 +154,7 @@ for f in plain.csv; do
         fail "main table headers differ with --per-process"
 done
 [ ! -e plain.processes.csv ] || fail "a processes file without --per-process"
-awk -F, 'NR > 2 && NF != 22 { exit 1 }' t.csv || fail "a main-table row of t.csv without 22 columns"
+awk -F, 'NR > 2 && NF != 30 { exit 1 }' t.csv || fail "a main-table row of t.csv without 30 columns"
 "$GT_BIN" --st=0.05 --tf=plain.sqlite --disable-logs -- true >/dev/null
 [ "$(sqlite3 t.sqlite '.schema data' '.schema static_data')" = "$(sqlite3 plain.sqlite '.schema data' '.schema static_data')" ] ||
     fail "main tables' schema differs with --per-process"

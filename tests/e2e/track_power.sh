@@ -34,37 +34,37 @@ EOF
 GT_SYSFS_ROOT=$SYS "$GT_BIN" -f json --st=0.05 --ru=bytes --tf=t.csv -- sh advance.sh t.csv >out.txt 2>err.txt ||
     fail "gpu-tracker: $(cat err.txt)"
 json_report out.txt >r.json
-sed -n 3p t.csv | grep -q ',timestamp,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts,core_power_watts,dram_power_watts,psys_power_watts$' ||
+sed -n 3p t.csv | grep -q ',timestamp,main_disk_read_bytes,descendants_disk_read_bytes,combined_disk_read_bytes,main_disk_write_bytes,descendants_disk_write_bytes,combined_disk_write_bytes,combined_disk_read_bytes_per_second,combined_disk_write_bytes_per_second,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts,core_power_watts,dram_power_watts,psys_power_watts$' ||
     fail "header: $(sed -n 3p t.csv)"
-# Columns: 22 timestamp, 23 package J, 24 dram J, 26 package W, 27 core W,
-# 28 dram W, 29 psys W.
-sed -n 4p t.csv | awk -F, 'NF != 29 || $26 != "" || $27 != "" || $28 != "" || $29 != "" { exit 1 }' ||
+# Columns: 22 timestamp, 23-30 disk I/O, 31 package J, 32 dram J, 34 package
+# W, 35 core W, 36 dram W, 37 psys W.
+sed -n 4p t.csv | awk -F, 'NF != 37 || $34 != "" || $35 != "" || $36 != "" || $37 != "" { exit 1 }' ||
     fail "first row: power cells must be empty: $(sed -n 4p t.csv)"
 awk -F, 'NR > 4 {
-    if (NF != 29) { print "row " NR ": " NF " cells"; bad = 1 }
-    dp = $23 - p; dd = $24 - d
-    if ($27 != "0.0" || $29 != "0.0") { print "row " NR ": still counters: " $27 ", " $29; bad = 1 }
+    if (NF != 37) { print "row " NR ": " NF " cells"; bad = 1 }
+    dp = $31 - p; dd = $32 - d
+    if ($35 != "0.0" || $37 != "0.0") { print "row " NR ": still counters: " $35 ", " $37; bad = 1 }
     # A counter read while the fixture rewrites it (truncated, then written)
     # is not read: an empty cell, never a number made up.  Its energy counts
     # in the next interval, which runs from its last reading.
-    if ($26 == "" || $28 == "") unread++
+    if ($34 == "" || $36 == "") unread++
     else {
-    if (dp == 0 && $26 != "0.0") { print "row " NR ": package still, power " $26; bad = 1 }
-    if (dd == 0 && $28 != "0.0") { print "row " NR ": dram still, power " $28; bad = 1 }
-    if (dp > 0 && !($26 > 0)) { print "row " NR ": package +" dp " J, power " $26; bad = 1 }
-    if (dd > 0 && !($28 > 0)) { print "row " NR ": dram +" dd " J, power " $28; bad = 1 }
+    if (dp == 0 && $34 != "0.0") { print "row " NR ": package still, power " $34; bad = 1 }
+    if (dd == 0 && $36 != "0.0") { print "row " NR ": dram still, power " $36; bad = 1 }
+    if (dp > 0 && !($34 > 0)) { print "row " NR ": package +" dp " J, power " $34; bad = 1 }
+    if (dd > 0 && !($36 > 0)) { print "row " NR ": dram +" dd " J, power " $36; bad = 1 }
     }
     if (dp < 0 || dd < 0) { print "row " NR ": energy went back"; bad = 1 }
     # Both moved in this interval, both read at its start: the same interval
     # length behind both.
-    if (dp > 0 && dd > 0 && $26 != "" && $28 != "" && prev_ok) {
+    if (dp > 0 && dd > 0 && $34 != "" && $36 != "" && prev_ok) {
         both++
-        x = $26 * dd; y = $28 * dp
-        if (x - y > 1e-9 * x || y - x > 1e-9 * x) { print "row " NR ": " dp " J at " $26 " W but " dd " J at " $28 " W"; bad = 1 }
+        x = $34 * dd; y = $36 * dp
+        if (x - y > 1e-9 * x || y - x > 1e-9 * x) { print "row " NR ": " dp " J at " $34 " W but " dd " J at " $36 " W"; bad = 1 }
     }
-    if (dp > 0 && $26 > 0) moved++
+    if (dp > 0 && $34 > 0) moved++
 }
-NR >= 4 { p = $23; d = $24; prev_ok = NR == 4 || ($26 != "" && $28 != "") }
+NR >= 4 { p = $31; d = $32; prev_ok = NR == 4 || ($34 != "" && $36 != "") }
 END {
     if (p != 5 || d != 2.5) { print "totals " p ", " d; bad = 1 }
     if (moved < 1) { print "no row with package power"; bad = 1 }
@@ -74,7 +74,7 @@ END {
 
 # DRAM by memory share, by hand from the file: each interval's DRAM joules
 # times combined_ram / system_ram of the row that closes it (bytes).
-want=$(awk -F, 'NR > 4 { s += ($24 - d) * ($3 / $4) } NR >= 4 { d = $24 } END { printf "%.17g", s }' t.csv)
+want=$(awk -F, 'NR > 4 { s += ($32 - d) * ($3 / $4) } NR >= 4 { d = $32 } END { printf "%.17g", s }' t.csv)
 got=$(jget r.json '.energy.cpu.domains["package-0:dram"].attributed_energy_memory_share_estimate')
 awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 1e-12 * b) }' ||
     fail "DRAM by memory share: $got, by hand $want"
@@ -111,7 +111,7 @@ done
 "$GT_BIN" plot --tf="$GT_REF/sub-tracking/tracking.csv" -o ref.html
 ! grep -q 'data-chart="Power: ' ref.html || fail "power chart without power columns"
 
-# Without RAPL no power columns either: the Python package's layout alone.
+# Without RAPL no power columns either: the Python package's layout and gpu-tracker's own (disk I/O).
 GT_SYSFS_ROOT=$TMP/none "$GT_BIN" --st=0.05 --tf=n.csv --disable-logs -- true >/dev/null
-[ "$(sed -n 3p n.csv | awk -F, '{ print $NF }')" = timestamp ] || fail "no RAPL: $(sed -n 3p n.csv)"
+[ "$(sed -n 3p n.csv | awk -F, '{ print $NF }')" = combined_disk_write_bytes_per_second ] || fail "no RAPL: $(sed -n 3p n.csv)"
 echo "ok"

@@ -23,13 +23,13 @@ track --tf=t.csv
 # with_rapl (in _gpu.sh) gives one still package domain.
 sed -n 3p t.csv | grep -q ',gpu_energy_joules,package_power_watts,gpu_0_power_watts,gpu_1_power_watts$' ||
     fail "header: $(sed -n 3p t.csv)"
-sed -n 4p t.csv | awk -F, '$26 != "" || $27 != "" || $28 != "" { exit 1 }' || fail "first row: $(sed -n 4p t.csv)"
+sed -n 4p t.csv | awk -F, '$34 != "" || $35 != "" || $36 != "" { exit 1 }' || fail "first row: $(sed -n 4p t.csv)"
 awk -F, 'NR > 4 {
-    if ($26 != "0.0") { print "row " NR ": still package at " $26 " W"; bad = 1 }
-    if ($28 != "150.0") { print "row " NR ": gpu-1 at " $28 " W, drawing 150"; bad = 1 }
-    if ($27 == "0.0") still++
-    else if ($27 > 0) moved++
-    else { print "row " NR ": gpu-0 at " $27 " W"; bad = 1 }
+    if ($34 != "0.0") { print "row " NR ": still package at " $34 " W"; bad = 1 }
+    if ($36 != "150.0") { print "row " NR ": gpu-1 at " $36 " W, drawing 150"; bad = 1 }
+    if ($35 == "0.0") still++
+    else if ($35 > 0) moved++
+    else { print "row " NR ": gpu-0 at " $35 " W"; bad = 1 }
 }
 END {
     if (moved != 1) { print moved " rows with gpu-0 power, 1 jump"; bad = 1 }
@@ -37,7 +37,7 @@ END {
     exit bad
 }' t.csv >check.txt || fail "GPU power: $(cat check.txt)"
 # The jump's row: 2000 J over an interval no longer than the whole run.
-awk -F, 'NR == 4 { t0 = $22 } NR > 4 && $27 != "0.0" { p = $27 } END { t = $22 - t0; exit !(p > 0 && 2000 / p <= t + 1) }' t.csv ||
+awk -F, 'NR == 4 { t0 = $22 } NR > 4 && $35 != "0.0" { p = $35 } END { t = $22 - t0; exit !(p > 0 && 2000 / p <= t + 1) }' t.csv ||
     fail "gpu-0 power over the jump: $(cut -d, -f22,27 t.csv | tail -n +4 | tr '\n' ' ')"
 
 # The plot: a chart per GPU, the integrated device's legend at exactly 150 W.

@@ -62,6 +62,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t hwm = 1;
         if (gt_parse_status_hwm(buf, len, &hwm) == 0)
             CHECK((!cut || len == 0) && hwm % 1024 == 0);
+        /* Files of "key: number" lines (io): every key found once. */
+        static const char *const keys[] = {"read_bytes:", "write_bytes:"};
+        uint64_t v[2];
+        if (gt_parse_keyed(buf, len, keys, 2, v) == 0)
+            CHECK(!cut && memmem(buf, len, "read_bytes:", 11) && memmem(buf, len, "write_bytes:", 12));
         break;
     }
     case 4: {

@@ -394,6 +394,36 @@ static void test_status(void **state)
     }
 }
 
+/* ---- key: number files (io) ---- */
+
+static void test_keyed(void **state)
+{
+    (void)state;
+    size_t len;
+    const char *keys[] = {"read_bytes:", "write_bytes:", "rchar:"};
+    uint64_t v[3] = {7, 7, 7};
+    char *b = load("io", &len);
+    assert_int_equal(gt_parse_keyed(b, len, keys, 3, v), 0);
+    assert_true(v[0] == 3076096 && v[1] == 307920896 && v[2] == 2751665772ull);
+    free(b);
+    /* A key missing, twice, a number malformed, cut short or followed by
+     * text: refused, not read as 0. */
+    const char *bad[] = {"read_bytes: 1\nrchar: 2\n", "read_bytes: 1\nwrite_bytes: 2\nrchar: 3\nrchar: 3\n",
+                         "read_bytes: x\nwrite_bytes: 2\nrchar: 3\n",
+                         "read_bytes: 1\nwrite_bytes: 2\nrchar: 3",
+                         "read_bytes: 1 kB\nwrite_bytes: 2\nrchar: 3\n",
+                         "read_bytes: 99999999999999999999\nwrite_bytes: 2\nrchar: 3\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        b = dup_text(bad[i], &len);
+        assert_int_equal(gt_parse_keyed(b, len, keys, 3, v), -1);
+        free(b);
+    }
+    b = dup_text("rchar:\t5  \nread_bytes: 0\nwrite_bytes:18446744073709551615\n", &len);
+    assert_int_equal(gt_parse_keyed(b, len, keys, 3, v), 0);
+    assert_true(v[0] == 0 && v[1] == UINT64_MAX && v[2] == 5);
+    free(b);
+}
+
 /* ---- meminfo ---- */
 
 static void test_meminfo(void **state)
@@ -770,6 +800,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_smaps_odd_paths),
         cmocka_unit_test(test_smaps_malformed),
         cmocka_unit_test(test_status),
+        cmocka_unit_test(test_keyed),
         cmocka_unit_test(test_meminfo),
         cmocka_unit_test(test_meminfo_used),
         cmocka_unit_test(test_proc_stat),

@@ -191,8 +191,9 @@ static void test_rows_from_the_sample(void **state)
     assert_int_equal(gt_perproc_open(&pc, &p, &err), GT_OK);
     static const gt_sample_proc procs[2] = {
         {.pid = 10, .ppid = 1, .comm = "main", .is_main = 1, .threads = 2, .mem_valid = 1,
-         .private_rss = 1000 * 1000, .shared_rss = 1000 * 1000},
-        {.pid = 11, .ppid = 10, .comm = "kid\x01", .threads = 1},
+         .private_rss = 1000 * 1000, .shared_rss = 1000 * 1000, .values = {4096, 1048576}},
+        /* Its disk counters could not be read: empty, not 0. */
+        {.pid = 11, .ppid = 10, .comm = "kid\x01", .threads = 1, .values = {NAN, NAN}},
     };
     static const gt_sample_gpu_proc gp[4] = {
         {.pid = 10, .device = 0, .mem_valid = 1, .mem_bytes = 2000, .sm_valid = 1, .sm_percent = 20},
@@ -208,9 +209,9 @@ static void test_rows_from_the_sample(void **state)
     slurp(side, text, sizeof text);
     assert_string_equal(text,
         "timestamp,pid,ppid,command,cpu_percent,total_rss,private_rss,shared_rss,ram_percent,n_threads,"
-        "gpu0_ram,gpu0_sm_percent,gpu3_ram,gpu3_sm_percent\n"
-        "100.0,10,1,main,,2000.0,1000.0,1000.0,25.0,2,3.0,25.0,,\n"
-        "100.0,11,10,kid?,,,,,,1,0.0,0.0,,\n");
+        "disk_read_bytes,disk_write_bytes,gpu0_ram,gpu0_sm_percent,gpu3_ram,gpu3_sm_percent\n"
+        "100.0,10,1,main,,2000.0,1000.0,1000.0,25.0,2,4096,1048576,3.0,25.0,,\n"
+        "100.0,11,10,kid?,,,,,,1,,,0.0,0.0,,\n");
     snprintf(side, sizeof side, "%s/t.gpus.csv", root);
     slurp(side, text, sizeof text);
     assert_string_equal(text,

@@ -73,12 +73,53 @@ static void test_write(void **state)
     assert_non_null(strstr(h, "train: 2 calls, 4.000 s to 9.000 s after start"));
     assert_non_null(strstr(h, "open: 1 call, 15.000 s to 20.000 s after start"));
     assert_non_null(strstr(h, ">no GPU tracked<"));
+    /* The Python package's layout has no disk columns: no chart for them. */
+    assert_null(strstr(h, "Disk"));
     struct stat st;
     assert_int_equal(stat("p.html", &st), 0);
     assert_int_equal(st.st_mode & 0777, 0644); /* as any file under umask 022, not mkstemp's 0600 */
 
     assert_int_equal(gt_plot_write("t.csv", "p.svg", NULL, &e), GT_OK);
     assert_int_equal(strncmp(slurp("p.svg"), "<?xml", 5), 0);
+}
+
+/* gpu-tracker's own columns (the metric table's plot groups): one chart per
+ * group, the disk totals in bytes, the rate per second, an empty cell a gap. */
+static void test_own_charts(void **state)
+{
+    (void)state;
+    char *t = malloc(sizeof tracking + 1024);
+    assert_non_null(t);
+    const char *cols = ",main_disk_read_bytes,descendants_disk_read_bytes,combined_disk_read_bytes,"
+                       "main_disk_write_bytes,descendants_disk_write_bytes,combined_disk_write_bytes,"
+                       "combined_disk_read_bytes_per_second,combined_disk_write_bytes_per_second";
+    const char *cells[] = {",0,0,0,0,0,0,,", ",0,0,0,2000000,,,0.0,200000.0", ",0,0,0,3000000,0,3000000,0.0,100000.0"};
+    /* The tracking text's lines, with the disk cells after each line's
+     * timestamp (the last cell). */
+    const char *line = tracking;
+    size_t len = 0;
+    for (int i = 0; *line; i++) {
+        const char *nl = strchr(line, '\n');
+        memcpy(t + len, line, (size_t)(nl - line));
+        len += (size_t)(nl - line);
+        const char *add = i == 2 ? cols : i > 2 ? cells[i - 3] : "";
+        memcpy(t + len, add, strlen(add));
+        len += strlen(add);
+        t[len++] = '\n';
+        line = nl + 1;
+    }
+    t[len] = '\0';
+    tmpdir_write("d.csv", t);
+    free(t);
+    gt_error e;
+    assert_int_equal(gt_plot_write("d.csv", NULL, "d.html", &e), GT_OK);
+    const char *h = slurp("d.html");
+    assert_non_null(strstr(h, ">Disk read<"));
+    assert_non_null(strstr(h, ">Disk written<"));
+    assert_non_null(strstr(h, ">Disk I/O rate<"));
+    assert_non_null(strstr(h, ">main (max 3.00 MB)<"));
+    assert_non_null(strstr(h, ">written (max 200 kB)<"));
+    assert_non_null(strstr(h, ">read (max 0 kB)<"));
 }
 
 static void test_errors(void **state)
@@ -140,6 +181,7 @@ int main(void)
     umask(022);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write),
+        cmocka_unit_test(test_own_charts),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_numbers_out_of_range),
     };

@@ -116,8 +116,10 @@ static gt_sample sample_of(const ref_case *c, int row)
     s.cpu_main_sum = cpu[row][1];
     s.cpu_descendants_sum = cpu[row][2];
     s.cpu_combined_sum = cpu[row][3];
-    /* No energy counters: gpu-tracker's three energy cells, after the
+    /* No disk or energy counters: gpu-tracker's own cells, after the
      * Python package's columns, are empty. */
+    for (int k = 0; k < GT_TREE_SLOTS; k++)
+        s.tree[k] = NAN;
     s.cpu_energy = s.dram_energy = s.gpu_energy = NAN;
     return s;
 }
@@ -136,15 +138,26 @@ static void write_file(const char *path, const ref_case *c, int overwrite, int w
     assert_null(st);
 }
 
-/* gpu-tracker's own columns, appended after the Python package's. */
+/* gpu-tracker's own columns, appended after the Python package's: those of
+ * every file, then the energy columns of runs that measure energy. */
+#define OWN_HEADER                                                                                      \
+    ",main_disk_read_bytes,descendants_disk_read_bytes,combined_disk_read_bytes,main_disk_write_bytes,"  \
+    "descendants_disk_write_bytes,combined_disk_write_bytes,combined_disk_read_bytes_per_second,"       \
+    "combined_disk_write_bytes_per_second"
+#define OWN_EMPTY ",,,,,,,,"
 #define ENERGY_HEADER ",cpu_energy_joules,dram_energy_joules,gpu_energy_joules"
+#define OWN_SCHEMA                                                                                         \
+    "\tmain_disk_read_bytes BIGINT, \n\tdescendants_disk_read_bytes BIGINT, \n"                           \
+    "\tcombined_disk_read_bytes BIGINT, \n\tmain_disk_write_bytes BIGINT, \n"                             \
+    "\tdescendants_disk_write_bytes BIGINT, \n\tcombined_disk_write_bytes BIGINT, \n"                     \
+    "\tcombined_disk_read_bytes_per_second FLOAT, \n\tcombined_disk_write_bytes_per_second FLOAT, \n"
 
 /* Every timepoint cell equals the Python package's text for the same figure,
  * in all four unit combinations.  Only the timestamp differs in form: the
  * reference's synthetic timestamps were integers, ours are Unix seconds as
- * floats, as in the package's real files.  A run that measures energy adds
- * its three columns after the package's; one that does not has the
- * package's header exactly. */
+ * floats, as in the package's real files.  gpu-tracker's own columns
+ * follow the package's, and a run that measures energy adds its three
+ * after those. */
 static void test_csv_matches_reference(void **state)
 {
     (void)state;
@@ -167,14 +180,12 @@ static void test_csv_matches_reference(void **state)
                  gt_ram_unit_name(cases[i / 2].gpu_ram), gt_time_unit_name(cases[i / 2].time));
         assert_memory_equal(got[1], row, strlen(row));
         char head[1024];
-        snprintf(head, sizeof head, "%s%s", want[0], with_energy ? ENERGY_HEADER : "");
+        snprintf(head, sizeof head, "%s%s%s", want[0], OWN_HEADER, with_energy ? ENERGY_HEADER : "");
         assert_string_equal(got[2], head);
         for (int r = 0; r < 3; r++) {
-            size_t len = strlen(got[3 + r]);
-            if (with_energy) {
-                assert_true(len > 3 && !strcmp(got[3 + r] + len - 3, ",,,"));
-                got[3 + r][len - 3] = '\0'; /* the Python package's columns remain */
-            }
+            size_t len = strlen(got[3 + r]), own = strlen(OWN_EMPTY) + (with_energy ? 3 : 0);
+            assert_true(len > own && !strncmp(got[3 + r] + len - own, OWN_EMPTY ",,,", own));
+            got[3 + r][len - own] = '\0'; /* the Python package's columns remain */
             char *cut = strrchr(got[3 + r], ',');
             assert_non_null(cut);
             snprintf(row, sizeof row, ",%d.0", 900 + 100 * r);
@@ -221,13 +232,25 @@ static void test_csv_empty_cells(void **state)
     assert_int_equal(gt_store_append(st, &s, &err), GT_OK);
     s.gpu_sum_percent = 0.0;
     assert_int_equal(gt_store_append(st, &s, &err), GT_OK);
+    /* Disk bytes are whole numbers; a rate is a float; an unread figure is
+     * empty, never 0. */
+    for (int set = 0; set < 3; set++) {
+        s.tree[GT_TREE_SUM(GT_PV_DISK_READ, set)] = set == 1 ? NAN : 4096.0 * (set + 1);
+        s.tree[GT_TREE_SUM(GT_PV_DISK_WRITE, set)] = set == 1 ? 0 : 1e15 + set;
+    }
+    s.tree[GT_TREE_RATE(GT_PV_DISK_READ)] = 2048.5;
+    s.tree[GT_TREE_RATE(GT_PV_DISK_WRITE)] = 0;
+    assert_int_equal(gt_store_append(st, &s, &err), GT_OK);
     assert_int_equal(gt_store_close(&st, &err), GT_OK);
     char *got[8];
-    assert_int_equal(read_lines(path, got, 8), 6);
-    assert_string_equal(got[3], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,,,0,5,5,,,,,,,,,900.0,,,");
+    assert_int_equal(read_lines(path, got, 8), 7);
+    const char *disk = ",900.0,4096,,12288,1000000000000000,0,1000000000000002,2048.5,0.0,,,";
+    assert_string_equal(got[6] + strlen(got[6]) - strlen(disk), disk);
+    assert_string_equal(got[3], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,,,0,5,5,,,,,,,,,900.0"
+                                OWN_EMPTY ",,,");
     assert_string_equal(got[4], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,-0.0,-0.0,0,5,5,"
                                 "270.5,67.625,60.4,20.133333333333333,134.3,44.76666666666667,"
-                                "194.7,64.89999999999999,900.0,,,");
+                                "194.7,64.89999999999999,900.0" OWN_EMPTY ",,,");
     assert_memory_equal(got[5], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,0.0,0.0,", 60);
     free(got[0]);
     unlink(path);
@@ -271,9 +294,9 @@ static void test_sqlite_layout(void **state)
         char *end = strstr(want, py_end);
         char full[4096];
         if (i == 0 && end && !end[strlen(py_end)])
-            snprintf(full, sizeof full, "%.*s\ttimestamp FLOAT, \n\tcpu_energy_joules FLOAT, \n"
+            snprintf(full, sizeof full, "%.*s\ttimestamp FLOAT, \n%s\tcpu_energy_joules FLOAT, \n"
                      "\tdram_energy_joules FLOAT, \n\tgpu_energy_joules FLOAT\n)",
-                     (int)(end - want), want);
+                     (int)(end - want), want, OWN_SCHEMA);
         else
             snprintf(full, sizeof full, "%s", want);
         assert_string_equal(got, full);
@@ -304,12 +327,18 @@ static void test_sqlite_layout(void **state)
     }
     sqlite3_finalize(q);
     sqlite3_close(db);
-    /* Without energy, table data is the Python package's to the letter. */
+    /* Without energy, table data is the Python package's to the letter up
+     * to timestamp, then gpu-tracker's own columns. */
     write_file(path, &cases[2], 1, 0);
     assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     const char *schema = "SELECT sql FROM sqlite_master WHERE type='table' AND name='data'";
     char *want_schema = query_text(py, schema), *got_schema = query_text(db, schema);
-    assert_string_equal(got_schema, want_schema);
+    char *py_tail = strstr(want_schema, "\ttimestamp FLOAT\n)");
+    assert_non_null(py_tail);
+    char full_schema[4096];
+    snprintf(full_schema, sizeof full_schema, "%.*s\ttimestamp FLOAT, \n%.*s\n)", (int)(py_tail - want_schema),
+             want_schema, (int)strlen(OWN_SCHEMA) - 3, OWN_SCHEMA);
+    assert_string_equal(got_schema, full_schema);
     free(want_schema);
     free(got_schema);
     v = query_text(db, "SELECT count(*) FROM data");

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "perproc/perproc.h"
+#include "metric/metric.h"
+#include "store/row.h"
 #include "store/side.h"
 #include "store/table.h"
 #include "util/error.h"
@@ -42,6 +44,9 @@ typedef struct gt_top_process top_process;
 struct gt_perproc {
     gt_perproc_config cfg;
     gt_side *procs, *gpus;
+    /* The metric table's per-process columns, after the base columns. */
+    const gt_metric *own[GT_PV_SLOTS];
+    int n_own;
     int n_gpu_cols;        /* selected GPUs with columns in the processes table */
     const char **names;    /* processes table column names and types */
     const char **types;
@@ -124,7 +129,11 @@ static gt_status open_tables(gt_perproc *p, gt_error *err)
 {
     const gt_gpu_device_reading *dev = p->cfg.gpus;
     p->n_gpu_cols = (int)p->cfg.n_gpus;
-    int ncols = PROC_BASE_COLS + 2 * p->n_gpu_cols;
+    p->n_own = 0;
+    for (size_t r = 0; r < gt_metric_count && p->n_own < GT_PV_SLOTS; r++)
+        if (gt_metric_table[r].per_process >= 0 && gt_metric_table[r].proc_column)
+            p->own[p->n_own++] = &gt_metric_table[r];
+    int gpu_at = PROC_BASE_COLS + p->n_own, ncols = gpu_at + 2 * p->n_gpu_cols;
     if (!(p->names = calloc((size_t)ncols, sizeof *p->names)) ||
         !(p->types = calloc((size_t)ncols, sizeof *p->types)) ||
         !(p->gpu_col = calloc((size_t)(2 * p->n_gpu_cols + 1), sizeof *p->gpu_col)) ||
@@ -134,13 +143,17 @@ static gt_status open_tables(gt_perproc *p, gt_error *err)
         p->names[i] = proc_names[i];
         p->types[i] = proc_types[i];
     }
+    for (int i = 0; i < p->n_own; i++) {
+        p->names[PROC_BASE_COLS + i] = p->own[i]->proc_column;
+        p->types[PROC_BASE_COLS + i] = p->own[i]->sql_type;
+    }
     /* Named by the vendor's index, as nvidia-smi numbers the GPUs. */
     for (int g = 0; g < p->n_gpu_cols; g++) {
         for (int k = 0; k < 2; k++) {
             char *name = p->gpu_col[2 * g + k];
             snprintf(name, sizeof *p->gpu_col, k ? "gpu%d_sm_percent" : "gpu%d_ram", dev[g].index);
-            p->names[PROC_BASE_COLS + 2 * g + k] = name;
-            p->types[PROC_BASE_COLS + 2 * g + k] = "FLOAT";
+            p->names[gpu_at + 2 * g + k] = name;
+            p->types[gpu_at + 2 * g + k] = "FLOAT";
         }
     }
     gt_status st = GT_OK;
@@ -358,7 +371,12 @@ static gt_status proc_row(gt_perproc *p, const gt_sample_proc *sp, const entry *
         c[5] = c[6] = c[7] = c[8] = null_cell;
     }
     c[9] = icell(sp->threads);
-    gpu_cells(p, sp->pid, s, c + PROC_BASE_COLS);
+    /* The metric table's: NaN (unreadable, another user's) is NULL. */
+    for (int i = 0; i < p->n_own; i++) {
+        double v = sp->values[p->own[i]->per_process];
+        c[PROC_BASE_COLS + i] = strcmp(p->own[i]->sql_type, "BIGINT") ? fcell(v) : gt_store_count_cell(v);
+    }
+    gpu_cells(p, sp->pid, s, c + PROC_BASE_COLS + p->n_own);
     return gt_side_add(p->procs, c, err);
 }
 

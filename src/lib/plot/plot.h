@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Timeline charts of a tracking session, drawn from series in memory: one
- * chart per quantity (RAM, GPU RAM, CPU, GPU, and the power of each
- * energy domain where the file has power columns), code blocks as labelled spans
+ * chart per quantity (RAM, GPU RAM, CPU, GPU, gpu-tracker's own such as disk
+ * I/O, and the power of each energy domain where the file has power
+ * columns), code blocks as labelled spans
  * on the time axis.  Output is a self-contained HTML page (inline SVG and
  * CSS; no script, nothing fetched) or a standalone SVG file. */
 #ifndef GT_PLOT_PLOT_H
@@ -12,8 +13,9 @@
 #include "gpu_tracker.h"
 
 #define GT_PLOT_MAX_SERIES 4
-/* RAM, GPU RAM, CPU, GPU, then one power chart per domain (RAPL kinds and
- * GPUs) a tracking file has. */
+/* RAM, GPU RAM, CPU, GPU, one chart per plot group of gpu-tracker's own
+ * quantities (the metric table), then one power chart per domain (RAPL
+ * kinds and GPUs) a tracking file has. */
 #define GT_PLOT_MAX_CHARTS 32
 
 typedef enum gt_plot_kind {

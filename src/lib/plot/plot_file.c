@@ -14,6 +14,7 @@
 #include "abi.h"
 #include "analysis/calls.h"
 #include "gpu_tracker.h"
+#include "metric/metric.h"
 #include "plot/plot.h"
 #include "store/table.h"
 #include "util/error.h"
@@ -54,6 +55,61 @@ static gt_status add_series(gt_plot_chart *ch, gt_table *t, const char *const *l
         gt_status st = numbers(t, cols[i], &s->v, err);
         if (st != GT_OK)
             return st;
+    }
+    return GT_OK;
+}
+
+/* The chart kind of a metric table row's unit; -1: none draws it. */
+static int plot_kind(gt_metric_unit unit)
+{
+    return unit == GT_MU_BYTES || unit == GT_MU_BYTES_PER_S ? GT_PLOT_BYTES
+           : unit == GT_MU_PERCENT                          ? GT_PLOT_PERCENT
+                                                            : -1;
+}
+
+/* Whether row m of the metric table is drawn by own_charts(). */
+static int own_plotted(const gt_metric *m)
+{
+    return m->place == GT_METRIC_OWN && m->plot && plot_kind(m->unit) >= 0;
+}
+
+/* One chart per plot group of gpu-tracker's own quantities (the metric
+ * table), in the table's order, its series the group's columns that the
+ * file has: a file without them (an older one, the Python package's) gets
+ * no chart for them. */
+static gt_status own_charts(gt_plot_data *d, gt_table *tp, const char *path, gt_error *err)
+{
+    int first = d->n_charts;
+    for (size_t r = 0; r < gt_metric_count; r++) {
+        const gt_metric *m = &gt_metric_table[r];
+        if (!own_plotted(m))
+            continue;
+        for (int k = 0; k < GT_METRIC_MAX_COLUMNS && m->col[k].name; k++) {
+            const gt_metric_column *col = &m->col[k];
+            if (gt_table_find(tp, col->name) < 0)
+                continue;
+            gt_plot_chart *ch = NULL;
+            for (int c = first; c < d->n_charts && !ch; c++)
+                if (!strcmp(d->charts[c].title, m->plot))
+                    ch = &d->charts[c];
+            if (!ch && d->n_charts == GT_PLOT_MAX_CHARTS)
+                return GT_OK;
+            if (!ch) {
+                ch = &d->charts[d->n_charts++];
+                *ch = (gt_plot_chart){.title = m->plot, .kind = (gt_plot_kind)plot_kind(m->unit),
+                                      .y_label = m->unit == GT_MU_BYTES_PER_S ? "per second" : NULL};
+            }
+            if (ch->n_series == GT_PLOT_MAX_SERIES)
+                continue;
+            gt_plot_series *s = &ch->series[ch->n_series++];
+            s->label = col->label ? col->label : col->name;
+            gt_status st = numbers(tp, col->name, &s->v, err);
+            if (st == GT_OK)
+                st = gt_table_check_range(path, col->name, s->v, gt_table_nrows(tp), -GT_TABLE_MAX_ABS_VALUE,
+                                          GT_TABLE_MAX_ABS_VALUE, 1, err);
+            if (st != GT_OK)
+                return st;
+        }
     }
     return GT_OK;
 }
@@ -172,19 +228,30 @@ gt_status gt_plot_write(const char *tracking_file, const char *out_path, const g
      * MAX_GPU_INDEX, far beyond any one machine's GPU count). */
     static const char *const rapl_power[] = {"package", "core", "uncore", "dram", "psys"};
     enum { N_RAPL = sizeof rapl_power / sizeof *rapl_power, N_BASE = sizeof wanted / sizeof *wanted - 1,
-           MAX_GPU_INDEX = 63, N_POWER = N_RAPL + MAX_GPU_INDEX + 1 };
-    char power_names[N_POWER][40];
-    const char *want[N_BASE + N_POWER + 1];
+           MAX_GPU_INDEX = 63, N_POWER = N_RAPL + MAX_GPU_INDEX + 1, N_OWN = GT_METRIC_NOWN_COLUMNS };
+    char power_names[N_POWER][40], own_names[N_OWN][72];
+    const char *want[N_BASE + N_OWN + N_POWER + 1];
+    int n_want = 0;
     for (int i = 0; i < N_BASE; i++)
-        want[i] = wanted[i];
+        want[n_want++] = wanted[i];
+    /* gpu-tracker's own columns that own_charts() draws, where the file
+     * has them ("?": optional). */
+    for (size_t r = 0; r < gt_metric_count; r++)
+        for (int k = 0; own_plotted(&gt_metric_table[r]) && k < GT_METRIC_MAX_COLUMNS &&
+                        gt_metric_table[r].col[k].name && n_want - N_BASE < N_OWN;
+             k++) {
+            snprintf(own_names[n_want - N_BASE], sizeof own_names[0], "?%s", gt_metric_table[r].col[k].name);
+            want[n_want] = own_names[n_want - N_BASE];
+            n_want++;
+        }
     for (int k = 0; k < N_POWER; k++) {
         if (k < N_RAPL)
             snprintf(power_names[k], sizeof power_names[k], "?%s_power_watts", rapl_power[k]);
         else
             snprintf(power_names[k], sizeof power_names[k], "?gpu_%d_power_watts", k - N_RAPL);
-        want[N_BASE + k] = power_names[k];
+        want[n_want++] = power_names[k];
     }
-    want[N_BASE + N_POWER] = NULL;
+    want[n_want] = NULL;
     char power_titles[GT_PLOT_MAX_CHARTS][48];
     gt_table *stat = NULL, *tp = NULL, *marks = NULL;
     gt_plot_span *spans = NULL;
@@ -230,6 +297,8 @@ gt_status gt_plot_write(const char *tracking_file, const char *out_path, const g
                                        GT_TABLE_MAX_ABS_VALUE, 1, err)) != GT_OK)
             goto done;
     }
+    if ((st = own_charts(&d, tp, tracking_file, err)) != GT_OK)
+        goto done;
     /* One chart per power column, in the file's order (empty cells, as in
      * the first row, are gaps). */
     for (int k = 0; k < N_POWER && d.n_charts < GT_PLOT_MAX_CHARTS; k++) {

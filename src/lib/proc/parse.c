@@ -337,6 +337,27 @@ int gt_parse_status_hwm(const char *buf, size_t len, uint64_t *vmhwm)
     return 0;
 }
 
+int gt_parse_keyed(const char *buf, size_t len, const char *const *keys, int n, uint64_t *out)
+{
+    if (!buf || !keys || !out || n < 0 || n > 32)
+        return -1;
+    const char *pos = buf, *end = buf + len, *l, *le;
+    uint32_t seen = 0;
+    int r;
+    while ((r = next_line(&pos, end, &l, &le)) == 1)
+        for (int k = 0; k < n; k++) {
+            const char *v = after_key(l, le, keys[k]);
+            if (!v)
+                continue;
+            v = skip_blanks(v, le);
+            if ((seen & 1u << k) || scan_u64(&v, le, &out[k]) != 0 || skip_blanks(v, le) != le)
+                return -1;
+            seen |= 1u << k;
+            break;
+        }
+    return r < 0 || seen != (n == 32 ? UINT32_MAX : (1u << n) - 1) ? -1 : 0;
+}
+
 int gt_parse_status_rss(const char *buf, size_t len, uint64_t *vmrss, int *found)
 {
     if (!buf || !vmrss || !found)

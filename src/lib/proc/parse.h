@@ -51,6 +51,12 @@ int gt_parse_status_hwm(const char *buf, size_t len, uint64_t *vmhwm);
  * where the field is absent (kernel threads, zombies). */
 int gt_parse_status_rss(const char *buf, size_t len, uint64_t *vmrss, int *found);
 
+/* Files of "key: number" lines (/proc/PID/io, ...): out[k] is the number
+ * of the line starting with keys[k] (which includes its ':').  -1 when a
+ * key is missing or given twice, a number is malformed or followed by
+ * anything but blanks, or the file is cut short; at most 32 keys. */
+int gt_parse_keyed(const char *buf, size_t len, const char *const *keys, int n, uint64_t *out);
+
 typedef struct gt_meminfo {      /* bytes */
     uint64_t total, free, buffers, cached, sreclaimable, shmem, available;
 } gt_meminfo;

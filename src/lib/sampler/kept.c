@@ -53,6 +53,15 @@ void gt_kept_release(gt_sampler *s, proc_entry *e)
     }
     e->stat_fd = e->children_fd = -1;
     gt_kept_close(s, &e->status_fd);
+    for (int f = 0; f < GT_PROBE_COUNT; f++)
+        gt_kept_close(s, &e->probe_fd[f]);
+}
+
+void gt_kept_none(proc_entry *e)
+{
+    e->stat_fd = e->children_fd = e->task_fd = e->status_fd = -1;
+    for (int f = 0; f < GT_PROBE_SLOTS; f++)
+        e->probe_fd[f] = -1;
 }
 
 void gt_kept_release_list(gt_sampler *s, proc_list *l)
@@ -96,6 +105,10 @@ void gt_kept_move(proc_entry *dst, proc_entry *src)
     dst->ntf = src->ntf;
     dst->tfcap = src->tfcap;
     src->stat_fd = src->children_fd = src->task_fd = -1;
+    for (int f = 0; f < GT_PROBE_COUNT; f++) {
+        dst->probe_fd[f] = src->probe_fd[f];
+        src->probe_fd[f] = -1;
+    }
     src->tf = NULL;
     src->ntf = src->tfcap = 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Descriptors of a process's files (stat, status, children, the task
- * folder and each thread's children) kept open across samples, within a
+ * folder and each thread's children, the metric table's probe files) kept open across samples, within a
  * budget from the open-files soft limit: beyond it a process's files are
  * opened and closed each sample, so a huge tree cannot exhaust the limit.
  * s->kept_fds counts the ones open. */
@@ -24,6 +24,8 @@ void gt_kept_close(gt_sampler *s, int *fd);
 
 /* Closes the per-thread files of e (kept while it has several threads). */
 void gt_kept_release_threads(gt_sampler *s, proc_entry *e);
+/* Marks all of e's descriptors as not kept (-1), for a new entry. */
+void gt_kept_none(proc_entry *e);
 /* Closes all of e's kept files and frees its per-path data. */
 void gt_kept_release(gt_sampler *s, proc_entry *e);
 /* Releases every entry of l and l's array. */

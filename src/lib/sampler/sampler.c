@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "metric/probe.h"
 #include "proc/procfs.h"
 #include "sampler/cpu.h"
 #include "sampler/exit_peaks.h"
@@ -70,8 +71,7 @@ gt_status gt_sampler_new(const gt_sampler_config *cfg, gt_sampler **out, gt_erro
     s->walk_budget = GT_SAMPLER_WALK_BUDGET;
     s->idle_refresh = GT_SAMPLER_IDLE_REFRESH;
     s->system_period = GT_SAMPLER_SYSTEM_PERIOD;
-    s->root_files.stat_fd = s->root_files.children_fd = s->root_files.task_fd = -1;
-    s->root_files.status_fd = -1;
+    gt_kept_none(&s->root_files);
     s->hz = sysconf(_SC_CLK_TCK);
     if (s->hz <= 0)
         s->hz = 100;
@@ -254,6 +254,11 @@ static int processes_view(gt_sampler *s, gt_sample *out)
             .hwm = e->hwm,
         };
         memcpy(s->procs_view[i].comm, e->comm, sizeof s->procs_view[i].comm);
+        memcpy(s->procs_view[i].values, e->values, sizeof e->values);
+        memcpy(s->procs_view[i].probe_err, e->probe_err, sizeof e->probe_err);
+        for (int f = 0; f < GT_PROBE_COUNT; f++)
+            if (e->probe_err[f] && !out->probe_err[f])
+                out->probe_err[f] = e->probe_err[f];
     }
     out->n_procs = l->n;
     out->procs = s->procs_view;
@@ -359,6 +364,11 @@ gt_status gt_sampler_take(gt_sampler *s, gt_sample *out, gt_error *err)
     gt_walk_rotate(s);
     if (processes_view(s, out) != 0)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
+    gt_probe_tree(out->procs, out->n_procs, s->have_tree ? s->tree_prev : NULL, out->timestamp - s->tree_prev_t,
+                  out->tree);
+    memcpy(s->tree_prev, out->tree, sizeof s->tree_prev);
+    s->tree_prev_t = out->timestamp;
+    s->have_tree = 1;
     out->n_exits = s->n_taken;
     out->exits = s->taken;
     out->exits_short = s->taken_short;

@@ -64,6 +64,11 @@ typedef struct proc_entry {
     int hwm_ok;                /* hwm was read from a live process */
     int mem_denied;            /* errno when its memory could not be read */
     int mem_read;              /* its memory figures were read (0: status failed) */
+    /* The metric table's probe files (kept open across samples, or -1),
+     * the values read from them (NaN: unread) and each read's errno. */
+    int probe_fd[GT_PROBE_SLOTS];
+    double values[GT_PV_SLOTS];
+    int probe_err[GT_PROBE_SLOTS];
     /* Per-path shared memory, re-read only when the total changes. */
     path_use *paths;
     uint32_t npaths, cap;
@@ -199,6 +204,11 @@ struct gt_sampler {
      * debt), and where the next sample's round of walks starts. */
     double walk_budget, walk_allowance, walk_refill_t;
     size_t walk_next;
+    /* The last sample's tree figures (the base of the rates) and its
+     * timestamp; have_tree: there was one. */
+    double tree_prev[GT_TREE_SLOTS];
+    double tree_prev_t;
+    int have_tree;
 };
 
 static inline int grow(void **v, size_t *cap, size_t need, size_t elem)

@@ -12,6 +12,7 @@
 #include "proc/parse.h"
 #include "sampler/children.h"
 #include "sampler/kept.h"
+#include "sampler/probes.h"
 
 /* The id clock_getcpuclockid() gives for pid's whole-process CPU time
  * (Linux: ~pid << 3 | CPUCLOCK_SCHED), without the system call it spends
@@ -234,7 +235,7 @@ static int visit(gt_sampler *s, queued q, walk *w)
     memset(e, 0, sizeof *e);
     e->pid = pid;
     e->is_main = pid == s->main_pid;
-    e->stat_fd = e->children_fd = e->task_fd = e->status_fd = -1;
+    gt_kept_none(e);
     int is_root_only = pid == s->root && s->root != s->main_pid;
     /* Tracking an ancestor of this process: the tracker is never one
      * of the tracked (nor what it runs, e.g. the metrics thread). */
@@ -249,7 +250,8 @@ static int visit(gt_sampler *s, queued q, walk *w)
         gt_kept_move(e, p);
     int have_clk = !is_root_only && read_clock(s, e); /* the root's CPU is not counted */
     int rc = 0;
-    if (p && have_clk && !is_root_only && idle_since(s, p, e)) {
+    int idle = p && have_clk && !is_root_only && idle_since(s, p, e);
+    if (idle) {
         rc = reuse_idle(s, e, p, w);
     } else {
         /* Gone: its children were re-parented and show up elsewhere.  One
@@ -275,6 +277,8 @@ static int visit(gt_sampler *s, queued q, walk *w)
         }
     }
     int same = p && p->starttime == e->starttime;
+    if (!is_root_only)
+        gt_probes_read(s, e, idle ? p : NULL);
     if (same)
         e->prev_i = (size_t)(p - s->prev.v) + 1;
     if (same && !p->matched) {

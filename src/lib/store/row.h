@@ -4,12 +4,15 @@
  * SQLite writers so both files always hold the same figures. */
 #ifndef GT_STORE_ROW_H
 #define GT_STORE_ROW_H
+#include "metric/metric.h"
 #include "sample.h"
 
-#define GT_STORE_NCOLUMNS 25
-/* The Python package's columns, timestamp last; the energy columns follow
- * only in files of runs that measure energy. */
-#define GT_STORE_NBASE_COLUMNS 22
+/* The timepoint columns, laid out by the metric table (metric/metric.h):
+ * the Python package's, timestamp last, then gpu-tracker's own, which every
+ * file has (GT_STORE_NBASE_COLUMNS in all), then the energy columns, which
+ * only files of runs that measure energy have. */
+#define GT_STORE_NCOLUMNS (GT_STORE_NBASE_COLUMNS + GT_METRIC_NENERGY_COLUMNS)
+#define GT_STORE_NBASE_COLUMNS (GT_METRIC_NPACKAGE_COLUMNS + GT_METRIC_NOWN_COLUMNS)
 #define GT_STORE_NSTATIC_COLUMNS 9
 /* Columns a file may have: the fixed ones, then the power columns
  * (gt_power_column), which follow the energy columns in files of runs that
@@ -31,7 +34,7 @@ typedef struct gt_cell {
 } gt_cell;
 
 /* The timepoint table's column i (0 .. GT_STORE_NCOLUMNS - 1, in file
- * order): its name and SQL type; NULL out of range.  One table in row.c
+ * order): its name and SQL type; NULL out of range.  The metric table
  * describes each column once: name, type, and how its cell is made. */
 const char *gt_store_column_name(int i);
 const char *gt_store_column_type(int i);
@@ -48,6 +51,10 @@ void gt_store_row_fill(const gt_static_data *sd, const gt_sample *s, gt_cell *ce
 /* Fills the n power cells after those: power[k]'s slot of s->power_watts,
  * NULL where NaN (no interval yet, or the counter was not read). */
 void gt_store_row_fill_power(const gt_sample *s, const gt_power_column *power, int n, gt_cell *cells);
+
+/* The cell of a whole number held in a double (a counter): an integer,
+ * NULL where NaN, a float beyond a long long's range. */
+gt_cell gt_store_count_cell(double v);
 
 /* Fills the GT_STORE_NSTATIC_COLUMNS cells of the static-data row. */
 void gt_store_static_fill(const gt_static_data *sd, gt_cell *cells);

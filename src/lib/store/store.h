@@ -84,9 +84,10 @@ typedef struct gt_file_owner {
 gt_status gt_store_rescue(int from, const char *path, const gt_file_owner *owner, gt_log_fn log, void *log_ctx,
                           gt_error *err);
 
-/* Timepoint columns: gt_store_column_name() in row.h (21 measurements,
- * "timestamp", then the energy columns, which a file has only with_energy;
- * its power columns follow, named by the gt_power_column list). */
+/* Timepoint columns: gt_store_column_name() in row.h (the Python
+ * package's 21 measurements and "timestamp", gpu-tracker's own, then the
+ * energy columns, which a file has only with_energy; its power columns
+ * follow, named by the gt_power_column list). */
 /* Static-data column names in file order. */
 extern const char *const gt_store_static_columns[];
 extern const int gt_store_nstatic_columns;
