@@ -112,7 +112,7 @@ static void test_own_charts(void **state)
     tmpdir_write("d.csv", t);
     free(t);
     gt_error e;
-    assert_int_equal(gt_plot_write("d.csv", NULL, "d.html", &e), GT_OK);
+    assert_int_equal(gt_plot_write("d.csv", "d.html", NULL, &e), GT_OK);
     const char *h = slurp("d.html");
     assert_non_null(strstr(h, ">Disk read<"));
     assert_non_null(strstr(h, ">Disk written<"));
