@@ -52,7 +52,10 @@ static nvmlReturn_t call(const char *name, void *f)
         nvmlReturn_t r = AS(nvmlDeviceGetProcessUtilization, f)(dev, out.s, &n, since);
         return r == NVML_ERROR_NOT_FOUND ? NVML_SUCCESS : r; /* no sample since the last call */
     }
-    n = 256; /* the _v3 process listings, compute and graphics: one type */
+    /* The _v3 process listings, compute and graphics: one type.  Drivers R525
+     * to R530 write 32-byte entries (see gpu/nvml.c), so the count offered is
+     * what fits at 32 bytes each. */
+    n = (unsigned int)(sizeof out.p / 32);
     return AS(nvmlDeviceGetComputeRunningProcesses_v3, f)(dev, &n, out.p);
 }
 
