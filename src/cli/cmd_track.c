@@ -23,9 +23,10 @@
 #include "live.h"
 #include "options.h"
 #include "outfile.h"
-#include "report/efficiency_write.h"
+#include "report/usage_write.h"
 #include "tracker/gpu_tally.h"
 #include "track_options.h"
+#include "tracker_owner.h"
 #include "util/timespec.h"
 
 /* Where each sample goes while the command runs, besides the tracker. */
@@ -51,9 +52,10 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
  * failure, and the command's own status stands. */
 static int write_report(gt_tracker *t, const gt_cli_track_settings *s, const gt_cli_eff_facts *facts, FILE *out)
 {
-    gt_usage u = GT_USAGE_INIT;
+    gt_usage u;
+    gt_metric_run own;
     gt_error err;
-    if (gt_tracker_usage(t, &u, &err) != GT_OK) {
+    if (gt_tracker_results(t, &u, &own, &err) != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return GT_EXIT_FAILURE;
     }
@@ -64,7 +66,7 @@ static int write_report(gt_tracker *t, const gt_cli_track_settings *s, const gt_
     /* The library's report ends where the Python package's str() does; a
      * report on the screen or in a file ends its last line. */
     errno = 0;
-    gt_status st = s->efficiency ? gt_usage_write_efficiency(&u, &eff, fmt, out) : gt_usage_write(&u, fmt, out);
+    gt_status st = gt_report_write(&u, &own, s->efficiency ? &eff : NULL, fmt, out);
     if (st != GT_OK || fputc('\n', out) == EOF || fflush(out) != 0 || ferror(out)) {
         if (out == stdout && errno == EPIPE)
             return 0;
