@@ -21,6 +21,7 @@
 #include "gpu_tracker.h"
 #include "jobname.h"
 #include "live.h"
+#include "metrics/metrics.h"
 #include "options.h"
 #include "outfile.h"
 #include "report/usage_write.h"
@@ -31,6 +32,7 @@
 
 /* Where each sample goes while the command runs, besides the tracker. */
 typedef struct watchers {
+    gt_tracker *t; /* set before its first sample */
     gt_cli_live *live;
     gt_metrics *metrics;
     double cpu_seconds; /* the last sample's, for --efficiency on --attach; < 0 before */
@@ -43,8 +45,17 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
         w->cpu_seconds = tp->cpu_combined_seconds;
     if (w->live)
         gt_cli_live_update(w->live, tp);
-    if (w->metrics)
-        gt_metrics_update(w->metrics, tp);
+    if (w->metrics) {
+        /* The metric table's own rows beside the timepoint, which has none
+         * (a new figure needs no struct version): tp's sample is the
+         * aggregate's latest, as this runs on the sampling thread. */
+        gt_aggregate a;
+        double own[GT_METRIC_NOWN_COLUMNS];
+        gt_tracker_aggregate(w->t, &a);
+        for (int k = 0; k < GT_METRIC_NOWN_COLUMNS; k++)
+            own[k] = a.own.col[k].now;
+        gt_metrics_update_own(w->metrics, tp, own);
+    }
 }
 
 /* Writes the report to out.  A reader that closed the pipe it reads our
@@ -205,6 +216,7 @@ static int start_tracking(run *r)
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return GT_EXIT_USAGE;
     }
+    r->w.t = r->t;
     if (!s->attach) {
         int e = gt_cli_child_release(&r->child);
         int st = r->child.early_status;
@@ -286,10 +298,10 @@ static int finish(run *r)
         if (rc == 0)
             rc = GT_EXIT_FAILURE;
     }
-    gt_gpu_tally gpus;
-    gt_tracker_gpu_tally(r->t, &gpus);
+    gt_aggregate agg;
+    gt_tracker_aggregate(r->t, &agg);
     gt_cli_eff_facts facts = {.attached = s->attach != 0, .descendants_left = gt_tracker_descendants_alive(r->t),
-                              .sampled_cpu_s = r->w.cpu_seconds, .gpus = &gpus,
+                              .sampled_cpu_s = r->w.cpu_seconds, .gpus = &agg.gpus,
                               .wall_s = s->attach ? -1 : gt_ts_elapsed(&r->released, &ended)};
     if (write_report(r->t, s, &facts, r->out.f ? r->out.f : stdout) != 0) {
         if (rc == 0)

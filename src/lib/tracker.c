@@ -558,10 +558,10 @@ void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherit
     pthread_mutex_unlock(&t->mu);
 }
 
-void gt_tracker_gpu_tally(gt_tracker *t, gt_gpu_tally *out)
+void gt_tracker_aggregate(gt_tracker *t, gt_aggregate *out)
 {
     pthread_mutex_lock(&t->mu);
-    *out = t->agg.gpus;
+    *out = t->agg;
     pthread_mutex_unlock(&t->mu);
 }
 

@@ -9,6 +9,13 @@
 
 #include "gpu_tracker.h"
 #include "metric/fold.h"
+#include "tracker/aggregate.h"
+
+/* A copy of t's aggregate (all zero before the first sample): each GPU's
+ * figures over the run (gpus, for --efficiency), the latest sample's
+ * value of each own metric (own.col[k].now, for the metrics endpoint;
+ * called from the tracker's on_timepoint, the sample that timepoint is). */
+void gt_tracker_aggregate(gt_tracker *t, gt_aggregate *out);
 
 /* gt_tracker_usage's usage so far, in this library's version, and the
  * run's figures of the metric table's own rows in *own (unless NULL), for

@@ -5,7 +5,8 @@
 # and at least the known bytes; the reaped child's bytes are in main's, so
 # the tree's total never falls, even when a member is reaped; the rate
 # adds back up to the total; the JSON report's Own metrics give the last
-# sample's totals and the rate's mean over time; and counters that cannot
+# sample's totals and the rate's mean over time, a /metrics scrape during
+# the hold the counters the workload said; and counters that cannot
 # be read (root's process tracked by nobody) are empty cells, never 0, and
 # null in the report.
 . "$(dirname "$0")/_lib.sh"
@@ -24,7 +25,8 @@ MAIN=1024 REAPED=512 LIVE=256 # KiB each
 mkfifo said.fifo
 cat said.fifo >out.txt &
 reader=$!
-"$GT_BIN" --st=0.02 --tf=t.csv --per-process --disable-logs -f json -o r.json -- "$W/disk_io" "$D" $MAIN $REAPED $LIVE "file=$TMP/release" \
+"$GT_BIN" --st=0.02 --tf=t.csv --per-process --disable-logs -f json -o r.json \
+    --metrics=127.0.0.1:0 -- "$W/disk_io" "$D" $MAIN $REAPED $LIVE "file=$TMP/release" \
     >said.fifo 2>err.txt &
 gt=$!
 said() { [ "$(grep -c '^io ' out.txt)" = 2 ]; } # live's and main's first
@@ -34,6 +36,10 @@ wait_for said
 n=$(wc -l <t.csv)
 wait_for lines_at_least t.csv $((n + 2))
 row=$((n + 2))
+# A scrape now serves a sample taken wholly within the hold (a sample is
+# published before its row is written).
+wait_metrics_address
+curl -sf "http://$addr/metrics" >scrape.txt || fail "no scrape"
 touch "$TMP/release"
 wait $gt || fail "gpu-tracker failed: $(cat err.txt)"
 wait $reader
@@ -80,6 +86,16 @@ for d in read write; do
         }
         END { d = sum - (last - first); if (d < 0) d = -d; if (d > 1e-6 * (last + 1)) { print "rates add to " sum ", the total moved " last - first; exit 1 } }' t.csv ||
         fail "combined_disk_${d}_bytes over the rows"
+done
+
+# The scrape: each set's counters at a sample of the hold.
+series() { sed -n "s/^gpu_tracker_disk_$1_bytes_total{set=\"$2\"} //p" scrape.txt; }
+grep -qx '# TYPE gpu_tracker_disk_read_bytes_total counter' scrape.txt || fail "no disk family: $(cat scrape.txt)"
+for d in read write; do
+    eval "m=\$main_${d:0:1} h=\$held_${d:0:1} l=\$live_${d:0:1} le=\$live_end_${d:0:1}"
+    within "$(series $d main)" "$m" "$h" "scraped main $d"
+    within "$(series $d descendants)" "$l" "$le" "scraped descendants $d"
+    within "$(series $d combined)" $((m + l)) $((h + le)) "scraped combined $d"
 done
 
 # The JSON report: each total the last sample's (the workload's own at its
