@@ -21,15 +21,18 @@
 #include "gpu_tracker.h"
 #include "jobname.h"
 #include "live.h"
+#include "metrics/metrics.h"
 #include "options.h"
 #include "outfile.h"
-#include "report/efficiency_write.h"
+#include "report/usage_write.h"
 #include "tracker/gpu_tally.h"
 #include "track_options.h"
+#include "tracker_owner.h"
 #include "util/timespec.h"
 
 /* Where each sample goes while the command runs, besides the tracker. */
 typedef struct watchers {
+    gt_tracker *t; /* set before its first sample */
     gt_cli_live *live;
     gt_metrics *metrics;
     double cpu_seconds; /* the last sample's, for --efficiency on --attach; < 0 before */
@@ -42,8 +45,17 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
         w->cpu_seconds = tp->cpu_combined_seconds;
     if (w->live)
         gt_cli_live_update(w->live, tp);
-    if (w->metrics)
-        gt_metrics_update(w->metrics, tp);
+    if (w->metrics) {
+        /* The metric table's own rows beside the timepoint, which has none
+         * (a new figure needs no struct version): tp's sample is the
+         * aggregate's latest, as this runs on the sampling thread. */
+        gt_aggregate a;
+        double own[GT_METRIC_NOWN_COLUMNS];
+        gt_tracker_aggregate(w->t, &a);
+        for (int k = 0; k < GT_METRIC_NOWN_COLUMNS; k++)
+            own[k] = a.own.col[k].now;
+        gt_metrics_update_own(w->metrics, tp, own);
+    }
 }
 
 /* Writes the report to out.  A reader that closed the pipe it reads our
@@ -51,9 +63,10 @@ static void on_timepoint(void *ctx, const gt_timepoint *tp)
  * failure, and the command's own status stands. */
 static int write_report(gt_tracker *t, const gt_cli_track_settings *s, const gt_cli_eff_facts *facts, FILE *out)
 {
-    gt_usage u = GT_USAGE_INIT;
+    gt_usage u;
+    gt_metric_run own;
     gt_error err;
-    if (gt_tracker_usage(t, &u, &err) != GT_OK) {
+    if (gt_tracker_results(t, &u, &own, &err) != GT_OK) {
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return GT_EXIT_FAILURE;
     }
@@ -64,7 +77,7 @@ static int write_report(gt_tracker *t, const gt_cli_track_settings *s, const gt_
     /* The library's report ends where the Python package's str() does; a
      * report on the screen or in a file ends its last line. */
     errno = 0;
-    gt_status st = s->efficiency ? gt_usage_write_efficiency(&u, &eff, fmt, out) : gt_usage_write(&u, fmt, out);
+    gt_status st = gt_report_write(&u, &own, s->efficiency ? &eff : NULL, fmt, out);
     if (st != GT_OK || fputc('\n', out) == EOF || fflush(out) != 0 || ferror(out)) {
         if (out == stdout && errno == EPIPE)
             return 0;
@@ -203,6 +216,7 @@ static int start_tracking(run *r)
         fprintf(stderr, "gpu-tracker: %s\n", err.msg);
         return GT_EXIT_USAGE;
     }
+    r->w.t = r->t;
     if (!s->attach) {
         int e = gt_cli_child_release(&r->child);
         int st = r->child.early_status;
@@ -284,10 +298,10 @@ static int finish(run *r)
         if (rc == 0)
             rc = GT_EXIT_FAILURE;
     }
-    gt_gpu_tally gpus;
-    gt_tracker_gpu_tally(r->t, &gpus);
+    gt_aggregate agg;
+    gt_tracker_aggregate(r->t, &agg);
     gt_cli_eff_facts facts = {.attached = s->attach != 0, .descendants_left = gt_tracker_descendants_alive(r->t),
-                              .sampled_cpu_s = r->w.cpu_seconds, .gpus = &gpus,
+                              .sampled_cpu_s = r->w.cpu_seconds, .gpus = &agg.gpus,
                               .wall_s = s->attach ? -1 : gt_ts_elapsed(&r->released, &ended)};
     if (write_report(r->t, s, &facts, r->out.f ? r->out.f : stdout) != 0) {
         if (rc == 0)

@@ -558,10 +558,10 @@ void gt_tracker_set_main_maxrss(gt_tracker *t, uint64_t maxrss, uint64_t inherit
     pthread_mutex_unlock(&t->mu);
 }
 
-void gt_tracker_gpu_tally(gt_tracker *t, gt_gpu_tally *out)
+void gt_tracker_aggregate(gt_tracker *t, gt_aggregate *out)
 {
     pthread_mutex_lock(&t->mu);
-    *out = t->agg.gpus;
+    *out = t->agg;
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -572,8 +572,9 @@ size_t gt_tracker_descendants_alive(const gt_tracker *t)
     return gt_sampler_descendants_alive(t->sampler);
 }
 
-/* Fills *u, of this version, with the usage so far. */
-static void fill_usage(gt_tracker *t, gt_usage *u)
+/* Fills *u, of this version, with the usage so far, and *own (unless
+ * NULL) with the run's figures of the metric table's own rows. */
+static void fill_usage(gt_tracker *t, gt_usage *u, gt_metric_run *own)
 {
     memset(u, 0, sizeof *u);
     u->version = GT_STRUCT_VERSION;
@@ -595,6 +596,8 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     gt_aggregate_run r = {&t->sd, gt_ts_elapsed(&t->t_start, &end), maxrss, t->ended_before_start, have_ev ? &ev : NULL,
                           unfollowed, t->events_off};
     gt_aggregate_usage(&a, &r, u);
+    if (own)
+        gt_metric_run_of(&a.own, &t->sd, own);
     if (!have_cg && t->cgroup) { /* still running: the counters now */
         gt_cgroup_read(t->cgroup, &cg);
         have_cg = 1;
@@ -608,40 +611,41 @@ static void fill_usage(gt_tracker *t, gt_usage *u)
     gt_perproc_top(t->perproc, u);
 }
 
-gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out, gt_error *err)
+gt_status gt_tracker_results(gt_tracker *t, gt_usage *u, gt_metric_run *own, gt_error *err)
 {
     if (!t)
         return gt_err(err, GT_ERR_INVALID, NO_TRACKER);
-    if (!out)
-        return gt_err(err, GT_ERR_INVALID, "no usage to fill: out is NULL");
     if (current_state(t) == ST_NEW)
         return gt_err(err, GT_ERR_STATE, "tracking has not started");
-    gt_status st = gt_abi_check(GT_ABI_USAGE, out->version, err);
-    if (st != GT_OK)
-        return st;
-    gt_usage u;
-    fill_usage(t, &u);
-    gt_abi_write(GT_ABI_USAGE, &u, out, out->version);
+    fill_usage(t, u, own);
     return GT_OK;
+}
+
+gt_status gt_tracker_usage(gt_tracker *t, gt_usage *out, gt_error *err)
+{
+    if (t && !out)
+        return gt_err(err, GT_ERR_INVALID, "no usage to fill: out is NULL");
+    gt_usage u;
+    gt_status st = gt_tracker_results(t, &u, NULL, err);
+    if (st == GT_OK && (st = gt_abi_check(GT_ABI_USAGE, out->version, err)) == GT_OK)
+        gt_abi_write(GT_ABI_USAGE, &u, out, out->version);
+    return st;
 }
 
 gt_status gt_tracker_usage_new(gt_tracker *t, gt_usage **out, gt_error *err)
 {
-    if (out)
-        *out = NULL;
-    if (!t)
-        return gt_err(err, GT_ERR_INVALID, NO_TRACKER);
     if (!out)
-        return gt_err(err, GT_ERR_INVALID, "no place for the usage: out is NULL");
-    if (current_state(t) == ST_NEW)
-        return gt_err(err, GT_ERR_STATE, "tracking has not started");
+        return gt_err(err, GT_ERR_INVALID, t ? "no place for the usage: out is NULL" : NO_TRACKER);
+    *out = NULL;
+    gt_usage u;
+    gt_status st = gt_tracker_results(t, &u, NULL, err);
+    if (st != GT_OK)
+        return st;
     /* Allocated whole, filled to the tracker's version: fields of later
      * versions stay zero, as in the program's own struct. */
     gt_usage *copy = calloc(1, sizeof *copy);
     if (!copy)
         return gt_err(err, GT_ERR_NOMEM, "out of memory");
-    gt_usage u;
-    fill_usage(t, &u);
     gt_abi_write(GT_ABI_USAGE, &u, copy, t->version);
     *out = copy;
     return GT_OK;

@@ -30,6 +30,7 @@
 #include <slurm/spank.h>
 
 #include "gpu_tracker.h"
+#include "report/usage_write.h"
 #include "tracker_owner.h"
 #include "util/grow.h"
 
@@ -373,14 +374,15 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
  * in the held folder, never through a link. */
 static void finish(task *t, const job_user *u)
 {
-    gt_usage u_ = GT_USAGE_INIT;
+    gt_usage u_;
+    gt_metric_run own;
     char name[sizeof t->name + 8];
     saved_ids ids;
     gt_error err;
     if (gt_tracker_stop(t->tracker, &err) != GT_OK)
         slurm_error("gpu-tracker: task %u: %s", t->rank, err.msg);
     snprintf(name, sizeof name, "%s.json", t->name);
-    if (gt_tracker_usage(t->tracker, &u_, &err) != GT_OK) {
+    if (gt_tracker_results(t->tracker, &u_, &own, &err) != GT_OK) {
         slurm_error("gpu-tracker: task %u: %s", t->rank, err.msg);
     } else if (u && become_user(u, &ids) == 0) {
         int fd = openat(step.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -395,7 +397,7 @@ static void finish(task *t, const job_user *u)
             if (fd >= 0)
                 close(fd);
         } else {
-            gt_status ws = gt_usage_write(&u_, GT_FORMAT_JSON, f);
+            gt_status ws = gt_report_write(&u_, &own, NULL, GT_FORMAT_JSON, f);
             if (fclose(f) != 0 || ws != GT_OK)
                 slurm_error("gpu-tracker: cannot write '%s/%s'", step.dirname, name);
         }

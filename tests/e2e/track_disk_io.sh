@@ -4,8 +4,11 @@
 # in a child that stays: each figure equals the processes' own counters
 # and at least the known bytes; the reaped child's bytes are in main's, so
 # the tree's total never falls, even when a member is reaped; the rate
-# adds back up to the total; and counters that cannot be read (root's
-# process tracked by nobody) are empty cells, never 0.
+# adds back up to the total; the JSON report's Own metrics give the last
+# sample's totals and the rate's mean over time, a /metrics scrape during
+# the hold the counters the workload said; and counters that cannot
+# be read (root's process tracked by nobody) are empty cells, never 0, and
+# null in the report.
 . "$(dirname "$0")/_lib.sh"
 # read_bytes and write_bytes count storage I/O, which tmpfs does none of:
 # the workload's files go where the checkout is if $TMP is tmpfs.
@@ -22,7 +25,8 @@ MAIN=1024 REAPED=512 LIVE=256 # KiB each
 mkfifo said.fifo
 cat said.fifo >out.txt &
 reader=$!
-"$GT_BIN" --st=0.02 --tf=t.csv --per-process --disable-logs -- "$W/disk_io" "$D" $MAIN $REAPED $LIVE "file=$TMP/release" \
+"$GT_BIN" --st=0.02 --tf=t.csv --per-process --disable-logs -f json -o r.json \
+    --metrics=127.0.0.1:0 -- "$W/disk_io" "$D" $MAIN $REAPED $LIVE "file=$TMP/release" \
     >said.fifo 2>err.txt &
 gt=$!
 said() { [ "$(grep -c '^io ' out.txt)" = 2 ]; } # live's and main's first
@@ -32,6 +36,10 @@ wait_for said
 n=$(wc -l <t.csv)
 wait_for lines_at_least t.csv $((n + 2))
 row=$((n + 2))
+# A scrape now serves a sample taken wholly within the hold (a sample is
+# published before its row is written).
+wait_metrics_address
+curl -sf "http://$addr/metrics" >scrape.txt || fail "no scrape"
 touch "$TMP/release"
 wait $gt || fail "gpu-tracker failed: $(cat err.txt)"
 wait $reader
@@ -80,6 +88,38 @@ for d in read write; do
         fail "combined_disk_${d}_bytes over the rows"
 done
 
+# The scrape: each set's counters at a sample of the hold.
+series() { sed -n "s/^gpu_tracker_disk_$1_bytes_total{set=\"$2\"} //p" scrape.txt; }
+grep -qx '# TYPE gpu_tracker_disk_read_bytes_total counter' scrape.txt || fail "no disk family: $(cat scrape.txt)"
+for d in read write; do
+    eval "m=\$main_${d:0:1} h=\$held_${d:0:1} l=\$live_${d:0:1} le=\$live_end_${d:0:1}"
+    within "$(series $d main)" "$m" "$h" "scraped main $d"
+    within "$(series $d descendants)" "$l" "$le" "scraped descendants $d"
+    within "$(series $d combined)" $((m + l)) $((h + le)) "scraped combined $d"
+done
+
+# The JSON report: each total the last sample's (the workload's own at its
+# end for the whole tree), each rate the total's change over the samples'
+# span, which the rates add up to (above).
+for d in read write; do
+    eval "e=\$end_${d:0:1}"
+    for set in main descendants combined; do
+        want=$(cell ${set}_disk_${d}_bytes '$')
+        [ -n "$want" ] || fail "no ${set}_disk_${d}_bytes in the last row"
+        within "$(jget r.json ".own_metrics.disk_${d}.$set")" "$want" "$want" "own_metrics.disk_${d}.$set"
+    done
+    within "$(jget r.json ".own_metrics.disk_${d}.combined")" "$e" "$e" "own_metrics.disk_${d}.combined"
+    read -r moved secs <<<"$(awk -F, -v t="combined_disk_${d}_bytes" '
+        NR == 3 { for (i = 1; i <= NF; i++) { if ($i == t) c = i; if ($i == "timestamp") s = i } }
+        NR == 4 { v0 = $c; t0 = $s } NR > 3 { v = $c; t = $s } END { printf "%.17g %.17g", v - v0, t - t0 }' t.csv)"
+    w=$d; [ $d = read ] || w=written
+    rate=$(jget r.json ".own_metrics.disk_rate.$w")
+    awk -v r="$rate" -v m="$moved" -v s="$secs" 'BEGIN { d = r * s - m; if (d < 0) d = -d; exit !(d <= 1e-6 * (m + 1)) }' ||
+        fail "own_metrics.disk_rate.$w: $rate bytes/s over $secs s, the total moved $moved"
+done
+[ "$(jq -r 'keys_unsorted | .[-2:] | join(",")' r.json)" = own_metrics,top_processes ] ||
+    fail "own_metrics not just before top_processes: $(jq -c keys_unsorted r.json)"
+
 # The processes table (--per-process): each process's own counters at the
 # same sample, main's holding the child it reaped.
 ts=$(cell timestamp $row)
@@ -105,7 +145,7 @@ else
     "$W/touch_mem" 0 "file=$TMP/release2" &
     pid=$!
     setpriv --reuid=65534 --regid=65534 --clear-groups -- "$gtn" --attach=$pid --st=0.02 --disable-logs \
-        --tf="$TMP/nobody/u.csv" >/dev/null 2>err.txt &
+        --tf="$TMP/nobody/u.csv" -f json -o "$TMP/nobody/u.json" >/dev/null 2>err.txt &
     gt=$!
     wait_for lines_at_least "$TMP/nobody/u.csv" 5
     kill -TERM $gt
@@ -120,4 +160,6 @@ else
     done
     is_d() { [ "$(awk -F, -v name=descendants_disk_write_bytes 'NR == 3 { for (i = 1; i <= NF; i++) if ($i == name) k = i } END { print $k }' "$TMP/nobody/u.csv")" = 0 ]; }
     is_d || fail "descendants (none) wrote nothing: 0, not empty"
+    [ "$(jq -c '.own_metrics.disk_write | [.main, .descendants, .combined]' "$TMP/nobody/u.json")" = '[null,0,null]' ] ||
+        fail "the report of an unreadable process: $(jq -c .own_metrics "$TMP/nobody/u.json")"
 fi

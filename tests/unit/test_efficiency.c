@@ -18,7 +18,7 @@
 
 #include "analysis/efficiency.h"
 #include "analysis/request.h"
-#include "report/efficiency_write.h"
+#include "report/usage_write.h"
 
 #define MIB 1048576.0
 #define GIB 1073741824.0
@@ -471,7 +471,7 @@ static void report_section(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_JSON, f), GT_OK);
+    assert_int_equal(gt_report_write(&u, NULL, &e, GT_FORMAT_JSON, f), GT_OK);
     fclose(f);
     const char *sec = strstr(buf, "\n \"efficiency\": {");
     assert_non_null(sec);
@@ -489,14 +489,14 @@ static void report_section(void **state)
     gt_efficiency_compute(&r, &g, &e);
     assert_true(e.cgroup_mem_percent == 50);
     f = open_memstream(&buf, &len);
-    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_JSON, f), GT_OK);
+    assert_int_equal(gt_report_write(&u, NULL, &e, GT_FORMAT_JSON, f), GT_OK);
     fclose(f);
     assert_non_null(strstr(buf, "\"peak_method\": \"exact\",\n"));
     assert_non_null(strstr(buf, "\"cgroup\": {\n    \"peak_bytes\": 536870912.0,\n    \"peak_method\": \"cgroup v2 "
                                 "memory.peak\",\n    \"percent_of_request\": 50.0\n   }\n"));
     free(buf);
     f = open_memstream(&buf, &len);
-    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_TEXT, f), GT_OK);
+    assert_int_equal(gt_report_write(&u, NULL, &e, GT_FORMAT_TEXT, f), GT_OK);
     fclose(f);
     assert_non_null(strstr(buf, "      Cgroup:\n         Peak bytes: 536870912.0\n         Peak method: cgroup v2 "
                                 "memory.peak\n         Percent of request: 50.0\n         Bar: [||||"));
@@ -508,14 +508,14 @@ static void report_section(void **state)
                                 .mem_capacity_bytes = 4};
     gt_efficiency_compute(&r, &g, &e);
     f = open_memstream(&buf, &len);
-    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_JSON, f), GT_OK);
+    assert_int_equal(gt_report_write(&u, NULL, &e, GT_FORMAT_JSON, f), GT_OK);
     fclose(f);
     assert_non_null(strstr(buf, "\"devices\": {\n    \"2\": {\n     \"uuid\": \"GPU-z\",\n"));
     assert_non_null(strstr(buf, "\"memory_percent_of_capacity\": 25.0\n"));
     assert_non_null(strstr(buf, "\"gpus\": \"1 of the 1 GPU (CUDA_VISIBLE_DEVICES) stayed idle"));
     free(buf);
     f = open_memstream(&buf, &len);
-    assert_int_equal(gt_usage_write_efficiency(&u, &e, GT_FORMAT_TEXT, f), GT_OK);
+    assert_int_equal(gt_report_write(&u, NULL, &e, GT_FORMAT_TEXT, f), GT_OK);
     fclose(f);
     sec = strstr(buf, "\nEfficiency:\n");
     assert_non_null(sec);

@@ -21,7 +21,7 @@ static void format(void)
     memset(&tp, 0, sizeof tp);
     tp.n_samples = 3;
     tp.system_ram_capacity = 1000;
-    size_t n = gt_exposition_format(&tp, 0, buf, sizeof buf);
+    size_t n = gt_exposition_format(&tp, NULL, 0, buf, sizeof buf);
     assert_true(n < sizeof buf);
 }
 

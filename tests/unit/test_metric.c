@@ -107,6 +107,11 @@ static void test_rules(void **state)
         ROW("own", GT_METRIC_OWN, COL("x"), COL("x")),
     };
     assert_string_equal(gt_metric_check_table(twice, 2), "a column name is used twice");
+    const gt_metric own_hw[] = {
+        ROW("timestamp", GT_METRIC_PACKAGE, COL("timestamp")),
+        ROW("own", GT_METRIC_OWN, {"x", GT_MC_CPU_HW, 0, NULL}),
+    };
+    assert_string_equal(gt_metric_check_table(own_hw, 2), "gpu-tracker's own columns take no *_HW cell kind");
     const gt_metric no_timestamp[] = {ROW("own", GT_METRIC_OWN, COL("x"))};
     assert_string_equal(gt_metric_check_table(no_timestamp, 1), "the Python package's columns end with timestamp");
 }

@@ -56,10 +56,10 @@ static gt_timepoint sample_tp(void)
 
 static char *format(const gt_timepoint *tp, int om)
 {
-    size_t n = gt_exposition_format(tp, om, NULL, 0);
+    size_t n = gt_exposition_format(tp, NULL, om, NULL, 0);
     char *buf = malloc(n + 1);
     assert_non_null(buf);
-    assert_int_equal(gt_exposition_format(tp, om, buf, n + 1), n);
+    assert_int_equal(gt_exposition_format(tp, NULL, om, buf, n + 1), n);
     assert_int_equal(strlen(buf), n);
     return buf;
 }
@@ -148,7 +148,7 @@ static void test_before_first_sample_and_short_buffer(void **state)
     free(t);
     gt_timepoint tp = sample_tp();
     char small[16];
-    size_t need = gt_exposition_format(&tp, 0, small, sizeof small);
+    size_t need = gt_exposition_format(&tp, NULL, 0, small, sizeof small);
     assert_true(need > sizeof small);
     assert_int_equal(strlen(small), sizeof small - 1);
 }

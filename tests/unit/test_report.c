@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Reports equal the Python package's output byte for byte. */
+/* Reports equal the Python package's output byte for byte; gpu-tracker's
+ * own sections follow in their order, the metric table's own rows in the
+ * Own metrics section (labels, keys and units from the table). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpu_tracker.h"
+#include "report/usage_write.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -403,6 +407,70 @@ static void test_top_processes(void **state)
     free(got);
 }
 
+/* The own column named name: its index in a gt_metric_run. */
+static int own(const char *name)
+{
+    const gt_metric_column *c;
+    for (int k = 0; (c = gt_metric_own_column(k, NULL)) != NULL; k++)
+        if (!strcmp(c->name, name))
+            return k;
+    fail_msg("no own column %s", name);
+    return -1;
+}
+
+static char *render_own(const gt_usage *u, const gt_metric_run *run, gt_format fmt)
+{
+    char *got = NULL;
+    assert_int_equal(gt_report_string(u, run, fmt, &got), GT_OK);
+    return got;
+}
+
+/* The metric table's own rows: after the Python package's sections and
+ * ours but Top processes (which ends the report), each row's figures
+ * under its label and unit, unread figures unavailable / null, a row
+ * with none read left out, and no section without a figure. */
+static void test_own_metrics(void **state)
+{
+    (void)state;
+    gt_usage u = bytes_megabytes_seconds();
+    u.gpu_power.available = 1;
+    u.gpu_power.unit = "watts";
+    u.top_processes.available = 1;
+    gt_metric_run run = {.n_samples = 3};
+    for (int k = 0; k < GT_METRIC_NOWN_COLUMNS; k++)
+        run.value[k] = NAN;
+    char *got = render_own(&u, &run, GT_FORMAT_TEXT), *plain = NULL;
+    assert_int_equal(gt_usage_string(&u, GT_FORMAT_TEXT, &plain), GT_OK);
+    assert_string_equal(got, plain); /* nothing read: the report without it */
+    gt_string_free(&got);
+    gt_string_free(&plain);
+
+    run.value[own("main_disk_read_bytes")] = 1024;
+    run.value[own("descendants_disk_read_bytes")] = 0;
+    run.value[own("combined_disk_read_bytes_per_second")] = 2.5;
+    got = render_own(&u, &run, GT_FORMAT_TEXT);
+    assert_non_null(strstr(got, "   Mean: 0.0\nOwn metrics:\n"
+                                "   Disk read:\n      Unit: bytes\n      Main: 1024.0\n      Descendants: 0.0\n"
+                                "      Combined: unavailable\n"
+                                "   Disk I/O rate:\n      Unit: bytes per second\n      Read: 2.5\n"
+                                "      Written: unavailable\nTop processes:\n"));
+    assert_null(strstr(got, "Disk written"));
+    gt_string_free(&got);
+    got = render_own(&u, &run, GT_FORMAT_JSON);
+    assert_non_null(strstr(got, "\n  \"mean\": 0.0\n },\n \"own_metrics\": {\n  \"disk_read\": {\n"
+                                "   \"unit\": \"bytes\",\n   \"main\": 1024.0,\n   \"descendants\": 0.0,\n"
+                                "   \"combined\": null\n  },\n  \"disk_rate\": {\n   \"unit\": \"bytes per second\",\n"
+                                "   \"read\": 2.5,\n   \"written\": null\n  }\n },\n \"top_processes\": {"));
+    cJSON *j = cJSON_Parse(got);
+    assert_non_null(j);
+    cJSON_Delete(j);
+    gt_string_free(&got);
+    /* A usage alone (gt_usage_write): no run, no section. */
+    got = render(&u, GT_FORMAT_JSON);
+    assert_null(strstr(got, "own_metrics"));
+    free(got);
+}
+
 static void test_write_error(void **state)
 {
     (void)state;
@@ -422,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_ram_unavailable),  cmocka_unit_test(test_max_ram_method_section),
         cmocka_unit_test(test_write_error),      cmocka_unit_test(test_all_references),
         cmocka_unit_test(test_own_sections_in_order), cmocka_unit_test(test_top_processes),
+        cmocka_unit_test(test_own_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Results read the stable way: gt_tracker_report gives the report the
- * library writes for the usage (byte for byte what gt_usage_string writes
- * for a gt_usage of this version, whatever the version of the tracker's
- * options), and gt_tracker_figure one figure of its JSON by its path: equal
- * to the struct's field, NaN for an unavailable (null) figure, and an error
- * naming a path the report does not have or that is not a number. */
+ * library writes for the usage (byte for byte what gt_report_string writes
+ * for a gt_usage of this version and the run's own metrics, whatever the
+ * version of the tracker's options), and gt_tracker_figure one figure of
+ * its JSON by its path: equal to the struct's field or the own metric's
+ * figure, which no struct has, NaN for an unavailable (null) figure, and
+ * an error naming a path the report does not have or that is not a
+ * number. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,8 @@
 #include <string.h>
 
 #include "gpu_tracker.h"
+#include "report/usage_write.h"
+#include "tracker_owner.h"
 
 static gt_tracker *new_tracker(unsigned int version, double sleep_time)
 {
@@ -51,11 +55,14 @@ static void test_report_and_figures(void **state)
 
     gt_usage u = GT_USAGE_INIT;
     assert_int_equal(gt_tracker_usage(t, &u, NULL), GT_OK);
+    gt_usage all;
+    gt_metric_run own;
+    assert_int_equal(gt_tracker_results(t, &all, &own, NULL), GT_OK);
     for (int fmt = GT_FORMAT_TEXT; fmt <= GT_FORMAT_JSON; fmt++) {
         char *report = NULL, *expected = NULL;
         gt_error e = {{0}};
         assert_int_equal(gt_tracker_report(t, (gt_format)fmt, &report, &e), GT_OK);
-        assert_int_equal(gt_usage_string(&u, (gt_format)fmt, &expected), GT_OK);
+        assert_int_equal(gt_report_string(&u, &own, (gt_format)fmt, &expected), GT_OK);
         assert_string_equal(report, expected);
         gt_string_free(&report);
         gt_string_free(&expected);
@@ -90,6 +97,23 @@ static void test_report_and_figures(void **state)
         {"peak_ram.main", u.peak_ram.main},
     };
     assert_true(u.max_ram.main.total_rss > 0);
+    /* The tracker's own counters: /proc/self/io is ours to read. */
+    const gt_metric_column *c;
+    for (int k = 0; (c = gt_metric_own_column(k, NULL)) != NULL; k++) {
+        const gt_metric *m;
+        gt_metric_own_column(k, &m);
+        if (!m->label || isnan(own.value[k]) || strncmp(c->name, "main_", 5))
+            continue;
+        char path[160];
+        snprintf(path, sizeof path, "own_metrics.%s.%s", m->id, c->label ? c->label : c->name);
+        double v = -1;
+        gt_error e = {{0}};
+        if (gt_tracker_figure(t, path, &v, &e) != GT_OK)
+            fail_msg("%s: %s", path, e.msg);
+        if (v != own.value[k])
+            fail_msg("%s: %.17g, the run has %.17g", path, v, own.value[k]);
+    }
+    assert_false(isnan(own.value[0]));
     for (size_t i = 0; i < sizeof figures / sizeof *figures; i++) {
         double v = -1;
         gt_error e = {{0}};

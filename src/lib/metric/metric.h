@@ -9,9 +9,12 @@
  * column order check (gt_metric_check), the plots, which draw one chart
  * per plot group of gpu-tracker's own quantities (plot/plot_file.c), and
  * the processes table, which has a column for each row with a per-process
- * value (perproc/perproc.c).  The aggregate, the reports and the
- * exposition still spell out the quantities they carry; agg, label, prom
- * and help describe each row for them. */
+ * value (perproc/perproc.c); for gpu-tracker's own rows, the run's
+ * aggregate, which folds each column by its row's agg (metric/fold.c),
+ * the report's Own metrics section (label; report/usage_write.c) and the
+ * exposition (prom, help; metrics/exposition.c).  The Python package's
+ * rows keep their hand-written fold, reports and series (their layouts
+ * are fixed); label, prom and help describe them. */
 #ifndef GT_METRIC_METRIC_H
 #define GT_METRIC_METRIC_H
 #include <stddef.h>
@@ -57,7 +60,7 @@ typedef enum gt_metric_unit {
     GT_MU_JOULES,
 } gt_metric_unit;
 
-/* How the run's figure comes from the samples. */
+/* How the run's figure comes from the samples (metric/fold.c). */
 typedef enum gt_metric_agg {
     GT_MA_MAX,        /* the largest sample */
     GT_MA_TIME_MEAN,  /* the mean weighed by each sample's interval */

@@ -134,6 +134,11 @@ static const char *check(const gt_metric *table, size_t n, int *count)
             return "a column is named *_power_watts, as only the power columns after the energy columns may be";
         if ((m->place == GT_METRIC_ENERGY) != ends_with(c->name, "_energy_joules"))
             return "the energy columns, and only they, are named *_energy_joules";
+        /* The run's fold (metric/fold.c) reads an own row's value without
+         * the run's static data, which the *_HW kinds divide by. */
+        if (m->place == GT_METRIC_OWN &&
+            (c->cell == GT_MC_GPU_HW || c->cell == GT_MC_CPU_HW || c->cell == GT_MC_SYS_HW))
+            return "gpu-tracker's own columns take no *_HW cell kind";
         if (m->place == GT_METRIC_PACKAGE && timestamp)
             return "timestamp is the last of the Python package's columns";
         timestamp |= !strcmp(c->name, "timestamp");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "metrics/exposition.h"
+#include "metric/fold.h"
 #include "util/pyfloat.h"
 #include "util/text.h"
 
@@ -142,7 +143,44 @@ static void gpu_devices(out *o, const gt_timepoint *tp)
     }
 }
 
-size_t gt_exposition_format(const gt_timepoint *tp, int openmetrics, char *buf, size_t cap)
+/* OpenMetrics' UNIT of a row's base unit; NULL: none (a count). */
+static const char *base_unit(gt_metric_unit u)
+{
+    switch (u) {
+    case GT_MU_RAM:
+    case GT_MU_GPU_RAM:
+    case GT_MU_BYTES: return "bytes";
+    case GT_MU_BYTES_PER_S: return "bytes_per_second";
+    case GT_MU_PERCENT: return "percent";
+    case GT_MU_SECONDS: return "seconds";
+    case GT_MU_JOULES: return "joules";
+    case GT_MU_COUNT: break;
+    }
+    return NULL;
+}
+
+/* The metric table's own rows with a Prometheus name: one family each, a
+ * counter where the row aggregates a running total (GT_MA_LAST) or a sum,
+ * else a gauge, with a series per column labelled set="<the column's
+ * label>" (its name where it has none), in base units; NaN where unread,
+ * as the memory series. */
+static void own_families(out *o, const double *own)
+{
+    const gt_metric *m, *row = NULL;
+    const gt_metric_column *c;
+    for (int k = 0; (c = gt_metric_own_column(k, &m)) != NULL; k++) {
+        if (!m->prom)
+            continue;
+        if (m != row) {
+            row = m;
+            family(o, m->prom, m->agg == GT_MA_LAST || m->agg == GT_MA_SUM ? "counter" : "gauge",
+                   base_unit(m->unit), m->help ? m->help : m->label ? m->label : m->id);
+        }
+        value(o, m->prom, c->label ? c->label : c->name, own[k]);
+    }
+}
+
+size_t gt_exposition_format(const gt_timepoint *tp, const double *own, int openmetrics, char *buf, size_t cap)
 {
     out o = {buf, cap, 0, openmetrics};
     if (cap)
@@ -191,6 +229,8 @@ size_t gt_exposition_format(const gt_timepoint *tp, int openmetrics, char *buf, 
             }
             gpu_devices(&o, tp);
         }
+        if (own)
+            own_families(&o, own);
         family(&o, "gpu_tracker_elapsed_seconds", "gauge", "seconds", "Time since tracking started.");
         value(&o, "gpu_tracker_elapsed_seconds", NULL, tp->elapsed);
         family(&o, "gpu_tracker_last_sample_timestamp_seconds", "gauge", "seconds",

@@ -10,8 +10,10 @@
 #define GT_OPENMETRICS_CONTENT_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
 /* Writes the metrics of tp (NULL: before the first sample, only the
- * families without a value are left out) into buf, NUL-terminated, like
- * snprintf: returns the length the full text needs, which is >= cap when it
- * was cut short. */
-size_t gt_exposition_format(const gt_timepoint *tp, int openmetrics, char *buf, size_t cap);
+ * families without a value are left out) and, after them, a family for
+ * each own row of the metric table with a Prometheus name, of own (its
+ * sample's value of each own column, metric/fold.h; NULL: none) into buf,
+ * NUL-terminated, like snprintf: returns the length the full text needs,
+ * which is >= cap when it was cut short. */
+size_t gt_exposition_format(const gt_timepoint *tp, const double *own, int openmetrics, char *buf, size_t cap);
 #endif

@@ -61,6 +61,10 @@ struct gt_metrics {
     pthread_mutex_t mu;
     gt_timepoint latest;
     int have_latest;
+    /* The latest sample's value of each own metric (metric/fold.h), from
+     * gt_metrics_update_own; have_own 0: none (gt_metrics_update). */
+    double own[GT_METRIC_NOWN_COLUMNS];
+    int have_own;
     char address[128];
     int timeout_ms;              /* REQUEST_TIMEOUT_MS; longer in tests */
     unsigned long long accepted; /* connections accepted so far */
@@ -185,12 +189,12 @@ static int out_reserve(client *c, size_t n)
 }
 
 /* Puts a whole response in c->out: the head, then the body made by
- * gt_exposition_format (tp given) or the text msg. */
+ * gt_exposition_format (of tp and own, either NULL) or the text msg. */
 static void respond(client *c, const char *status, const char *extra_head, const char *type,
-                    const gt_timepoint *tp, int have_tp, int om, int head_only, const char *msg)
+                    const gt_timepoint *tp, const double *own, int om, int head_only, const char *msg)
 {
     char head[384];
-    size_t n = msg ? strlen(msg) : gt_exposition_format(have_tp ? tp : NULL, om, NULL, 0);
+    size_t n = msg ? strlen(msg) : gt_exposition_format(tp, own, om, NULL, 0);
     int hn = snprintf(head, sizeof head,
                       "HTTP/1.1 %s\r\n%sContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
                       status, extra_head, type, n);
@@ -210,7 +214,7 @@ static void respond(client *c, const char *status, const char *extra_head, const
         if (msg)
             memcpy(c->out + c->out_len, msg, n);
         else
-            gt_exposition_format(have_tp ? tp : NULL, om, c->out + c->out_len, n + 1);
+            gt_exposition_format(tp, own, om, c->out + c->out_len, n + 1);
         c->out_len += n;
     }
 }
@@ -221,30 +225,32 @@ static void answer(gt_metrics *m, client *c, int too_long)
     static const char text[] = "text/plain; charset=utf-8";
     const char *req = c->in;
     if (too_long) {
-        respond(c, "431 Request Header Fields Too Large", "", text, NULL, 0, 0, 0,
+        respond(c, "431 Request Header Fields Too Large", "", text, NULL, NULL, 0, 0,
                 "the request head is longer than 8191 bytes\n");
         return;
     }
     int is_get = !strncmp(req, "GET ", 4), is_head = !strncmp(req, "HEAD ", 5);
     if (!is_get && !is_head) {
-        respond(c, "405 Method Not Allowed", "Allow: GET, HEAD\r\n", text, NULL, 0, 0, 0,
+        respond(c, "405 Method Not Allowed", "Allow: GET, HEAD\r\n", text, NULL, NULL, 0, 0,
                 "only GET and HEAD are served\n");
         return;
     }
     const char *path = strchr(req, ' ') + 1;
     size_t pl = strcspn(path, " ?\r\n");
     if (!((pl == 8 && !strncmp(path, "/metrics", 8)) || (pl == 1 && path[0] == '/'))) {
-        respond(c, "404 Not Found", "", text, NULL, 0, 0, is_head, "not found: the metrics are at /metrics\n");
+        respond(c, "404 Not Found", "", text, NULL, NULL, 0, is_head, "not found: the metrics are at /metrics\n");
         return;
     }
     int om = wants_openmetrics(req);
     gt_timepoint tp;
+    double own[GT_METRIC_NOWN_COLUMNS];
     pthread_mutex_lock(&m->mu);
-    int have = m->have_latest;
+    int have = m->have_latest, have_own = m->have_own;
     tp = m->latest;
+    memcpy(own, m->own, sizeof own);
     pthread_mutex_unlock(&m->mu);
-    respond(c, "200 OK", "", om ? GT_OPENMETRICS_CONTENT_TYPE : GT_PROMETHEUS_CONTENT_TYPE, &tp, have, om,
-            is_head, NULL);
+    respond(c, "200 OK", "", om ? GT_OPENMETRICS_CONTENT_TYPE : GT_PROMETHEUS_CONTENT_TYPE, have ? &tp : NULL,
+            have && have_own ? own : NULL, om, is_head, NULL);
 }
 
 static void client_close(client *c)
@@ -477,6 +483,11 @@ const char *gt_metrics_address(const gt_metrics *m)
 
 gt_status gt_metrics_update(gt_metrics *m, const gt_timepoint *tp)
 {
+    return gt_metrics_update_own(m, tp, NULL);
+}
+
+gt_status gt_metrics_update_own(gt_metrics *m, const gt_timepoint *tp, const double *own)
+{
     /* The program's timepoint, of its version: fields it lacks are zero,
      * which their valid flags read as "not measured". */
     if (!m || !tp || gt_abi_check(GT_ABI_TIMEPOINT, tp->version, NULL) != GT_OK)
@@ -487,6 +498,9 @@ gt_status gt_metrics_update(gt_metrics *m, const gt_timepoint *tp)
     pthread_mutex_lock(&m->mu);
     m->latest = full;
     m->have_latest = 1;
+    m->have_own = own != NULL;
+    if (own)
+        memcpy(m->own, own, sizeof m->own);
     pthread_mutex_unlock(&m->mu);
     return GT_OK;
 }

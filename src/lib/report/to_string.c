@@ -6,8 +6,15 @@
 #include <stdlib.h>
 
 #include "gpu_tracker.h"
+#include "report/usage_write.h"
 
-enum report { USAGE, RESULTS, COMPARISON };
+enum report { USAGE, RESULTS, COMPARISON, REPORT };
+
+/* A tracker's report: its usage and its own metrics (gt_report_string). */
+typedef struct report_of {
+    const gt_usage *u;
+    const gt_metric_run *own;
+} report_of;
 
 static gt_status write_report(enum report kind, const void *obj, gt_format fmt, FILE *f)
 {
@@ -15,6 +22,10 @@ static gt_status write_report(enum report kind, const void *obj, gt_format fmt, 
     case USAGE: return gt_usage_write(obj, fmt, f);
     case RESULTS: return gt_results_write(obj, fmt, f);
     case COMPARISON: return gt_comparison_write(obj, fmt, f);
+    case REPORT: {
+        const report_of *r = obj;
+        return gt_report_write(r->u, r->own, NULL, fmt, f);
+    }
     }
     return GT_ERR_INVALID;
 }
@@ -46,6 +57,12 @@ static gt_status to_string(enum report kind, const void *obj, gt_format fmt, cha
 gt_status gt_usage_string(const gt_usage *u, gt_format fmt, char **out)
 {
     return to_string(USAGE, u, fmt, out);
+}
+
+gt_status gt_report_string(const gt_usage *u, const gt_metric_run *own, gt_format fmt, char **out)
+{
+    const report_of r = {u, own};
+    return to_string(REPORT, u ? &r : NULL, fmt, out);
 }
 
 gt_status gt_results_string(const gt_results *r, gt_format fmt, char **out)

@@ -4,19 +4,23 @@
  * with indent=1), followed by gpu-tracker's own sections.
  * Both formats walk the same description of the layout, so they cannot
  * drift apart. */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gpu_tracker.h"
 #include "abi.h"
 #include "analysis/efficiency.h"
-#include "report/efficiency_write.h"
+#include "report/usage_write.h"
 #include "report/json_string.h"
 #include "util/text.h"
 #include "util/pyfloat.h"
 
-typedef enum { K_SECTION, K_STR, K_FLOAT, K_INT, K_END } kind;
+/* K_FIGURE: a double that NaN marks unavailable (text "unavailable", JSON
+ * null), any other value written as it is. */
+typedef enum { K_SECTION, K_STR, K_FLOAT, K_INT, K_FIGURE, K_END } kind;
 
 /* One line of the layout: a text label, a JSON key and a value. */
 typedef struct item {
@@ -95,6 +99,13 @@ static void write_text(FILE *out, const item *it, size_t n)
                 put_float(out, it[i].f, 1);
             }
             break;
+        case K_FIGURE:
+            fputc(' ', out);
+            if (isnan(it[i].f))
+                fputs("unavailable", out);
+            else
+                put_float(out, it[i].f, 1);
+            break;
         case K_END: break;
         }
     }
@@ -132,6 +143,12 @@ static void write_json(FILE *out, const item *it, size_t n)
             break;
         case K_FLOAT:
             if (it[i].f < 0 && it[i].s)
+                fputs("null", out);
+            else
+                put_float(out, it[i].f, 0);
+            break;
+        case K_FIGURE:
+            if (isnan(it[i].f))
                 fputs("null", out);
             else
                 put_float(out, it[i].f, 0);
@@ -273,6 +290,54 @@ static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
     if (!groups)
         return 0;
     n += groups;
+    it[n++] = (item)END;
+    return n;
+}
+
+/* The Own metrics section: at most a section per own column's row (each
+ * row has one), with its unit and a figure per column. */
+#define OWN_MAX_ITEMS (2 + 4 * GT_METRIC_NOWN_COLUMNS)
+#define OWN_LABEL_MAX 64
+
+/* gpu-tracker's own rows of the metric table, as the run's aggregate
+ * folded them (metric/fold.c): a section per row with a report label,
+ * keyed by its id, its unit, and each column's figure keyed by the
+ * column's label (its name where it has none; capitalised in the text).  A
+ * row none of whose figures was read is left out, and the section where
+ * none is left: a run whose counters could not be read at all, or a usage
+ * without a run (gt_usage_write), prints the report it printed before. */
+static size_t own_items(const gt_metric_run *run, char labels[GT_METRIC_NOWN_COLUMNS][OWN_LABEL_MAX], item *it)
+{
+    if (!run || !run->n_samples)
+        return 0;
+    size_t n = 0;
+    it[n++] = (item)SECTION("Own metrics", "own_metrics");
+    const gt_metric *row = NULL, *m;
+    const gt_metric_column *c;
+    for (int k = 0; (c = gt_metric_own_column(k, &m)) != NULL; k++) {
+        if (!m->label)
+            continue;
+        if (m != row) {
+            int read = 0;
+            const gt_metric *mk;
+            for (int j = k; gt_metric_own_column(j, &mk) && mk == m; j++)
+                read |= !isnan(run->value[j]);
+            if (!read)
+                continue;
+            if (row)
+                it[n++] = (item)END;
+            row = m;
+            it[n++] = (item)SECTION(m->label, m->id);
+            it[n++] = (item)STR("Unit", "unit", gt_metric_unit_name(m, run));
+        }
+        const char *key = c->label ? c->label : c->name;
+        snprintf(labels[k], OWN_LABEL_MAX, "%s", key);
+        labels[k][0] = (char)toupper((unsigned char)labels[k][0]);
+        it[n++] = (item){K_FIGURE, labels[k], key, NULL, run->value[k], 0};
+    }
+    if (!row)
+        return 0;
+    it[n++] = (item)END;
     it[n++] = (item)END;
     return n;
 }
@@ -421,7 +486,8 @@ static size_t efficiency_items(const gt_efficiency *e, gt_format fmt, char bars[
     return drop_omitted(it, all, n);
 }
 
-static gt_status write_usage(const gt_usage *u, const gt_efficiency *eff, gt_format fmt, FILE *out)
+static gt_status write_usage(const gt_usage *u, const gt_metric_run *own, const gt_efficiency *eff, gt_format fmt,
+                             FILE *out)
 {
     const item layout[] = {
         SECTION("Max RAM", "max_ram"),
@@ -523,10 +589,12 @@ static gt_status write_usage(const gt_usage *u, const gt_efficiency *eff, gt_for
         FLT("Mean", "mean", u->gpu_power.mean),
         END,
     };
-    item shown[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS + TOP_MAX_ITEMS + EFF_MAX_ITEMS];
+    item shown[sizeof layout / sizeof *layout + ENERGY_MAX_ITEMS + OWN_MAX_ITEMS + TOP_MAX_ITEMS + EFF_MAX_ITEMS];
     char bars[EFF_NBARS][96];
+    char own_labels[GT_METRIC_NOWN_COLUMNS][OWN_LABEL_MAX];
     size_t n = drop_omitted(shown, layout, sizeof layout / sizeof *layout);
     n += energy_items(u, fmt, shown + n);
+    n += own_items(own, own_labels, shown + n);
     n += top_items(u, shown + n);
     if (eff)
         n += efficiency_items(eff, fmt, bars, shown + n);
@@ -542,10 +610,11 @@ static gt_status write_usage(const gt_usage *u, const gt_efficiency *eff, gt_for
  * fields it lacks are zero, which reads as "not measured". */
 gt_status gt_usage_write(const gt_usage *u, gt_format fmt, FILE *out)
 {
-    return gt_usage_write_efficiency(u, NULL, fmt, out);
+    return gt_report_write(u, NULL, NULL, fmt, out);
 }
 
-gt_status gt_usage_write_efficiency(const gt_usage *u, const gt_efficiency *e, gt_format fmt, FILE *out)
+gt_status gt_report_write(const gt_usage *u, const gt_metric_run *own, const gt_efficiency *e, gt_format fmt,
+                          FILE *out)
 {
     if (!u || !out || (fmt != GT_FORMAT_TEXT && fmt != GT_FORMAT_JSON))
         return GT_ERR_INVALID;
@@ -554,5 +623,5 @@ gt_status gt_usage_write_efficiency(const gt_usage *u, const gt_efficiency *e, g
     gt_usage full;
     memset(&full, 0, sizeof full);
     gt_abi_read(GT_ABI_USAGE, u, &full);
-    return write_usage(&full, e, fmt, out);
+    return write_usage(&full, own, e, fmt, out);
 }

@@ -47,6 +47,7 @@ void gt_aggregate_fold(gt_aggregate *a, const gt_sample *s)
         a->denied_pid = s->mem_denied_pid;
     a->sum_gpu += s->gpu_sum_percent;
     gt_gpu_tally_fold(&a->gpus, s);
+    gt_metric_fold_add(&a->own, s);
     a->n++;
     if (a->n == 1)
         a->first_timestamp = s->timestamp;

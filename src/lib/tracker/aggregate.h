@@ -11,6 +11,7 @@
 
 #include "gpu_tracker.h"
 #include "events/events.h"
+#include "metric/fold.h"
 #include "tracker/gpu_tally.h"
 #include "sample.h"
 
@@ -43,6 +44,7 @@ typedef struct gt_aggregate {
     double cpu_seconds[3]; /* main, descendants, combined */
     double first_timestamp, last_timestamp;
     gt_gpu_tally gpus;     /* each selected GPU (--efficiency) */
+    gt_metric_fold own;    /* the metric table's rows of gpu-tracker's own */
 } gt_aggregate;
 
 /* Adds one sample. */

@@ -24,8 +24,4 @@ typedef struct gt_gpu_tally {
 /* Adds the sample's device readings (the same devices at every sample). */
 void gt_gpu_tally_fold(gt_gpu_tally *t, const gt_sample *s);
 
-/* Beyond the public API, for the gpu-tracker command (which links the static
- * library): a copy of t's tally (all zero before the first sample). */
-void gt_tracker_gpu_tally(gt_tracker *t, gt_gpu_tally *out);
-
 #endif

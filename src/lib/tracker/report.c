@@ -10,6 +10,8 @@
 #include <cjson/cJSON.h>
 
 #include "gpu_tracker.h"
+#include "report/usage_write.h"
+#include "tracker_owner.h"
 #include "util/error.h"
 
 gt_status gt_tracker_report(gt_tracker *t, gt_format fmt, char **out, gt_error *err)
@@ -21,11 +23,12 @@ gt_status gt_tracker_report(gt_tracker *t, gt_format fmt, char **out, gt_error *
         return gt_err(err, GT_ERR_INVALID, "report format %d is neither GT_FORMAT_TEXT nor GT_FORMAT_JSON", (int)fmt);
     /* In this library's own struct version: every figure it has, whatever
      * the version of the program's gt_options. */
-    gt_usage u = GT_USAGE_INIT;
-    gt_status st = gt_tracker_usage(t, &u, err);
+    gt_usage u;
+    gt_metric_run own;
+    gt_status st = gt_tracker_results(t, &u, &own, err);
     if (st != GT_OK)
         return st;
-    if ((st = gt_usage_string(&u, fmt, out)) != GT_OK)
+    if ((st = gt_report_string(&u, &own, fmt, out)) != GT_OK)
         return gt_err(err, st, "cannot write the report: %s", gt_strerror(st));
     return GT_OK;
 }
