@@ -4,7 +4,7 @@
 # in a child that stays: each figure equals the processes' own counters
 # and at least the known bytes; the reaped child's bytes are in main's, so
 # the tree's total never falls, even when a member is reaped; the rate
-# adds back up to the total; the JSON report's Own metrics give the last
+# adds back up to the total; the JSON report's Other metrics give the last
 # sample's totals and the rate's mean over time, a /metrics scrape during
 # the hold the counters the workload said; and counters that cannot
 # be read (root's process tracked by nobody) are empty cells, never 0, and
@@ -106,19 +106,19 @@ for d in read write; do
     for set in main descendants combined; do
         want=$(cell ${set}_disk_${d}_bytes '$')
         [ -n "$want" ] || fail "no ${set}_disk_${d}_bytes in the last row"
-        within "$(jget r.json ".own_metrics.disk_${d}.$set")" "$want" "$want" "own_metrics.disk_${d}.$set"
+        within "$(jget r.json ".other_metrics.disk_${d}.$set")" "$want" "$want" "other_metrics.disk_${d}.$set"
     done
-    within "$(jget r.json ".own_metrics.disk_${d}.combined")" "$e" "$e" "own_metrics.disk_${d}.combined"
+    within "$(jget r.json ".other_metrics.disk_${d}.combined")" "$e" "$e" "other_metrics.disk_${d}.combined"
     read -r moved secs <<<"$(awk -F, -v t="combined_disk_${d}_bytes" '
         NR == 3 { for (i = 1; i <= NF; i++) { if ($i == t) c = i; if ($i == "timestamp") s = i } }
         NR == 4 { v0 = $c; t0 = $s } NR > 3 { v = $c; t = $s } END { printf "%.17g %.17g", v - v0, t - t0 }' t.csv)"
     w=$d; [ $d = read ] || w=written
-    rate=$(jget r.json ".own_metrics.disk_rate.$w")
+    rate=$(jget r.json ".other_metrics.disk_rate.$w")
     awk -v r="$rate" -v m="$moved" -v s="$secs" 'BEGIN { d = r * s - m; if (d < 0) d = -d; exit !(d <= 1e-6 * (m + 1)) }' ||
-        fail "own_metrics.disk_rate.$w: $rate bytes/s over $secs s, the total moved $moved"
+        fail "other_metrics.disk_rate.$w: $rate bytes/s over $secs s, the total moved $moved"
 done
-[ "$(jq -r 'keys_unsorted | .[-2:] | join(",")' r.json)" = own_metrics,top_processes ] ||
-    fail "own_metrics not just before top_processes: $(jq -c keys_unsorted r.json)"
+[ "$(jq -r 'keys_unsorted | .[-2:] | join(",")' r.json)" = other_metrics,top_processes ] ||
+    fail "other_metrics not just before top_processes: $(jq -c keys_unsorted r.json)"
 
 # The processes table (--per-process): each process's own counters at the
 # same sample, main's holding the child it reaped.
@@ -160,6 +160,6 @@ else
     done
     is_d() { [ "$(awk -F, -v name=descendants_disk_write_bytes 'NR == 3 { for (i = 1; i <= NF; i++) if ($i == name) k = i } END { print $k }' "$TMP/nobody/u.csv")" = 0 ]; }
     is_d || fail "descendants (none) wrote nothing: 0, not empty"
-    [ "$(jq -c '.own_metrics.disk_write | [.main, .descendants, .combined]' "$TMP/nobody/u.json")" = '[null,0,null]' ] ||
-        fail "the report of an unreadable process: $(jq -c .own_metrics "$TMP/nobody/u.json")"
+    [ "$(jq -c '.other_metrics.disk_write | [.main, .descendants, .combined]' "$TMP/nobody/u.json")" = '[null,0,null]' ] ||
+        fail "the report of an unreadable process: $(jq -c .other_metrics "$TMP/nobody/u.json")"
 fi

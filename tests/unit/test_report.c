@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reports equal the Python package's output byte for byte; gpu-tracker's
  * own sections follow in their order, the metric table's own rows in the
- * Own metrics section (labels, keys and units from the table). */
+ * Other metrics section (labels, keys and units from the table). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -429,7 +429,7 @@ static char *render_own(const gt_usage *u, const gt_metric_run *run, gt_format f
  * ours but Top processes (which ends the report), each row's figures
  * under its label and unit, unread figures unavailable / null, a row
  * with none read left out, and no section without a figure. */
-static void test_own_metrics(void **state)
+static void test_other_metrics(void **state)
 {
     (void)state;
     gt_usage u = bytes_megabytes_seconds();
@@ -449,7 +449,7 @@ static void test_own_metrics(void **state)
     run.value[own("descendants_disk_read_bytes")] = 0;
     run.value[own("combined_disk_read_bytes_per_second")] = 2.5;
     got = render_own(&u, &run, GT_FORMAT_TEXT);
-    assert_non_null(strstr(got, "   Mean: 0.0\nOwn metrics:\n"
+    assert_non_null(strstr(got, "   Mean: 0.0\nOther metrics:\n"
                                 "   Disk read:\n      Unit: bytes\n      Main: 1024.0\n      Descendants: 0.0\n"
                                 "      Combined: unavailable\n"
                                 "   Disk I/O rate:\n      Unit: bytes per second\n      Read: 2.5\n"
@@ -457,7 +457,7 @@ static void test_own_metrics(void **state)
     assert_null(strstr(got, "Disk written"));
     gt_string_free(&got);
     got = render_own(&u, &run, GT_FORMAT_JSON);
-    assert_non_null(strstr(got, "\n  \"mean\": 0.0\n },\n \"own_metrics\": {\n  \"disk_read\": {\n"
+    assert_non_null(strstr(got, "\n  \"mean\": 0.0\n },\n \"other_metrics\": {\n  \"disk_read\": {\n"
                                 "   \"unit\": \"bytes\",\n   \"main\": 1024.0,\n   \"descendants\": 0.0,\n"
                                 "   \"combined\": null\n  },\n  \"disk_rate\": {\n   \"unit\": \"bytes per second\",\n"
                                 "   \"read\": 2.5,\n   \"written\": null\n  }\n },\n \"top_processes\": {"));
@@ -467,7 +467,7 @@ static void test_own_metrics(void **state)
     gt_string_free(&got);
     /* A usage alone (gt_usage_write): no run, no section. */
     got = render(&u, GT_FORMAT_JSON);
-    assert_null(strstr(got, "own_metrics"));
+    assert_null(strstr(got, "other_metrics"));
     free(got);
 }
 
@@ -490,7 +490,7 @@ int main(void)
         cmocka_unit_test(test_ram_unavailable),  cmocka_unit_test(test_max_ram_method_section),
         cmocka_unit_test(test_write_error),      cmocka_unit_test(test_all_references),
         cmocka_unit_test(test_own_sections_in_order), cmocka_unit_test(test_top_processes),
-        cmocka_unit_test(test_own_metrics),
+        cmocka_unit_test(test_other_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

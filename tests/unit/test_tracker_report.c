@@ -105,7 +105,7 @@ static void test_report_and_figures(void **state)
         if (!m->label || isnan(own.value[k]) || strncmp(c->name, "main_", 5))
             continue;
         char path[160];
-        snprintf(path, sizeof path, "own_metrics.%s.%s", m->id, c->label ? c->label : c->name);
+        snprintf(path, sizeof path, "other_metrics.%s.%s", m->id, c->label ? c->label : c->name);
         double v = -1;
         gt_error e = {{0}};
         if (gt_tracker_figure(t, path, &v, &e) != GT_OK)

@@ -11,7 +11,7 @@
  * the processes table, which has a column for each row with a per-process
  * value (perproc/perproc.c); for gpu-tracker's own rows, the run's
  * aggregate, which folds each column by its row's agg (metric/fold.c),
- * the report's Own metrics section (label; report/usage_write.c) and the
+ * the report's Other metrics section (label; report/usage_write.c) and the
  * exposition (prom, help; metrics/exposition.c).  The Python package's
  * rows keep their hand-written fold, reports and series (their layouts
  * are fixed); label, prom and help describe them. */

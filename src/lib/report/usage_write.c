@@ -294,7 +294,7 @@ static size_t energy_items(const gt_usage *u, gt_format fmt, item *it)
     return n;
 }
 
-/* The Own metrics section: at most a section per own column's row (each
+/* The Other metrics section: at most a section per own column's row (each
  * row has one), with its unit and a figure per column. */
 #define OWN_MAX_ITEMS (2 + 4 * GT_METRIC_NOWN_COLUMNS)
 #define OWN_LABEL_MAX 64
@@ -311,7 +311,7 @@ static size_t own_items(const gt_metric_run *run, char labels[GT_METRIC_NOWN_COL
     if (!run || !run->n_samples)
         return 0;
     size_t n = 0;
-    it[n++] = (item)SECTION("Own metrics", "own_metrics");
+    it[n++] = (item)SECTION("Other metrics", "other_metrics");
     const gt_metric *row = NULL, *m;
     const gt_metric_column *c;
     for (int k = 0; (c = gt_metric_own_column(k, &m)) != NULL; k++) {

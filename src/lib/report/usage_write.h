@@ -10,7 +10,7 @@
 #include "analysis/efficiency.h"
 #include "metric/fold.h"
 
-/* gt_usage_write's report with the Own metrics section of own after the
+/* gt_usage_write's report with the Other metrics section of own after the
  * Energy section and before Top processes (none where own is NULL, or
  * where no row has a figure that was read), and the Efficiency section of
  * e after every other (none where e is NULL). */
