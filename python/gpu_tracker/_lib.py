@@ -182,6 +182,7 @@ _declare('gt_tracker_new', _I, ctypes.POINTER(Options), _PP, _ERR)
 _declare('gt_tracker_start', _I, _P, _ERR)
 _declare('gt_tracker_stop', _I, _P, _ERR)
 _declare('gt_tracker_usage_new', _I, _P, _PP, _ERR)
+_declare('gt_tracker_report', _I, _P, _I, _STR_OUT, _ERR)
 _declare('gt_usage_free', None, _PP)
 _declare('gt_tracker_free', None, _PP)
 _declare('gt_usage_string', _I, _P, _I, _STR_OUT)
@@ -260,6 +261,17 @@ def c_strings(values):
     arr = (ctypes.c_char_p * len(values))()
     arr[:] = [encode(v) for v in values]
     return arr
+
+
+def tracker_report(handle, fmt):
+    """The tracker's report (gt_tracker_report) in the format, as text: every
+    figure of the library, the metric table's own among them."""
+    out, err = ctypes.c_void_p(), Error()
+    check(lib.gt_tracker_report(handle, fmt, ctypes.byref(out), ctypes.byref(err)), err.message)
+    try:
+        return ctypes.string_at(out.value).decode('utf-8')
+    finally:
+        lib.gt_string_free(ctypes.byref(out))
 
 
 def to_string(fn, handle, fmt):

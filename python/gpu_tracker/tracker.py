@@ -454,7 +454,7 @@ class Tracker:
         try:
             # The usage is kept even when the stop reports a failure (such as a
             # tracking file that could not be written), which is raised after.
-            self.resource_usage = self._extras.finish(self._usage())
+            self.resource_usage = self._extras.finish(self._final_usage())
         finally:
             _lib.lib.gt_tracker_free(ctypes.byref(self._handle))
         _lib.check(status, message)
@@ -475,6 +475,13 @@ class Tracker:
         finally:
             _lib.lib.gt_usage_free(ctypes.byref(usage))
         return ResourceUsage._from_json(data, text)
+
+    def _final_usage(self) -> ResourceUsage:
+        # After the stop the figures no longer move, so the text and the JSON
+        # are two reports of one state; the report, unlike gt_usage, has every
+        # figure of the library (the Other metrics section among them).
+        text = _lib.tracker_report(self._handle, _lib.FORMAT_TEXT)
+        return ResourceUsage._from_json(json.loads(_lib.tracker_report(self._handle, _lib.FORMAT_JSON)), text)
 
     def _release(self):
         if self._handle:

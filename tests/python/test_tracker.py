@@ -361,7 +361,7 @@ def test_layout_matches_the_python_package(reference):
         pass
     expected = json.load(open(reference))
     got = tracker.to_json()
-    for own in ('peak_ram', 'max_ram_method', 'energy', 'incremental'):  # gpu-tracker's own sections, after the package's
+    for own in ('peak_ram', 'max_ram_method', 'energy', 'incremental', 'other_metrics'):  # ours, after the package's
         got.pop(own, None)
     assert _shape(got) == _shape(expected)
     assert list(got) == list(expected)
@@ -670,3 +670,35 @@ def test_our_sections_come_after_the_packages(rapl_tree):
     sections = [line[:-1] for line in str(tracker).splitlines() if line and not line.startswith(' ')]
     assert sections[:5] == ['Max RAM', 'Max GPU RAM', 'CPU utilization', 'GPU utilization', 'Compute time']
     assert 'Peak RAM (kernel high-water mark)' in sections[5:] and len(sections) > 5
+
+
+def _write_bytes_of_self():
+    with open('/proc/self/io') as f:
+        return int(next(line for line in f if line.startswith('write_bytes:')).split()[1])
+
+
+def test_other_metrics_in_the_report(tmp_path):
+    # The report of a Tracker is the library's whole report: the metric
+    # table's figures (disk I/O) follow the package's sections. Truth: this
+    # process's own write counter, read before and after the stop that takes
+    # the last sample, with 4 MiB written and synced while tracking.
+    where = tmp_path
+    if subprocess.run(['stat', '-f', '-c', '%T', str(where)], capture_output=True, text=True).stdout.strip() == 'tmpfs':
+        where = os.environ.get('GT_BUILD', '.')
+    if subprocess.run(['stat', '-f', '-c', '%T', str(where)], capture_output=True, text=True).stdout.strip() == 'tmpfs':
+        pytest.skip('no filesystem that writes to storage')
+    path = os.path.join(str(where), f'disk-{os.getpid()}.bin')
+    with gput.Tracker(sleep_time=0.01, disable_logs=True) as tracker:
+        with open(path, 'wb') as f:
+            f.write(b'x' * (4 * MIB))
+            f.flush()
+            os.fsync(f.fileno())
+        before = _write_bytes_of_self()
+    after = _write_bytes_of_self()
+    os.unlink(path)
+    written = tracker.to_json()['other_metrics']['disk_write']
+    assert 4 * MIB <= before and before <= written['main'] <= after
+    assert written['combined'] == written['main']
+    sections = [line[:-1] for line in str(tracker).splitlines() if line and not line.startswith(' ')]
+    assert sections[:5] == ['Max RAM', 'Max GPU RAM', 'CPU utilization', 'GPU utilization', 'Compute time']
+    assert 'Other metrics' in sections[5:]
