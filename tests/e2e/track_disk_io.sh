@@ -120,6 +120,39 @@ done
 [ "$(jq -r 'keys_unsorted | .[-2:] | join(",")' r.json)" = other_metrics,top_processes ] ||
     fail "other_metrics not just before top_processes: $(jq -c keys_unsorted r.json)"
 
+# gpu-tracker merge: two runs of other sizes on one node (the host each
+# file records), merged: the node's and the job's totals are the sum of
+# the files' last samples, each the workload's own counters at its end;
+# the rate's mean, times the job's span, what the files moved.
+for r in 1 2; do
+    mkdir "$D/m$r"
+    GT_SUBTRACK_HOST=1 SLURMD_NODENAME=n1 "$GT_BIN" --st=0.02 --tf=m$r.csv --disable-logs -o m$r.txt -- \
+        "$W/disk_io" "$D/m$r" $((r * 512)) $((r * 128)) 64 0 2>err.txt | cat >said$r.txt
+    [ "${PIPESTATUS[0]}" = 0 ] || fail "run m$r failed: $(cat err.txt)"
+done
+"$GT_BIN" merge m1.csv m2.csv -f json -o merged.json 2>err.txt || fail "merge failed: $(cat err.txt)"
+"$GT_BIN" merge m1.csv m2.csv -o merged.txt 2>err.txt || fail "merge failed: $(cat err.txt)"
+[ "$(jget merged.json '.job.nodes')" = 1 ] || fail "the two runs are not one node: $(jq -c .nodes merged.json)"
+for d in read write; do
+    w=$(grep '^io main-end ' said1.txt | cut -d' ' -f3-) v=$(grep '^io main-end ' said2.txt | cut -d' ' -f3-)
+    [ -n "$w" ] && [ -n "$v" ] || fail "a run said no counters: $(cat said1.txt said2.txt)"
+    [ $d = read ] && want=$((${w% *} + ${v% *})) || want=$((${w#* } + ${v#* }))
+    within "$(jget merged.json ".job.other_metrics.disk_$d.combined")" $want $want "the job's disk_$d"
+    within "$(jget merged.json ".nodes[0].other_metrics.disk_$d.combined")" $want $want "n1's disk_$d"
+    moved=0
+    for f in m1.csv m2.csv; do
+        moved=$(awk -F, -v t="combined_disk_${d}_bytes" -v sum="$moved" '
+            NR == 3 { for (i = 1; i <= NF; i++) if ($i == t) c = i }
+            NR == 4 { v0 = $c } NR > 3 { v = $c } END { printf "%.17g", sum + v - v0 }' $f)
+    done
+    [ $d = read ] && k=read || k=written
+    rate=$(jget merged.json ".job.other_metrics.disk_rate.$k") span=$(jget merged.json .job.compute_time_seconds)
+    awk -v r="$rate" -v m="$moved" -v s="$span" 'BEGIN { d = r * s - m; if (d < 0) d = -d; exit !(d <= 1e-6 * (m + 1)) }' ||
+        fail "the job's disk_rate.$k: $rate bytes/s over $span s, the files moved $moved"
+done
+grep -q '^Other metrics (' merged.txt && grep -q '^   Disk read (bytes)$' merged.txt ||
+    fail "no Other metrics in the text report: $(cat merged.txt)"
+
 # The processes table (--per-process): each process's own counters at the
 # same sample, main's holding the child it reaped.
 ts=$(cell timestamp $row)

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "analysis/merge.h"
 #include "gpu_tracker.h"
 #include "store/table.h"
@@ -39,6 +41,15 @@ static const char data_header[] =
 static const char *file_host, *file_task;
 /* The first rows of the next write_file without a CPU figure. */
 static size_t file_cpu_empty;
+/* Where file_disk_r is not 0, the next write_file has gpu-tracker's disk
+ * columns (metric/table.c): main read file_disk_r bytes per second, its
+ * descendants none; main and descendants each wrote file_disk_w per
+ * second; the rates those of the combined totals (none on the first row). */
+static double file_disk_r, file_disk_w;
+static const char disk_header[] =
+    ",main_disk_read_bytes,descendants_disk_read_bytes,combined_disk_read_bytes,main_disk_write_bytes,"
+    "descendants_disk_write_bytes,combined_disk_write_bytes,combined_disk_read_bytes_per_second,"
+    "combined_disk_write_bytes_per_second";
 
 static void write_file(const char *path, const char *unit, double t0, double dt, const double *ram, size_t n,
                        double cpu, int energy, double energy_rate)
@@ -53,13 +64,22 @@ static void write_file(const char *path, const char *unit, double t0, double dt,
         fputs(static_header, f);
         fprintf(f, "%s,gigabytes,hours,64.0,0.0,8,8,0,0\n", unit);
     }
-    fprintf(f, "%s%s\n", data_header, energy ? ",cpu_energy_joules,dram_energy_joules,gpu_energy_joules" : "");
+    fprintf(f, "%s%s%s\n", data_header, file_disk_r ? disk_header : "",
+            energy ? ",cpu_energy_joules,dram_energy_joules,gpu_energy_joules" : "");
     for (size_t i = 0; i < n; i++) {
         if (i < file_cpu_empty)
             fprintf(f, "%.17g,0,%.17g,1,0,0,0,0,0,0,1,0,1,,,,,,,,,%.17g", ram[i], ram[i], t0 + dt * (double)i);
         else
             fprintf(f, "%.17g,0,%.17g,1,0,0,0,0,0,0,1,0,1,0,0,%.17g,0,0,0,%.17g,0,%.17g", ram[i], ram[i], cpu, cpu,
                     t0 + dt * (double)i);
+        if (file_disk_r) {
+            double r = file_disk_r * dt * (double)i, w = file_disk_w * dt * (double)i;
+            fprintf(f, ",%.17g,0,%.17g,%.17g,%.17g,%.17g", r, r, w, w, 2 * w);
+            if (i)
+                fprintf(f, ",%.17g,%.17g", file_disk_r, 2 * file_disk_w);
+            else
+                fputs(",,", f);
+        }
         if (energy)
             fprintf(f, ",%.17g,,", energy_rate * dt * (double)i);
         fputc('\n', f);
@@ -707,6 +727,149 @@ static void test_gpus_malformed(void **state)
     expect_error(paths, 1, 1.0, GT_ERR_FORMAT, "bad.gpus.csv");
 }
 
+/* A JSON report's number at a path of object keys (NULL-terminated);
+ * NaN for null, and a failure where the path is missing. */
+static double json_at(const cJSON *root, const char *const *path)
+{
+    const cJSON *o = root;
+    for (; *path; path++)
+        if (!(o = cJSON_GetObjectItemCaseSensitive(o, *path)))
+            fail_msg("no %s in the JSON report", *path);
+    if (cJSON_IsNull(o))
+        return NAN;
+    assert_true(cJSON_IsNumber(o));
+    return o->valuedouble;
+}
+
+/* The metric table's own rows from the files: per node, the totals are the
+ * sum of its files' last values (tasks a and b of n1 differ threefold, so
+ * a max or one file's instead of the sum fails), the job's the sum of its
+ * nodes'; the rate the mean over the span of the sum across files.  Every
+ * figure in the JSON report (job.other_metrics, nodes[].other_metrics,
+ * keyed as the run's report) and in the text's Other metrics section,
+ * after the files and before Efficiency. */
+static void test_own_rows(void **state)
+{
+    (void)state;
+    const double ram[] = {1, 1, 1, 1, 1};
+    file_host = "n1", file_task = "0";
+    file_disk_r = 250, file_disk_w = 100;
+    write_file("d-n1-0.csv", "gigabytes", 1000.0, 1.0, ram, 5, 10, 0, 0);
+    file_task = "1";
+    file_disk_r = 750, file_disk_w = 300;
+    write_file("d-n1-1.csv", "gigabytes", 1000.0, 1.0, ram, 5, 10, 0, 0);
+    file_host = "n2", file_task = "2";
+    file_disk_r = 250, file_disk_w = 50;
+    write_file("d-n2-2.csv", "gigabytes", 1002.0, 1.0, ram, 3, 10, 0, 0);
+    file_host = file_task = NULL;
+    file_disk_r = file_disk_w = 0;
+    const char *const paths[] = {"d-n1-0.csv", "d-n1-1.csv", "d-n2-2.csv"};
+    gt_merge *m = merge(paths, 3, 1.0);
+    char *json = report(m, GT_FORMAT_JSON), *text = report(m, GT_FORMAT_TEXT);
+    cJSON *root = cJSON_Parse(json);
+    assert_non_null(root);
+    cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    const cJSON *n1 = cJSON_GetArrayItem(nodes, 0), *n2 = cJSON_GetArrayItem(nodes, 1);
+    assert_non_null(n2);
+    /* n1: 4 s at 250 and at 750 bytes/s read: 1000 + 3000; n2: 2 s at 250 */
+    assert_near(json_at(n1, (const char *[]){"other_metrics", "disk_read", "combined", NULL}), 4000, 1e-9);
+    assert_near(json_at(n1, (const char *[]){"other_metrics", "disk_read", "main", NULL}), 4000, 1e-9);
+    assert_near(json_at(n1, (const char *[]){"other_metrics", "disk_read", "descendants", NULL}), 0, 1e-9);
+    assert_near(json_at(n2, (const char *[]){"other_metrics", "disk_read", "combined", NULL}), 500, 1e-9);
+    assert_near(json_at(root, (const char *[]){"job", "other_metrics", "disk_read", "combined", NULL}), 4500, 1e-9);
+    /* written: each set 4 s at 100 and 300, 2 s at 50; combined twice that */
+    assert_near(json_at(n1, (const char *[]){"other_metrics", "disk_write", "descendants", NULL}), 1600, 1e-9);
+    assert_near(json_at(root, (const char *[]){"job", "other_metrics", "disk_write", "main", NULL}), 1700, 1e-9);
+    assert_near(json_at(root, (const char *[]){"job", "other_metrics", "disk_write", "combined", NULL}), 3400,
+                1e-9);
+    /* The rate: n1 reads 250 + 750 bytes/s over its 4 s; n2 250 over 2 s;
+     * the job 4500 bytes over its 4 s. */
+    assert_near(json_at(n1, (const char *[]){"other_metrics", "disk_rate", "read", NULL}), 1000, 1e-9);
+    assert_near(json_at(n2, (const char *[]){"other_metrics", "disk_rate", "read", NULL}), 250, 1e-9);
+    assert_near(json_at(root, (const char *[]){"job", "other_metrics", "disk_rate", "read", NULL}), 1125, 1e-9);
+    assert_near(json_at(root, (const char *[]){"job", "other_metrics", "disk_rate", "written", NULL}), 850, 1e-9);
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+                                             cJSON_GetObjectItemCaseSensitive(root, "job"), "other_metrics"),
+                                         "disk_rate"),
+        "unit");
+    assert_string_equal(cJSON_GetStringValue(unit), "bytes per second");
+    /* The text: the section after the files, a table per row. */
+    const char *files = strstr(text, "Files by node"), *own = strstr(text, "Other metrics (");
+    assert_non_null(own);
+    assert_true(files && files < own);
+    assert_non_null(strstr(own, "   Disk read (bytes)\n      name                 "));
+    /* each figure in a column of its own, labelled by the table */
+    assert_non_null(strstr(own, "Main      Descendants         Combined\n"));
+    assert_non_null(strstr(own, "\n      job                              4500.000            0.000         4500.000\n"));
+    assert_non_null(strstr(own, "\n      n1                               4000.000            0.000         4000.000\n"));
+    assert_non_null(strstr(own, "\n      n2                                500.000            0.000          500.000\n"));
+    assert_non_null(strstr(own, "   Disk I/O rate (bytes per second)\n"));
+    cJSON_Delete(root);
+    free(json);
+    free(text);
+    gt_merge_free(&m);
+}
+
+/* A file written before the rows existed lacks their columns: its node's
+ * figures and the job's are unknown (null, n/a), never the other files'
+ * sum; a node whose files all have them still has its own.  A file with
+ * none of them in any node leaves the section out. */
+static void test_own_rows_missing(void **state)
+{
+    (void)state;
+    const double ram[] = {1, 1, 1};
+    file_host = "n1", file_task = "0";
+    file_disk_r = 250, file_disk_w = 100;
+    write_file("o-n1-0.csv", "gigabytes", 1000.0, 1.0, ram, 3, 10, 0, 0);
+    file_host = "n2";
+    write_file("o-n2-0.csv", "gigabytes", 1000.0, 1.0, ram, 3, 10, 0, 0);
+    file_disk_r = file_disk_w = 0;
+    file_task = "1";
+    write_file("o-n2-1.csv", "gigabytes", 1000.0, 1.0, ram, 3, 10, 0, 0);
+    file_host = file_task = NULL;
+    const char *const paths[] = {"o-n1-0.csv", "o-n2-0.csv", "o-n2-1.csv"};
+    gt_merge *m = merge(paths, 3, 1.0);
+    char *json = report(m, GT_FORMAT_JSON), *text = report(m, GT_FORMAT_TEXT);
+    cJSON *root = cJSON_Parse(json);
+    assert_non_null(root);
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    assert_near(json_at(cJSON_GetArrayItem(nodes, 0), (const char *[]){"other_metrics", "disk_read", "combined",
+                                                                       NULL}),
+                500, 1e-9);
+    assert_true(isnan(json_at(cJSON_GetArrayItem(nodes, 1),
+                              (const char *[]){"other_metrics", "disk_read", "combined", NULL})));
+    assert_true(isnan(json_at(root, (const char *[]){"job", "other_metrics", "disk_read", "combined", NULL})));
+    assert_true(isnan(json_at(root, (const char *[]){"job", "other_metrics", "disk_rate", "read", NULL})));
+    assert_non_null(strstr(text, "\n      job                                   n/a"));
+    cJSON_Delete(root);
+    free(json);
+    free(text);
+    gt_merge_free(&m);
+    /* Only files without the columns: no section. */
+    const char *const old[] = {"o-n2-1.csv"};
+    m = merge(old, 1, 1.0);
+    json = report(m, GT_FORMAT_JSON);
+    text = report(m, GT_FORMAT_TEXT);
+    assert_null(strstr(json, "other_metrics"));
+    assert_null(strstr(text, "Other metrics"));
+    free(json);
+    free(text);
+    gt_merge_free(&m);
+}
+
+/* A negative byte count is no tracker's: refused with the file, sample and
+ * column, as the other figures are. */
+static void test_own_rows_out_of_range(void **state)
+{
+    (void)state;
+    file_disk_r = -5, file_disk_w = 1;
+    write_file("neg.csv", "gigabytes", 1000.0, 1.0, (const double[]){1, 1}, 2, 10, 0, 0);
+    file_disk_r = file_disk_w = 0;
+    const char *const paths[] = {"neg.csv"};
+    expect_error(paths, 1, 1.0, GT_ERR_FORMAT, "main_disk_read_bytes");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -721,6 +884,8 @@ int main(void)
         cmocka_unit_test(test_side_file),           cmocka_unit_test(test_efficiency),
         cmocka_unit_test(test_gpus),                cmocka_unit_test(test_gpus_malformed),
         cmocka_unit_test(test_gpus_partial),
+        cmocka_unit_test(test_own_rows),            cmocka_unit_test(test_own_rows_missing),
+        cmocka_unit_test(test_own_rows_out_of_range),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,10 +78,11 @@ static gt_status grid_cover(grid *g, long k0, long k1, gt_error *err)
     return GT_OK;
 }
 
-/* The columns of one file, as read. */
+/* The columns of one file, as read; own[k]: own column k of the metric
+ * table, NULL where the file has none. */
 typedef struct series {
     size_t n;
-    double *ts, *v[GT_MERGE_NSERIES], *energy[3];
+    double *ts, *v[GT_MERGE_NSERIES], *energy[3], *own[GT_METRIC_NOWN_COLUMNS];
     int nenergy;
 } series;
 
@@ -91,6 +93,8 @@ static void series_free(series *x)
         free(x->v[s]);
     for (int e = 0; e < 3; e++)
         free(x->energy[e]);
+    for (int k = 0; k < GT_METRIC_NOWN_COLUMNS; k++)
+        free(x->own[k]);
 }
 
 /* For a file whose static data could not be read (err says why): when it
@@ -190,8 +194,35 @@ static gt_status read_static(const char *path, gt_ram_unit *ram, gt_ram_unit *gp
     return st;
 }
 
+/* Room for an own column's name with its '?' before it and its NUL. */
+#define OWN_NAME_MAX 64
+
+/* The columns read_series reads: the series, the energy columns (those of
+ * with_energy, or none), then each own column of the metric table as an
+ * optional one ("?name"), so that a file written before the row existed
+ * is read without it; names NULL-terminated, the own names in buf.
+ * GT_ERR_INVALID where an own column's name does not fit buf. */
+static gt_status series_columns_of(const char *const *base, char buf[][OWN_NAME_MAX], const char **names,
+                                   gt_error *err)
+{
+    size_t n = 0;
+    while (base[n]) {
+        names[n] = base[n];
+        n++;
+    }
+    const gt_metric_column *c;
+    for (int k = 0; (c = gt_metric_own_column(k, NULL)) != NULL; k++) {
+        if (snprintf(buf[k], OWN_NAME_MAX, "?%s", c->name) >= OWN_NAME_MAX)
+            return gt_err(err, GT_ERR_INVALID, "merge: the metric table's column '%s' has a name longer than %d",
+                          c->name, OWN_NAME_MAX - 2);
+        names[n++] = buf[k];
+    }
+    names[n] = NULL;
+    return GT_OK;
+}
+
 /* Reads the series and, when the file has them, gpu-tracker's three energy
- * columns (the Python package's files have none). */
+ * columns (the Python package's files have none) and own columns. */
 static gt_status read_series(const char *path, series *x, gt_error *err)
 {
     static const char *const with_energy[] = {
@@ -200,11 +231,17 @@ static gt_status read_series(const char *path, series *x, gt_error *err)
     static const char *const without_energy[] = {
         "timestamp", "combined_ram", "combined_gpu_ram", "cpu_combined_sum_utilization_percent",
         "gpu_sum_utilization_percent", NULL};
+    char own_names[GT_METRIC_NOWN_COLUMNS][OWN_NAME_MAX];
+    const char *names[sizeof with_energy / sizeof *with_energy + GT_METRIC_NOWN_COLUMNS];
     gt_table *t = NULL;
-    gt_status st = gt_table_read_columns(path, GT_TABLE_TIMEPOINTS, with_energy, NULL, &t, err);
+    gt_status st = series_columns_of(with_energy, own_names, names, err);
+    if (st != GT_OK)
+        return st;
+    st = gt_table_read_columns(path, GT_TABLE_TIMEPOINTS, names, NULL, &t, err);
     x->nenergy = 3;
     if (st == GT_ERR_FORMAT) {
-        st = gt_table_read_columns(path, GT_TABLE_TIMEPOINTS, without_energy, NULL, &t, err);
+        series_columns_of(without_energy, own_names, names, err);
+        st = gt_table_read_columns(path, GT_TABLE_TIMEPOINTS, names, NULL, &t, err);
         x->nenergy = 0;
     }
     if (st != GT_OK)
@@ -224,6 +261,14 @@ static gt_status read_series(const char *path, series *x, gt_error *err)
             goto nomem;
         gt_table_copy_numbers(t, 5 + e, 0, n, x->energy[e]);
     }
+    for (int k = 0; k < GT_METRIC_NOWN_COLUMNS; k++) {
+        int c = gt_table_find(t, gt_metric_own_column(k, NULL)->name);
+        if (c < 0)
+            continue;
+        if (!(x->own[k] = malloc(sz)))
+            goto nomem;
+        gt_table_copy_numbers(t, c, 0, n, x->own[k]);
+    }
     gt_table_free(&t);
     /* A clock reading in every sample, memory and percents never negative,
      * energy (joules since the first sample) bounded in magnitude as plot
@@ -235,6 +280,11 @@ static gt_status read_series(const char *path, series *x, gt_error *err)
     for (int e = 0; e < x->nenergy && st == GT_OK; e++)
         st = gt_table_check_range(path, with_energy[5 + e], x->energy[e], n, -GT_TABLE_MAX_ABS_VALUE,
                                   GT_TABLE_MAX_ABS_VALUE, 1, err);
+    /* Byte counts, rates, percents and counts: never negative. */
+    for (int k = 0; k < GT_METRIC_NOWN_COLUMNS && st == GT_OK; k++)
+        if (x->own[k])
+            st = gt_table_check_range(path, gt_metric_own_column(k, NULL)->name, x->own[k], n, 0,
+                                      GT_TABLE_MAX_ABS_VALUE, 1, err);
     if (st != GT_OK)
         return st;
     for (size_t i = 1; i < n; i++)
@@ -291,6 +341,13 @@ static void reduce(const series *x, gt_merge_part *p)
             }
         if (!isnan(first))
             p->energy_joules = (isnan(p->energy_joules) ? 0 : p->energy_joules) + (last - first);
+    }
+    /* Each own column as the run's aggregate folds it, sample by sample,
+     * each value weighing the interval it ends. */
+    for (int k = 0; k < GT_METRIC_NOWN_COLUMNS; k++) {
+        p->own[k] = (gt_metric_acc){0};
+        for (size_t i = 0; x->own[k] && i < x->n; i++)
+            gt_metric_acc_add(&p->own[k], x->own[k][i], i ? x->ts[i] - x->ts[i - 1] : 0);
     }
 }
 
@@ -411,6 +468,46 @@ static void finish_node(const gt_merge *m, gt_merge_node *nd, size_t index)
         if (!isnan(p->stop) && (isnan(nd->stop) || p->stop > nd->stop))
             nd->stop = p->stop;
     }
+    for (int k = 0; k < GT_METRIC_NOWN_COLUMNS; k++)
+        nd->own[k] = gt_merge_own(m, index, k);
+}
+
+double gt_merge_own(const gt_merge *m, size_t node, int k)
+{
+    const gt_metric *row;
+    if (!gt_metric_own_column(k, &row))
+        return NAN;
+    double total = 0, start = NAN, stop = NAN;
+    size_t files = 0;
+    for (size_t i = 0; i < m->nparts; i++) {
+        const gt_merge_part *p = &m->parts[i];
+        if (node != SIZE_MAX && p->node != node)
+            continue;
+        const gt_metric_acc *a = &p->own[k];
+        /* A file without a figure leaves the sum unknown: its processes'
+         * bytes are not 0. */
+        if (!a->n)
+            return NAN;
+        files++;
+        switch (row->agg) {
+        case GT_MA_LAST:
+        case GT_MA_SUM: total += gt_metric_acc_figure(a, row->agg); break;
+        case GT_MA_TIME_MEAN:
+            total += a->wsum;
+            if (isnan(start) || p->start < start)
+                start = p->start;
+            if (isnan(stop) || p->stop > stop)
+                stop = p->stop;
+            break;
+        case GT_MA_MAX:
+        case GT_MA_NONE: return NAN;
+        }
+    }
+    if (!files)
+        return NAN;
+    if (row->agg == GT_MA_TIME_MEAN)
+        return stop > start ? total / (stop - start) : NAN;
+    return total;
 }
 
 /* The job's figures once every node is in the grid. */
@@ -427,6 +524,8 @@ static void finish(gt_merge *m, const grid *g)
         if (!isnan(nd->stop) && (isnan(m->stop) || nd->stop > m->stop))
             m->stop = nd->stop;
     }
+    for (int k = 0; k < GT_METRIC_NOWN_COLUMNS; k++)
+        m->own[k] = gt_merge_own(m, SIZE_MAX, k);
     double largest = NAN;
     for (size_t i = 0; i < m->nparts; i++) {
         const gt_merge_part *p = &m->parts[i];
@@ -570,6 +669,14 @@ static gt_status add_file(gt_merge *m, size_t i, const gt_ram_unit *units, grid 
         for (size_t k = 0; k < x.n; k++) {
             x.v[GT_MERGE_RAM][k] = ram_convert(x.v[GT_MERGE_RAM][k], units[2 * i], m->ram_unit);
             x.v[GT_MERGE_GPU_RAM][k] = ram_convert(x.v[GT_MERGE_GPU_RAM][k], units[2 * i + 1], m->gpu_ram_unit);
+        }
+        for (int c = 0; c < GT_METRIC_NOWN_COLUMNS; c++) {
+            const gt_metric *row;
+            gt_metric_own_column(c, &row);
+            int ram = row->unit == GT_MU_RAM, gpu = row->unit == GT_MU_GPU_RAM;
+            for (size_t k = 0; x.own[c] && (ram || gpu) && k < x.n; k++)
+                x.own[c][k] = ram ? ram_convert(x.own[c][k], units[2 * i], m->ram_unit)
+                                  : ram_convert(x.own[c][k], units[2 * i + 1], m->gpu_ram_unit);
         }
         reduce(&x, p);
         st = add_to_grid(g, &x, m->align, err);

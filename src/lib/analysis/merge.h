@@ -11,6 +11,7 @@
 #include "gpu_tracker.h"
 #include "analysis/efficiency.h"
 #include "analysis/request.h"
+#include "metric/fold.h"
 
 /* The smallest grid step, in seconds: a millisecond, finer than any
  * tracker samples. */
@@ -48,6 +49,11 @@ typedef struct gt_merge_part {
     gt_request request;            /* the Slurm request it records, else its machine's capacity */
     int has_gpus;                  /* its static data says it tracked GPUs (n_expected_gpus > 0) */
     int has_gpu_table;             /* it has per-GPU rows (--per-gpu), read into its node's gpus */
+    /* Each column of the metric table's own rows over the file's samples,
+     * folded as the run's aggregate folds it (metric/fold.c), in the
+     * report's units; n 0 where the file lacks the column (written before
+     * its row existed) or never read it. */
+    gt_metric_acc own[GT_METRIC_NOWN_COLUMNS];
 } gt_merge_part;
 
 /* One node: the files whose static data name the same host, or one file
@@ -65,6 +71,7 @@ typedef struct gt_merge_node {
     size_t ngpus;
     size_t files_with_gpus;        /* its files that tracked GPUs ... */
     size_t files_with_gpu_table;   /* ... and those with per-GPU rows (any file) */
+    double own[GT_METRIC_NOWN_COLUMNS]; /* each own column's figure over its files (gt_merge_own); NaN: unknown */
 } gt_merge_node;
 
 struct gt_merge {
@@ -81,7 +88,20 @@ struct gt_merge {
     size_t nnodes;
     size_t without_node;           /* files that record no host */
     size_t with_request;           /* files that record a Slurm request (the report's Efficiency) */
+    double own[GT_METRIC_NOWN_COLUMNS]; /* each own column's figure over every file (gt_merge_own) */
 };
+
+/* The figure of own column k (gt_metric_own_column) over a set of files,
+ * by its row's aggregation, from each file's fold: a running total
+ * (GT_MA_LAST) or a sum (GT_MA_SUM) is the sum of the files' figures, as
+ * the files are of different processes; a time-weighted mean (a rate) is
+ * the sum of the files' value-times-interval over the span from the set's
+ * first sample to its last, so the mean over time of the rate summed
+ * across the files.  NaN (unknown, never 0) where a file of the set has no
+ * figure, and for GT_MA_MAX, whose peak of a sum at one time the files'
+ * folds cannot give.  Node k's files (node < nnodes), or every file of
+ * the job (node SIZE_MAX). */
+double gt_merge_own(const gt_merge *m, size_t node, int k);
 
 /* Node k's efficiency: its CPU time, wall time and RAM peak (sampled: lower
  * bounds) against the request of its first file, and each of its GPUs

@@ -5,11 +5,13 @@
  * (hosts, tasks) and the file names are shown by the rule of util/text.h:
  * valid UTF-8 in JSON, and no control character in the text. */
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/merge.h"
+#include "metric/fold.h"
 #include "util/text.h"
 
 static const char *const series_keys[GT_MERGE_NSERIES] = {"ram", "gpu_ram", "cpu_percent", "gpu_percent"};
@@ -53,6 +55,80 @@ static void file_row(FILE *out, const gt_merge_part *p)
     cell(out, p->cpu_seconds);
     cell(out, p->energy_joules);
     fputc('\n', out);
+}
+
+/* The metric table's own rows in the report, as the run's report gives
+ * them (Other metrics, other_metrics): each row with a report label that
+ * the job or a node has a figure of, its columns labelled by the table. */
+
+/* Row: the first own column of the next row to show at or after *k, and
+ * its row; NULL after the last.  *end: the column after the row's last. */
+static const gt_metric *own_row(const gt_merge *m, int *k, int *end)
+{
+    const gt_metric *row, *next;
+    for (; gt_metric_own_column(*k, &row); *k = *end) {
+        int read = 0;
+        for (*end = *k; gt_metric_own_column(*end, &next) && next == row; (*end)++) {
+            read |= !isnan(m->own[*end]);
+            for (size_t n = 0; n < m->nnodes; n++)
+                read |= !isnan(m->nodes[n].own[*end]);
+        }
+        if (row->label && read)
+            return row;
+    }
+    return NULL;
+}
+
+/* The unit's name of row in the report's units. */
+static const char *own_unit(const gt_merge *m, const gt_metric *row)
+{
+    gt_metric_run run = {.ram_unit = m->ram_unit, .gpu_ram_unit = m->gpu_ram_unit};
+    return gt_metric_unit_name(row, &run);
+}
+
+/* A column's key: its label, else its name. */
+static const char *own_key(const gt_metric_column *c)
+{
+    return c->label ? c->label : c->name;
+}
+
+static void own_cell(FILE *out, double v)
+{
+    if (isnan(v))
+        fprintf(out, " %16s", "n/a");
+    else
+        fprintf(out, " %16.3f", v);
+}
+
+/* Other metrics: a table per row, the job's figures then each node's. */
+static void own_text(const gt_merge *m, FILE *out)
+{
+    int k = 0, end;
+    const gt_metric *row = own_row(m, &k, &end);
+    if (!row)
+        return;
+    fprintf(out, "Other metrics (a node: the sum over its files, a rate the mean over its span of that sum; the job: "
+                 "the same over its nodes)\n");
+    for (; row; k = end, row = own_row(m, &k, &end)) {
+        fprintf(out, "   %s (%s)\n      %-24s", row->label, own_unit(m, row), "name");
+        for (int c = k; c < end; c++) {
+            char head[64];
+            snprintf(head, sizeof head, "%s", own_key(gt_metric_own_column(c, NULL)));
+            head[0] = (char)toupper((unsigned char)head[0]);
+            fprintf(out, " %16s", head);
+        }
+        fprintf(out, "\n      %-24s", "job");
+        for (int c = k; c < end; c++)
+            own_cell(out, m->own[c]);
+        fputc('\n', out);
+        for (size_t n = 0; n < m->nnodes; n++) {
+            fputs("      ", out);
+            gt_text_put(out, m->nodes[n].name, GT_TEXT_CONTROLS, 24);
+            for (int c = k; c < end; c++)
+                own_cell(out, m->nodes[n].own[c]);
+            fputc('\n', out);
+        }
+    }
 }
 
 /* "1.0 GiB" / "61.2 MiB", Slurm's units, as the advice writes them. */
@@ -206,6 +282,7 @@ static gt_status write_text(const gt_merge *m, FILE *out)
             if (m->parts[i].node == k)
                 file_row(out, &m->parts[i]);
     }
+    own_text(m, out);
     if (m->with_request)
         efficiency_text(m, out);
     return ferror(out) ? GT_ERR_IO : GT_OK;
@@ -236,6 +313,30 @@ static cJSON *num(cJSON *o, const char *key, double v)
     return isnan(v) ? cJSON_AddNullToObject(o, key) : cJSON_AddNumberToObject(o, key, v);
 }
 
+/* "other_metrics" of the job or a node (own: its figures), keyed as the
+ * run's report keys it: each row by its id, with its unit and a figure per
+ * column keyed by the column's label, null where unknown; nothing where no
+ * row is shown.  0 when out of memory. */
+static int own_json(const gt_merge *m, const double *own, cJSON *o)
+{
+    int k = 0, end;
+    const gt_metric *row = own_row(m, &k, &end);
+    cJSON *sec;
+    if (!row)
+        return 1;
+    if (!(sec = cJSON_AddObjectToObject(o, "other_metrics")))
+        return 0;
+    for (; row; k = end, row = own_row(m, &k, &end)) {
+        cJSON *r = cJSON_AddObjectToObject(sec, row->id);
+        if (!r || !cJSON_AddStringToObject(r, "unit", own_unit(m, row)))
+            return 0;
+        for (int c = k; c < end; c++)
+            if (!num(r, own_key(gt_metric_own_column(c, NULL)), own[c]))
+                return 0;
+    }
+    return 1;
+}
+
 /* "nodes": one object per node, with its files' names; NULL when out of
  * memory. */
 static cJSON *nodes_json(const gt_merge *m, cJSON *root)
@@ -258,6 +359,8 @@ static cJSON *nodes_json(const gt_merge *m, cJSON *root)
         for (int s = 0; s < GT_MERGE_NSERIES; s++)
             if (!num(peak, series_keys[s], nd->peak[s]) || !num(at, series_keys[s], nd->peak_time[s]))
                 return NULL;
+        if (!own_json(m, nd->own, o))
+            return NULL;
         for (size_t i = 0; i < m->nparts; i++) {
             cJSON *name;
             if (m->parts[i].node == k &&
@@ -370,7 +473,7 @@ static cJSON *to_json(const gt_merge *m)
                                         : str(job, "largest_by_ram", big->name)))
         goto nomem;
     if (!num(job, "nodes", (double)m->nnodes) || !num(job, "files_without_node", (double)m->without_node) ||
-        !nodes_json(m, root))
+        !own_json(m, m->own, job) || !nodes_json(m, root))
         goto nomem;
     for (size_t i = 0; i < m->nparts; i++) {
         const gt_merge_part *p = &m->parts[i];
