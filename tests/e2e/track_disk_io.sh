@@ -6,7 +6,8 @@
 # the tree's total never falls, even when a member is reaped; the rate
 # adds back up to the total; the JSON report's Other metrics give the last
 # sample's totals and the rate's mean over time, a /metrics scrape during
-# the hold the counters the workload said; and counters that cannot
+# the hold the counters the workload said; `gpu-tracker merge` of two
+# runs of one node the sum of their counters; and counters that cannot
 # be read (root's process tracked by nobody) are empty cells, never 0, and
 # null in the report.
 . "$(dirname "$0")/_lib.sh"

@@ -3,7 +3,9 @@
  * node, or one per task) read one at a time, each reduced to its own figures
  * and added into a shared time grid, so the job's peaks are peaks of sums at
  * one time, not sums of each file's peak.  Files that record the same host
- * (several tasks on one node) are first summed the same way into a node. */
+ * (several tasks on one node) are first summed the same way into a node.
+ * The metric table's own rows (disk I/O) come from each file's fold of its
+ * columns (gt_merge_own). */
 #ifndef GT_ANALYSIS_MERGE_H
 #define GT_ANALYSIS_MERGE_H
 #include <stddef.h>
