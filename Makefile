@@ -58,6 +58,9 @@ BIN      := $(BUILD)/gpu-tracker
 TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 FAKES     := $(patsubst tests/fakes/%.c,$(BUILD)/fakes/%.so,$(wildcard tests/fakes/*.c))
+# Programs the tests ask about the product (tests/tools/): columns prints
+# the tracking file's columns as the metric table lays them out.
+TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
 EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAYS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
@@ -162,6 +165,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(HOOKS_OBJ) $(CLI_LIB) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -Isrc $(ALL_LDFLAGS) -o $@ $< $(HOOKS_OBJ) $(CLI_LIB) $(STATIC) $(LDLIBS) -lcmocka
 
+$(BUILD)/tests/tools/%: tests/tools/%.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc/lib $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+
 # The SPANK plugin's harness stands in for slurmstepd: the plugin's calls to
 # Slurm's functions, and to the libc calls it interposes, reach its own.
 $(BUILD)/tests/test_spank: LDLIBS += -rdynamic
@@ -235,7 +242,7 @@ test-fast:
 	@$(MAKE) --no-print-directory $(PAR) WERROR=-Werror test-build
 	@BUILD=$(BUILD) tests/run.sh
 
-test-build: all $(HOOKS_BIN) $(HOOKS_LIB) $(TESTS) $(WORKLOADS) $(FAKES) $(REPLAYS) $(GEN_MAN)
+test-build: all $(HOOKS_BIN) $(HOOKS_LIB) $(TESTS) $(TEST_TOOLS) $(WORKLOADS) $(FAKES) $(REPLAYS) $(GEN_MAN)
 
 # The sanitizer pass builds with clang, so one run checks clang's warnings
 # too.  It runs what the sanitizers can check: the unit tests, the fuzz

@@ -18,6 +18,16 @@ cd "$TMP"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# columns [--energy] [NAME...]: the tracking file's timepoint columns as the
+# metric table lays them out (tests/tools/columns.c), comma-separated as a
+# CSV header holds them, with the energy columns where --energy; with NAMEs,
+# each one's place (awk's $N) instead.  Tests take a count or a place from
+# it, so that a new row of the table changes none of them; the power
+# columns, which the table does not lay out, a test appends itself.
+columns() { "$GT_BUILD/tests/tools/columns" "$@" || fail "columns $*"; }
+# ncolumns [--energy]: how many columns that is.
+ncolumns() { columns "$@" | awk -F, '{ print NF }'; }
+
 # jget FILE FILTER: one value from a JSON report.
 jget() { jq -er "$2" "$1"; }
 

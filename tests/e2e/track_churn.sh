@@ -12,7 +12,9 @@ json_report out.txt >r.json
 [ "$(grep -vc 'GPU' err.txt)" = 0 ] || fail "unexpected messages: $(cat err.txt)"
 rows=$(($(wc -l <c.csv) - 3))
 [ "$rows" -ge 20 ] || fail "$rows samples"
-awk -F, 'NR > 3 && NF != 34 { print "torn row " NR; exit 1 }
+# The metric table's columns, then with_rapl's one power column.
+[ "$(sed -n 3p c.csv)" = "$(columns --energy),package_power_watts" ] || fail "header: $(sed -n 3p c.csv)"
+awk -F, -v n=$(($(ncolumns --energy) + 1)) 'NR > 3 && NF != n { print "torn row " NR; exit 1 }
          NR > 3 { for (i = 1; i <= NF; i++) if ($i ~ /^-/) { print "negative cell " i " in row " NR; exit 1 } }' c.csv ||
     fail "bad tracking file"
 jq -e '[.. | numbers | select(. < 0)] | length == 0' r.json >/dev/null || fail "negative figure in the report"

@@ -42,9 +42,15 @@ within "$mean" 0.001 16.7 "mean power"
 within "$max" "$mean" 1e9 "max power"
 
 # Tracking file: joules since the first sample, at the end of each row.
-sed -n 3p t.csv | grep -q ',timestamp,main_disk_read_bytes,descendants_disk_read_bytes,combined_disk_read_bytes,main_disk_write_bytes,descendants_disk_write_bytes,combined_disk_write_bytes,combined_disk_read_bytes_per_second,combined_disk_write_bytes_per_second,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts,dram_power_watts$' || fail "header"
-sed -n 4p t.csv | awk -F, '$31 != "0.0" || $32 != "0.0" || $33 != "" { exit 1 }' || fail "first row: $(sed -n 4p t.csv)"
-tail -n 1 t.csv | awk -F, '$31 != "5.0" || $32 != "2.5" || $33 != "" { exit 1 }' || fail "last row: $(tail -n 1 t.csv)"
+# The columns as the metric table lays them out, then a power column per
+# RAPL domain kind present.
+[ "$(sed -n 3p t.csv)" = "$(columns --energy),package_power_watts,dram_power_watts" ] || fail "header: $(sed -n 3p t.csv)"
+sed -n 3p t.csv | grep -q ',timestamp,.*,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts,dram_power_watts$' ||
+    fail "header: $(sed -n 3p t.csv)"
+read -r cpu dram gpu <<<"$(columns --energy cpu_energy_joules dram_energy_joules gpu_energy_joules | tr '\n' ' ')"
+energy_row() { awk -F, -v c=$cpu -v d=$dram -v g=$gpu -v want="$1" '{ exit !($c "," $d "," $g == want) }'; }
+sed -n 4p t.csv | energy_row 0.0,0.0, || fail "first row: $(sed -n 4p t.csv)"
+tail -n 1 t.csv | energy_row 5.0,2.5, || fail "last row: $(tail -n 1 t.csv)"
 
 reset
 GT_SYSFS_ROOT=$SYS "$GT_BIN" --eu=kilojoules --st=0.05 --tf=t.sqlite -- sh advance.sh t.sqlite >out.txt 2>/dev/null
@@ -61,8 +67,8 @@ json_report out.txt >r.json
 [ "$(grep -c 'CPU energy is not measured: no RAPL energy counters' err.txt)" = 1 ] || fail "no RAPL reason: $(cat err.txt)"
 GT_SYSFS_ROOT=$TMP/none "$GT_BIN" --st=0.05 --disable-logs -- true >out.txt 2>err.txt
 ! grep -qi "energy" err.txt out.txt || fail "--disable-logs: $(cat err.txt out.txt)"
-# Nor energy columns in the tracking file: the Python package's columns and gpu-tracker's own (disk I/O).
-[ "$(sed -n 3p n.csv | awk -F, '{ print $NF }')" = combined_disk_write_bytes_per_second ] || fail "no RAPL: energy columns: $(sed -n 3p n.csv)"
+# Nor energy columns in the tracking file: the Python package's columns and gpu-tracker's own.
+[ "$(sed -n 3p n.csv)" = "$(columns)" ] || fail "no RAPL: energy columns: $(sed -n 3p n.csv)"
 
 # energy_uj readable by root only (Linux >= 5.10): as an unprivileged user.
 unreadable_counters() { # gpu-tracker

@@ -29,8 +29,10 @@ expect '.energy.gpu.devices["gpu-0"].attributed_energy_estimate' 1000.0
 [ "$(jq -r .energy.gpu.unavailable r.json)" = null ] || fail "GPU unavailable: $(jq -r .energy.gpu.unavailable r.json)"
 jget r.json .energy.gpu.attribution_method | grep -q '^gpu_utilization_share' || fail "GPU method"
 [ "$(jq '.energy.gpu.devices | length' r.json)" = 1 ] || fail "--guuids: one device"
-sed -n 4p t.csv | awk -F, '$33 != "0.0" { exit 1 }' || fail "first row: $(sed -n 4p t.csv)"
-tail -n 1 t.csv | awk -F, '$33 != "2000.0" { exit 1 }' || fail "last row: $(tail -n 1 t.csv)"
+gpu=$(columns --energy gpu_energy_joules)
+sed -n 3p t.csv | awk -F, -v g=$gpu '$g != "gpu_energy_joules" { exit 1 }' || fail "header: $(sed -n 3p t.csv)"
+sed -n 4p t.csv | awk -F, -v g=$gpu '$g != "0.0" { exit 1 }' || fail "first row: $(sed -n 4p t.csv)"
+tail -n 1 t.csv | awk -F, -v g=$gpu '$g != "2000.0" { exit 1 }' || fail "last row: $(tail -n 1 t.csv)"
 
 # All devices: device 1 has no counter, so its power is integrated.
 track

@@ -3,18 +3,22 @@
 # run when the file exists.
 . "$(dirname "$0")/_lib.sh"
 use_hooks # GT_SYSFS_ROOT
-# Energy columns follow the Python package's and gpu-tracker's own (disk I/O) when energy is measured (a
+# Energy columns follow the Python package's and gpu-tracker's own (the
+# metric table's layout, columns in _lib.sh) when energy is measured (a
 # fixture RAPL tree here), and only then.
 GT_SYSFS_ROOT=$TMP/no-sys GT_NVML_LIBRARY=$TMP/none.so GT_ROCM_SMI_LIBRARY=$TMP/none.so \
     "$GT_BIN" --st=0.05 --tf=plain.csv --disable-logs -- true >/dev/null
-sed -n 3p plain.csv | grep -q ",cpu_combined_hardware_utilization_percent,timestamp,main_disk_read_bytes,descendants_disk_read_bytes,combined_disk_read_bytes,main_disk_write_bytes,descendants_disk_write_bytes,combined_disk_write_bytes,combined_disk_read_bytes_per_second,combined_disk_write_bytes_per_second$" || fail "no energy: $(sed -n 3p plain.csv)"
+[ "$(sed -n 3p plain.csv)" = "$(columns)" ] || fail "no energy: $(sed -n 3p plain.csv)"
+sed -n 3p plain.csv | grep -q ",cpu_combined_hardware_utilization_percent,timestamp," || fail "package's columns: $(sed -n 3p plain.csv)"
 with_rapl
 # (The command holds until 12 more rows are in the file: samples over at
 # least 0.55 s, however slowly a loaded machine samples.)
 "$GT_BIN" --st=0.05 --ru=megabytes --tf=t.csv -- "$W/touch_mem" 20 rows=12@t.csv >/dev/null
 sed -n 1p t.csv | grep -qx "ram_unit,gpu_ram_unit,time_unit,ram_system_capacity,gpu_ram_system_capacity,system_core_count,n_expected_cores,system_gpu_count,n_expected_gpus" || fail "static header"
 sed -n 2p t.csv | grep -q "^megabytes,gigabytes,hours," || fail "static row"
-sed -n 3p t.csv | grep -q "^main_ram,descendants_ram,combined_ram,system_ram,.*,timestamp,main_disk_read_bytes,descendants_disk_read_bytes,combined_disk_read_bytes,main_disk_write_bytes,descendants_disk_write_bytes,combined_disk_write_bytes,combined_disk_read_bytes_per_second,combined_disk_write_bytes_per_second,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts$" || fail "timepoint header"
+sed -n 3p t.csv | grep -q "^main_ram,descendants_ram,combined_ram,system_ram,.*,timestamp," || fail "timepoint header: $(sed -n 3p t.csv)"
+[ "$(sed -n 3p t.csv)" = "$(columns --energy),package_power_watts" ] || fail "timepoint header: $(sed -n 3p t.csv)"
+sed -n 3p t.csv | grep -q ",cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts$" || fail "energy columns: $(sed -n 3p t.csv)"
 # the first sample closes no CPU interval: empty CPU cells, not zeros
 sed -n 4p t.csv | awk -F, '$14 != "" || $16 != "" { exit 1 }' || fail "first sample CPU cells should be empty"
 # Below 0.25 s between samples, a CPU percent needs 0.25 s of history (the
@@ -68,7 +72,8 @@ for ext in csv sqlite; do
     if [ $ext = csv ]; then
         rows=$(($(wc -l <k.csv) - 3))
         [ "$(tail -c 1 k.csv | od -An -c | tr -d ' ')" = '\n' ] || fail "killed tracker: last CSV row torn"
-        awk -F, 'NR > 3 && NF != 34 { exit 1 }' k.csv || fail "killed tracker: a CSV row is torn"
+        awk -F, -v n=$(($(ncolumns --energy) + 1)) 'NR > 3 && NF != n { exit 1 }' k.csv ||
+            fail "killed tracker: a CSV row is torn"
     else
         rows=$(sqlite3 k.sqlite "select count(*) from data")
     fi

@@ -34,37 +34,44 @@ EOF
 GT_SYSFS_ROOT=$SYS "$GT_BIN" -f json --st=0.05 --ru=bytes --tf=t.csv -- sh advance.sh t.csv >out.txt 2>err.txt ||
     fail "gpu-tracker: $(cat err.txt)"
 json_report out.txt >r.json
-sed -n 3p t.csv | grep -q ',timestamp,main_disk_read_bytes,descendants_disk_read_bytes,combined_disk_read_bytes,main_disk_write_bytes,descendants_disk_write_bytes,combined_disk_write_bytes,combined_disk_read_bytes_per_second,combined_disk_write_bytes_per_second,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts,core_power_watts,dram_power_watts,psys_power_watts$' ||
+# The columns as the metric table lays them out, then a power column per
+# RAPL domain kind present.
+[ "$(sed -n 3p t.csv)" = "$(columns --energy),package_power_watts,core_power_watts,dram_power_watts,psys_power_watts" ] ||
     fail "header: $(sed -n 3p t.csv)"
-# Columns: 22 timestamp, 23-30 disk I/O, 31 package J, 32 dram J, 34 package
-# W, 35 core W, 36 dram W, 37 psys W.
-sed -n 4p t.csv | awk -F, 'NF != 37 || $34 != "" || $35 != "" || $36 != "" || $37 != "" { exit 1 }' ||
+sed -n 3p t.csv | grep -q ',timestamp,.*,cpu_energy_joules,dram_energy_joules,gpu_energy_joules,package_power_watts,core_power_watts,dram_power_watts,psys_power_watts$' ||
+    fail "header: $(sed -n 3p t.csv)"
+# Places: package and dram joules (pj, dj), then the power columns after
+# the energy columns: package, core, dram and psys watts (pw, cw, dw, sw).
+read -r pj dj <<<"$(columns --energy cpu_energy_joules dram_energy_joules | tr '\n' ' ')"
+n=$(ncolumns --energy)
+cols="-v pj=$pj -v dj=$dj -v pw=$((n + 1)) -v cw=$((n + 2)) -v dw=$((n + 3)) -v sw=$((n + 4)) -v nf=$((n + 4))"
+sed -n 4p t.csv | awk -F, $cols 'NF != nf || $pw != "" || $cw != "" || $dw != "" || $sw != "" { exit 1 }' ||
     fail "first row: power cells must be empty: $(sed -n 4p t.csv)"
-awk -F, 'NR > 4 {
-    if (NF != 37) { print "row " NR ": " NF " cells"; bad = 1 }
-    dp = $31 - p; dd = $32 - d
-    if ($35 != "0.0" || $37 != "0.0") { print "row " NR ": still counters: " $35 ", " $37; bad = 1 }
+awk -F, $cols 'NR > 4 {
+    if (NF != nf) { print "row " NR ": " NF " cells"; bad = 1 }
+    dp = $pj - p; dd = $dj - d
+    if ($cw != "0.0" || $sw != "0.0") { print "row " NR ": still counters: " $cw ", " $sw; bad = 1 }
     # A counter read while the fixture rewrites it (truncated, then written)
     # is not read: an empty cell, never a number made up.  Its energy counts
     # in the next interval, which runs from its last reading.
-    if ($34 == "" || $36 == "") unread++
+    if ($pw == "" || $dw == "") unread++
     else {
-    if (dp == 0 && $34 != "0.0") { print "row " NR ": package still, power " $34; bad = 1 }
-    if (dd == 0 && $36 != "0.0") { print "row " NR ": dram still, power " $36; bad = 1 }
-    if (dp > 0 && !($34 > 0)) { print "row " NR ": package +" dp " J, power " $34; bad = 1 }
-    if (dd > 0 && !($36 > 0)) { print "row " NR ": dram +" dd " J, power " $36; bad = 1 }
+    if (dp == 0 && $pw != "0.0") { print "row " NR ": package still, power " $pw; bad = 1 }
+    if (dd == 0 && $dw != "0.0") { print "row " NR ": dram still, power " $dw; bad = 1 }
+    if (dp > 0 && !($pw > 0)) { print "row " NR ": package +" dp " J, power " $pw; bad = 1 }
+    if (dd > 0 && !($dw > 0)) { print "row " NR ": dram +" dd " J, power " $dw; bad = 1 }
     }
     if (dp < 0 || dd < 0) { print "row " NR ": energy went back"; bad = 1 }
     # Both moved in this interval, both read at its start: the same interval
     # length behind both.
-    if (dp > 0 && dd > 0 && $34 != "" && $36 != "" && prev_ok) {
+    if (dp > 0 && dd > 0 && $pw != "" && $dw != "" && prev_ok) {
         both++
-        x = $34 * dd; y = $36 * dp
-        if (x - y > 1e-9 * x || y - x > 1e-9 * x) { print "row " NR ": " dp " J at " $34 " W but " dd " J at " $36 " W"; bad = 1 }
+        x = $pw * dd; y = $dw * dp
+        if (x - y > 1e-9 * x || y - x > 1e-9 * x) { print "row " NR ": " dp " J at " $pw " W but " dd " J at " $dw " W"; bad = 1 }
     }
-    if (dp > 0 && $34 > 0) moved++
+    if (dp > 0 && $pw > 0) moved++
 }
-NR >= 4 { p = $31; d = $32; prev_ok = NR == 4 || ($34 != "" && $36 != "") }
+NR >= 4 { p = $pj; d = $dj; prev_ok = NR == 4 || ($pw != "" && $dw != "") }
 END {
     if (p != 5 || d != 2.5) { print "totals " p ", " d; bad = 1 }
     if (moved < 1) { print "no row with package power"; bad = 1 }
@@ -74,7 +81,7 @@ END {
 
 # DRAM by memory share, by hand from the file: each interval's DRAM joules
 # times combined_ram / system_ram of the row that closes it (bytes).
-want=$(awk -F, 'NR > 4 { s += ($32 - d) * ($3 / $4) } NR >= 4 { d = $32 } END { printf "%.17g", s }' t.csv)
+want=$(awk -F, -v dj=$dj 'NR > 4 { s += ($dj - d) * ($3 / $4) } NR >= 4 { d = $dj } END { printf "%.17g", s }' t.csv)
 got=$(jget r.json '.energy.cpu.domains["package-0:dram"].attributed_energy_memory_share_estimate')
 awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 1e-12 * b) }' ||
     fail "DRAM by memory share: $got, by hand $want"
@@ -111,7 +118,7 @@ done
 "$GT_BIN" plot --tf="$GT_REF/sub-tracking/tracking.csv" -o ref.html
 ! grep -q 'data-chart="Power: ' ref.html || fail "power chart without power columns"
 
-# Without RAPL no power columns either: the Python package's layout and gpu-tracker's own (disk I/O).
+# Without RAPL no power columns either: the Python package's layout and gpu-tracker's own.
 GT_SYSFS_ROOT=$TMP/none "$GT_BIN" --st=0.05 --tf=n.csv --disable-logs -- true >/dev/null
-[ "$(sed -n 3p n.csv | awk -F, '{ print $NF }')" = combined_disk_write_bytes_per_second ] || fail "no RAPL: $(sed -n 3p n.csv)"
+[ "$(sed -n 3p n.csv)" = "$(columns)" ] || fail "no RAPL: $(sed -n 3p n.csv)"
 echo "ok"

@@ -21,15 +21,21 @@ cat >nvml.json <<JSON
 JSON
 track --tf=t.csv
 # with_rapl (in _gpu.sh) gives one still package domain.
+[ "$(sed -n 3p t.csv)" = "$(columns --energy),package_power_watts,gpu_0_power_watts,gpu_1_power_watts" ] ||
+    fail "header: $(sed -n 3p t.csv)"
 sed -n 3p t.csv | grep -q ',gpu_energy_joules,package_power_watts,gpu_0_power_watts,gpu_1_power_watts$' ||
     fail "header: $(sed -n 3p t.csv)"
-sed -n 4p t.csv | awk -F, '$34 != "" || $35 != "" || $36 != "" { exit 1 }' || fail "first row: $(sed -n 4p t.csv)"
-awk -F, 'NR > 4 {
-    if ($34 != "0.0") { print "row " NR ": still package at " $34 " W"; bad = 1 }
-    if ($36 != "150.0") { print "row " NR ": gpu-1 at " $36 " W, drawing 150"; bad = 1 }
-    if ($35 == "0.0") still++
-    else if ($35 > 0) moved++
-    else { print "row " NR ": gpu-0 at " $35 " W"; bad = 1 }
+# The power columns' places, after the metric table's: package, gpu-0 and
+# gpu-1 watts (pw, g0, g1).
+n=$(ncolumns --energy)
+cols="-v pw=$((n + 1)) -v g0=$((n + 2)) -v g1=$((n + 3))"
+sed -n 4p t.csv | awk -F, $cols '$pw != "" || $g0 != "" || $g1 != "" { exit 1 }' || fail "first row: $(sed -n 4p t.csv)"
+awk -F, $cols 'NR > 4 {
+    if ($pw != "0.0") { print "row " NR ": still package at " $pw " W"; bad = 1 }
+    if ($g1 != "150.0") { print "row " NR ": gpu-1 at " $g1 " W, drawing 150"; bad = 1 }
+    if ($g0 == "0.0") still++
+    else if ($g0 > 0) moved++
+    else { print "row " NR ": gpu-0 at " $g0 " W"; bad = 1 }
 }
 END {
     if (moved != 1) { print moved " rows with gpu-0 power, 1 jump"; bad = 1 }
@@ -37,8 +43,8 @@ END {
     exit bad
 }' t.csv >check.txt || fail "GPU power: $(cat check.txt)"
 # The jump's row: 2000 J over an interval no longer than the whole run.
-awk -F, 'NR == 4 { t0 = $22 } NR > 4 && $35 != "0.0" { p = $35 } END { t = $22 - t0; exit !(p > 0 && 2000 / p <= t + 1) }' t.csv ||
-    fail "gpu-0 power over the jump: $(cut -d, -f22,27 t.csv | tail -n +4 | tr '\n' ' ')"
+awk -F, $cols 'NR == 4 { t0 = $22 } NR > 4 && $g0 != "0.0" { p = $g0 } END { t = $22 - t0; exit !(p > 0 && 2000 / p <= t + 1) }' t.csv ||
+    fail "gpu-0 power over the jump: $(cut -d, -f22,$((n + 2)) t.csv | tail -n +4 | tr '\n' ' ')"
 
 # The plot: a chart per GPU, the integrated device's legend at exactly 150 W.
 "$GT_BIN" plot --tf=t.csv -o p.html

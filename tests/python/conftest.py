@@ -3,6 +3,7 @@
 with python3-pytest; see tests/python/run.sh)."""
 import math
 import os
+import subprocess
 import sys
 import time
 
@@ -52,6 +53,16 @@ def wait_rows(tracking_file, n, limit=300):
     while lines() < want:
         assert time.monotonic() < end, f'{tracking_file}: no {n} more rows in {limit} s'
         time.sleep(0.01)
+
+
+def table_columns(energy=False):
+    """The tracking file's timepoint columns as the metric table lays them
+    out (tests/tools/columns.c, built beside the library): the Python
+    package's, gpu-tracker's own, and the energy columns where energy is
+    measured; the power columns that follow those are no part of it."""
+    tool = os.path.join(os.environ.get('GT_BUILD', 'build'), 'tests', 'tools', 'columns')
+    out = subprocess.run([tool] + (['--energy'] if energy else []), capture_output=True, text=True, check=True)
+    return out.stdout.strip().split(',')
 
 
 def touch_mib(n):

@@ -18,7 +18,7 @@ import pytest
 
 import gpu_tracker as gput
 from gpu_tracker import _lib
-from conftest import MIB, MB, touch_mib, run_python
+from conftest import MIB, MB, touch_mib, run_python, table_columns
 
 REF = os.environ.get('GT_REF', os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'reference'))
 TRACKER_OUTPUT = os.path.join(REF, 'tracker-output')
@@ -381,19 +381,14 @@ def test_layout_matches_the_python_package(reference):
     assert by_hand.to_json() == {k: v for k, v in got.items() if k in expected}
 
 
-DISK_COLUMNS = ['main_disk_read_bytes', 'descendants_disk_read_bytes', 'combined_disk_read_bytes',
-                'main_disk_write_bytes', 'descendants_disk_write_bytes', 'combined_disk_write_bytes',
-                'combined_disk_read_bytes_per_second', 'combined_disk_write_bytes_per_second']
-
-
 def test_no_energy_columns_without_energy(no_rapl):
-    # No energy measured: the Python package's columns and gpu-tracker's own (disk I/O), no empty energy
-    # columns, which the package's analyzer would turn into NaN rows.
+    # No energy measured: the Python package's columns and gpu-tracker's own (the metric table's
+    # layout), no empty energy columns, which the package's analyzer would turn into NaN rows.
     with gput.Tracker(sleep_time=0.02, tracking_file='plain.csv', disable_logs=True):
         with gput.SubTracker(code_block_name='block', sub_tracking_file='marks.csv'):
             time.sleep(0.05)
     rows = list(csv.reader(open('plain.csv')))
-    assert rows[2][rows[2].index('timestamp') + 1:] == DISK_COLUMNS
+    assert rows[2] == table_columns() and rows[2][21] == 'timestamp'
     assert all(len(r) == len(rows[2]) for r in rows[3:])
     # and no energy in the analysis: no empty energy table, no 'energy' keys
     results = gput.SubTrackingAnalyzer('plain.csv', 'marks.csv').sub_tracking_results()
@@ -406,11 +401,11 @@ def test_tracking_file_and_overwrite(rapl_tree):
         time.sleep(0.2)
     rows = list(csv.reader(open('samples.csv')))
     assert rows[0][:3] == ['ram_unit', 'gpu_ram_unit', 'time_unit'] and rows[1][0] == 'megabytes'
-    # gpu-tracker's own columns (disk I/O), its energy columns, then its power columns (one per RAPL
-    # domain kind present) follow the Python package's, which end with timestamp.
-    assert rows[2][0] == 'main_ram' and 'timestamp' in rows[2]
-    assert rows[2][rows[2].index('timestamp') + 1:] == DISK_COLUMNS + ['cpu_energy_joules', 'dram_energy_joules',
-                                                                       'gpu_energy_joules', 'package_power_watts']
+    # gpu-tracker's own columns, its energy columns (the metric table's layout), then its power columns
+    # (one per RAPL domain kind present) follow the Python package's, which end with timestamp.
+    assert rows[2][0] == 'main_ram' and rows[2][21] == 'timestamp'
+    assert rows[2] == table_columns(energy=True) + ['package_power_watts']
+    assert rows[2][-4:] == ['cpu_energy_joules', 'dram_energy_joules', 'gpu_energy_joules', 'package_power_watts']
     assert len(rows) - 3 >= 2  # first sample at start, last at stop
     with pytest.raises(FileExistsError) as error:
         gput.Tracker(tracking_file='samples.csv')

@@ -138,26 +138,106 @@ static void write_file(const char *path, const ref_case *c, int overwrite, int w
     assert_null(st);
 }
 
-/* gpu-tracker's own columns, appended after the Python package's: those of
- * every file, then the energy columns of runs that measure energy. */
-#define OWN_HEADER                                                                                      \
-    ",main_disk_read_bytes,descendants_disk_read_bytes,combined_disk_read_bytes,main_disk_write_bytes,"  \
-    "descendants_disk_write_bytes,combined_disk_write_bytes,combined_disk_read_bytes_per_second,"       \
-    "combined_disk_write_bytes_per_second"
-#define OWN_EMPTY ",,,,,,,,"
-#define ENERGY_HEADER ",cpu_energy_joules,dram_energy_joules,gpu_energy_joules"
-#define OWN_SCHEMA                                                                                         \
-    "\tmain_disk_read_bytes BIGINT, \n\tdescendants_disk_read_bytes BIGINT, \n"                           \
-    "\tcombined_disk_read_bytes BIGINT, \n\tmain_disk_write_bytes BIGINT, \n"                             \
-    "\tdescendants_disk_write_bytes BIGINT, \n\tcombined_disk_write_bytes BIGINT, \n"                     \
-    "\tcombined_disk_read_bytes_per_second FLOAT, \n\tcombined_disk_write_bytes_per_second FLOAT, \n"
+/* The tracking file's columns as the metric table lays them out, read from
+ * the table itself (gt_metric_next) and not through the store, so that a
+ * store writing them in another order differs: the Python package's,
+ * gpu-tracker's own, then the energy columns where with_energy.  A new row
+ * of the table changes what these give, and no line of this file. */
+static int layout(int with_energy, const char **names, const char **types)
+{
+    gt_metric_iter it = {0};
+    const gt_metric *m;
+    const gt_metric_column *c;
+    int n = 0;
+    while ((c = gt_metric_next(&it, &m)) != NULL && (with_energy || m->place != GT_METRIC_ENERGY)) {
+        assert_true(n < GT_STORE_NCOLUMNS);
+        names[n] = c->name;
+        types[n++] = m->sql_type;
+    }
+    return n;
+}
+
+/* The place (0 ..) of column name in that layout. */
+static int place_of(const char *name, int with_energy)
+{
+    const char *names[GT_STORE_NCOLUMNS], *types[GT_STORE_NCOLUMNS];
+    int n = layout(with_energy, names, types);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return i;
+    fail_msg("no column %s in the layout", name);
+    return -1;
+}
+
+/* The layout as a CSV header. */
+static void layout_header(int with_energy, char *out, size_t size)
+{
+    const char *names[GT_STORE_NCOLUMNS], *types[GT_STORE_NCOLUMNS];
+    int n = layout(with_energy, names, types);
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int w = snprintf(out + len, size - len, "%s%s", i ? "," : "", names[i]);
+        assert_true(w > 0 && (size_t)w < size - len);
+        len += (size_t)w;
+    }
+}
+
+/* The columns after timestamp, as pandas spells them in a CREATE TABLE:
+ * "\tNAME TYPE, \n" each, the last "\tNAME TYPE\n)". */
+static void layout_schema_tail(int with_energy, char *out, size_t size)
+{
+    const char *names[GT_STORE_NCOLUMNS], *types[GT_STORE_NCOLUMNS];
+    int n = layout(with_energy, names, types);
+    size_t len = 0;
+    for (int i = GT_METRIC_NPACKAGE_COLUMNS; i < n; i++) {
+        int w = snprintf(out + len, size - len, "\t%s %s%s", names[i], types[i], i + 1 < n ? ", \n" : "\n)");
+        assert_true(w > 0 && (size_t)w < size - len);
+        len += (size_t)w;
+    }
+}
+
+/* The cells of a CSV line (tracking files quote nothing), split in place. */
+static int split(char *line, char **cells, int max)
+{
+    int n = 0;
+    for (char *p = line; n < max; p++) {
+        cells[n++] = p;
+        if (!(p = strchr(p, ',')))
+            break;
+        *p = '\0';
+    }
+    return n;
+}
+
+/* Checks the cells of line against the layout: as many as it has, the
+ * named ones as want gives them (pairs of name and text, then NULL); then
+ * cuts line after timestamp, leaving the Python package's cells. */
+static void check_after_timestamp(char *line, int with_energy, const char *const *want)
+{
+    char *cells[GT_STORE_MAX_COLUMNS + 1];
+    const char *names[GT_STORE_NCOLUMNS], *types[GT_STORE_NCOLUMNS];
+    int n = layout(with_energy, names, types);
+    char *copy = strdup(line);
+    assert_non_null(copy);
+    assert_int_equal(split(copy, cells, GT_STORE_MAX_COLUMNS + 1), n);
+    for (int k = 0; want[k]; k += 2)
+        assert_string_equal(cells[place_of(want[k], with_energy)], want[k + 1]);
+    line[cells[GT_METRIC_NPACKAGE_COLUMNS] - copy - 1] = '\0';
+    free(copy);
+}
+
+/* No energy read: empty energy cells, never 0. */
+static const char *const no_energy[] = {"cpu_energy_joules", "", "dram_energy_joules", "", "gpu_energy_joules", "",
+                                        NULL};
+static const char *const nothing[] = {NULL};
 
 /* Every timepoint cell equals the Python package's text for the same figure,
  * in all four unit combinations.  Only the timestamp differs in form: the
  * reference's synthetic timestamps were integers, ours are Unix seconds as
- * floats, as in the package's real files.  gpu-tracker's own columns
- * follow the package's, and a run that measures energy adds its three
- * after those. */
+ * floats, as in the package's real files.  The header is the package's,
+ * then gpu-tracker's own columns and, in a run that measures energy, its
+ * three energy columns, as the metric table lays them out. */
 static void test_csv_matches_reference(void **state)
 {
     (void)state;
@@ -179,13 +259,13 @@ static void test_csv_matches_reference(void **state)
         snprintf(row, sizeof row, "%s,%s,%s,", gt_ram_unit_name(cases[i / 2].ram),
                  gt_ram_unit_name(cases[i / 2].gpu_ram), gt_time_unit_name(cases[i / 2].time));
         assert_memory_equal(got[1], row, strlen(row));
-        char head[1024];
-        snprintf(head, sizeof head, "%s%s%s", want[0], OWN_HEADER, with_energy ? ENERGY_HEADER : "");
+        char head[4096];
+        layout_header(with_energy, head, sizeof head);
         assert_string_equal(got[2], head);
+        assert_true(!strncmp(got[2], want[0], strlen(want[0])) && got[2][strlen(want[0])] == ',');
         for (int r = 0; r < 3; r++) {
-            size_t len = strlen(got[3 + r]), own = strlen(OWN_EMPTY) + (with_energy ? 3 : 0);
-            assert_true(len > own && !strncmp(got[3 + r] + len - own, OWN_EMPTY ",,,", own));
-            got[3 + r][len - own] = '\0'; /* the Python package's columns remain */
+            /* the Python package's columns remain */
+            check_after_timestamp(got[3 + r], with_energy, with_energy ? no_energy : nothing);
             char *cut = strrchr(got[3 + r], ',');
             assert_non_null(cut);
             snprintf(row, sizeof row, ",%d.0", 900 + 100 * r);
@@ -244,13 +324,25 @@ static void test_csv_empty_cells(void **state)
     assert_int_equal(gt_store_close(&st, &err), GT_OK);
     char *got[8];
     assert_int_equal(read_lines(path, got, 8), 7);
-    const char *disk = ",900.0,4096,,12288,1000000000000000,0,1000000000000002,2048.5,0.0,,,";
-    assert_string_equal(got[6] + strlen(got[6]) - strlen(disk), disk);
-    assert_string_equal(got[3], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,,,0,5,5,,,,,,,,,900.0"
-                                OWN_EMPTY ",,,");
+    static const char *const disk[] = {
+        "timestamp", "900.0", "main_disk_read_bytes", "4096", "descendants_disk_read_bytes", "",
+        "combined_disk_read_bytes", "12288", "main_disk_write_bytes", "1000000000000000",
+        "descendants_disk_write_bytes", "0", "combined_disk_write_bytes", "1000000000000002",
+        "combined_disk_read_bytes_per_second", "2048.5", "combined_disk_write_bytes_per_second", "0.0",
+        "cpu_energy_joules", "", "dram_energy_joules", "", "gpu_energy_joules", "", NULL};
+    check_after_timestamp(got[6], 1, disk);
+    /* No disk counters read: empty cells, never 0. */
+    static const char *const unread[] = {
+        "main_disk_read_bytes", "", "descendants_disk_read_bytes", "", "combined_disk_read_bytes", "",
+        "main_disk_write_bytes", "", "descendants_disk_write_bytes", "", "combined_disk_write_bytes", "",
+        "combined_disk_read_bytes_per_second", "", "combined_disk_write_bytes_per_second", "",
+        "cpu_energy_joules", "", "dram_energy_joules", "", "gpu_energy_joules", "", NULL};
+    check_after_timestamp(got[3], 1, unread);
+    check_after_timestamp(got[4], 1, unread);
+    assert_string_equal(got[3], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,,,0,5,5,,,,,,,,,900.0");
     assert_string_equal(got[4], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,-0.0,-0.0,0,5,5,"
                                 "270.5,67.625,60.4,20.133333333333333,134.3,44.76666666666667,"
-                                "194.7,64.89999999999999,900.0" OWN_EMPTY ",,,");
+                                "194.7,64.89999999999999,900.0");
     assert_memory_equal(got[5], "9131.0,12276.0,16981.0,30000000000.0,0.0,0.0,0.0,0.0,0.0,0.0,", 60);
     free(got[0]);
     unlink(path);
@@ -292,11 +384,11 @@ static void test_sqlite_layout(void **state)
         /* data: the Python package's columns, then gpu-tracker's own. */
         const char *py_end = "\ttimestamp FLOAT\n)";
         char *end = strstr(want, py_end);
-        char full[4096];
+        char full[4096], tail[4096];
+        layout_schema_tail(1, tail, sizeof tail);
         if (i == 0 && end && !end[strlen(py_end)])
-            snprintf(full, sizeof full, "%.*s\ttimestamp FLOAT, \n%s\tcpu_energy_joules FLOAT, \n"
-                     "\tdram_energy_joules FLOAT, \n\tgpu_energy_joules FLOAT\n)",
-                     (int)(end - want), want, OWN_SCHEMA);
+            assert_true(snprintf(full, sizeof full, "%.*s\ttimestamp FLOAT, \n%s", (int)(end - want), want, tail) <
+                        (int)sizeof full);
         else
             snprintf(full, sizeof full, "%s", want);
         assert_string_equal(got, full);
@@ -335,9 +427,10 @@ static void test_sqlite_layout(void **state)
     char *want_schema = query_text(py, schema), *got_schema = query_text(db, schema);
     char *py_tail = strstr(want_schema, "\ttimestamp FLOAT\n)");
     assert_non_null(py_tail);
-    char full_schema[4096];
-    snprintf(full_schema, sizeof full_schema, "%.*s\ttimestamp FLOAT, \n%.*s\n)", (int)(py_tail - want_schema),
-             want_schema, (int)strlen(OWN_SCHEMA) - 3, OWN_SCHEMA);
+    char full_schema[4096], tail[4096];
+    layout_schema_tail(0, tail, sizeof tail);
+    assert_true(snprintf(full_schema, sizeof full_schema, "%.*s\ttimestamp FLOAT, \n%s",
+                         (int)(py_tail - want_schema), want_schema, tail) < (int)sizeof full_schema);
     assert_string_equal(got_schema, full_schema);
     free(want_schema);
     free(got_schema);
