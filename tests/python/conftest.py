@@ -55,13 +55,21 @@ def wait_rows(tracking_file, n, limit=300):
         time.sleep(0.01)
 
 
+def c_program_env():
+    """The environment for a C program of the build: without the sanitizer
+    runtime preloaded for this interpreter (tests/python/run.sh), as a
+    sanitizer build links its own."""
+    return {k: v for k, v in os.environ.items() if k != 'LD_PRELOAD'}
+
+
 def table_columns(energy=False):
     """The tracking file's timepoint columns as the metric table lays them
     out (tests/tools/columns.c, built beside the library): the Python
     package's, gpu-tracker's own, and the energy columns where energy is
     measured; the power columns that follow those are no part of it."""
     tool = os.path.join(os.environ.get('GT_BUILD', 'build'), 'tests', 'tools', 'columns')
-    out = subprocess.run([tool] + (['--energy'] if energy else []), capture_output=True, text=True, check=True)
+    out = subprocess.run([tool] + (['--energy'] if energy else []), capture_output=True, text=True, check=True,
+                         env=c_program_env())
     return out.stdout.strip().split(',')
 
 

@@ -10,6 +10,7 @@ import sys
 import time
 
 import gpu_tracker as gput
+from conftest import c_program_env
 
 REF = os.environ.get('GT_REF', os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'reference'))
 SUB = os.path.join(REF, 'sub-tracking')
@@ -139,9 +140,7 @@ def test_a_block_without_timepoints_is_nan_in_json_and_compares():
     usage = json.load(open('python.json'))['code_block_results'][0]['resource_usage']
     assert all(math.isnan(v) for stats in usage.values() for v in stats.values())
     c_bin = os.path.join(os.environ.get('GT_BUILD', 'build'), 'gpu-tracker')
-    # Without the sanitizer runtime preloaded for this interpreter: a sanitizer build links its own.
-    c_env = {k: v for k, v in os.environ.items() if k != 'LD_PRELOAD'}
-    subprocess.run([c_bin, *args, '-o', 'c.json'], check=True, capture_output=True, env=c_env)
+    subprocess.run([c_bin, *args, '-o', 'c.json'], check=True, capture_output=True, env=c_program_env())
     c_text = open('c.json').read()
     assert '"min": null' in c_text and 'NaN' not in c_text
     # Each file compares with the other, and with a pickle of the same results.
@@ -149,7 +148,7 @@ def test_a_block_without_timepoints_is_nan_in_json_and_compares():
     assert 'gap' in cli('sub-track', 'compare', '-m', 'P=python.json', '-m', 'C=c.json', '-m', 'K=python.pkl').stdout
     text = cli('sub-track', 'compare', '-m', 'P=python.json', '-m', 'C=c.json').stdout
     c_text = subprocess.run([c_bin, 'sub-track', 'compare', '-m', 'P=python.json', '-m', 'C=c.json'], check=True,
-                            capture_output=True, text=True, env=c_env).stdout
+                            capture_output=True, text=True, env=c_program_env()).stdout
     assert c_text + '\n' == text  # print() adds a line, as in the package's command
     compared = gput.TrackingComparison({'P': 'python.json', 'C': 'c.json', 'K': 'python.pkl'}).compare()
     assert all(math.isnan(v) for v in compared.to_json()['code_block_resource_usage']['main_ram']['gap'].values())
