@@ -27,7 +27,7 @@
 #include "report/usage_write.h"
 #include "tracker/gpu_tally.h"
 #include "track_options.h"
-#include "tracker_owner.h"
+#include "tracker/owner.h"
 #include "util/timespec.h"
 
 /* Where each sample goes while the command runs, besides the tracker. */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "gpu_tracker.h"
-#include "metric/slots.h"
+#include "sample_slots.h"
 #include "proc/taskstats.h"
 
 /* GPUs a sample carries, at most (the first of the selected ones). */
@@ -73,7 +73,7 @@ typedef struct gt_sample_proc {
     int mem_valid, mem_denied;
     uint64_t private_rss, shared_rss;
     uint64_t hwm;           /* VmHWM as last read while it lived, bytes; 0: never read */
-    /* The metric table's per-process values (metric/slots.h), NaN where
+    /* The metric table's per-process values (sample_slots.h), NaN where
      * the probe's file could not be read: probe_err[f] is then its errno
      * (EACCES: another user's process). */
     double values[GT_PV_SLOTS];
@@ -139,7 +139,7 @@ typedef struct gt_sample {
     pid_t mem_denied_pid;
     /* Some /proc file could not be opened for want of descriptors. */
     int fd_short;
-    /* The metric table's tree figures (metric/slots.h, metric/probe.h),
+    /* The metric table's tree figures (sample_slots.h, metric/probe.h),
      * NaN where unavailable; probe_err[f]: the errno of the first member
      * whose probe file f could not be read, 0 where all were. */
     double tree[GT_TREE_SLOTS];

@@ -26,7 +26,7 @@
 #include "tracker/aggregate.h"
 #include "tracker/identity.h"
 #include "tracker/options.h"
-#include "tracker_owner.h"
+#include "tracker/owner.h"
 #include "tracker/gpu_tally.h"
 #include "util/error.h"
 #include "util/test_hooks.h"

@@ -31,7 +31,7 @@
 
 #include "gpu_tracker.h"
 #include "report/usage_write.h"
-#include "tracker_owner.h"
+#include "tracker/owner.h"
 #include "util/grow.h"
 
 SPANK_PLUGIN(gpu-tracker, 1)

@@ -19,7 +19,7 @@
 
 #include "gpu_tracker.h"
 #include "report/usage_write.h"
-#include "tracker_owner.h"
+#include "tracker/owner.h"
 
 static gt_tracker *new_tracker(unsigned int version, double sleep_time)
 {

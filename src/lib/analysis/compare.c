@@ -5,19 +5,16 @@
  * block, sorted ascending.  Writing is in report/compare_write.c. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "abi.h"
 #include "analysis/compare.h"
 #include "util/error.h"
 #include "util/infile.h"
-#include "util/grow.h"
 
 static const char *const statistics[] = {"min", "max", "mean", "std"};
 
@@ -39,51 +36,6 @@ typedef struct session {
     size_t n_blocks;
     const cJSON **blocks; /* sorted as the comparison matches them */
 } session;
-
-/* Reads the whole file into a NUL-terminated buffer. */
-static gt_status read_text(const char *path, char **out, gt_error *err)
-{
-    int fd;
-    gt_status st = gt_infile_open(path, "results file", &fd, err);
-    if (st != GT_OK)
-        return st;
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return gt_err(err, GT_ERR_NOMEM, "out of memory reading results file '%s'", path);
-    }
-    size_t len = 0, cap = 4096;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (len + 1 == cap) {
-            size_t more = gt_grow_cap(cap, cap + 1, 4096, 1);
-            char *grown = more ? realloc(buf, more) : NULL;
-            if (!grown) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = grown;
-            cap = more;
-        }
-        size_t got = fread(buf + len, 1, cap - 1 - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    int failed = !buf || ferror(f);
-    int e = errno;
-    fclose(f);
-    if (!buf)
-        return gt_err(err, GT_ERR_NOMEM, "out of memory reading results file '%s'", path);
-    if (failed) {
-        free(buf);
-        return gt_err(err, GT_ERR_IO, "cannot read results file '%s': %s", path, strerror(e));
-    }
-    buf[len] = '\0';
-    *out = buf;
-    return GT_OK;
-}
 
 /* Walks the text as a JSON tokenizer would and records, in document order,
  * whether each number literal is an integer.  flags may be NULL to count. */
@@ -361,7 +313,7 @@ static gt_status null_for_non_finite(char **text, gt_error *err, const char *fil
 
 static gt_status load_session(session *s, gt_error *err)
 {
-    gt_status st = read_text(s->file, &s->text, err);
+    gt_status st = gt_infile_read(s->file, "results file", &s->text, err);
     if (st != GT_OK)
         return st;
     /* Protocol 2 and later pickles start with the PROTO opcode, 0x80: the

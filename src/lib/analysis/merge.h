@@ -110,6 +110,11 @@ double gt_merge_own(const gt_merge *m, size_t node, int k);
  * (the first GT_EFF_MAX_GPUS) with its mean utilization over its rows and
  * its memory peak against its capacity. */
 void gt_merge_node_efficiency(const gt_merge *m, size_t k, gt_efficiency *e);
+
+/* Adds file p's per-GPU rows (--per-gpu), where it has them, into its node's
+ * GPUs (merge_gpus.c): one GPU per UUID whichever files saw it, its rows
+ * pooled; a file without them is no error. */
+gt_status gt_merge_add_gpu_rows(gt_merge *m, gt_merge_part *p, gt_ram_unit unit, gt_error *err);
 /* The job's CPU efficiency: the nodes' CPU seconds over their cores times
  * their wall time, percent; < 0 where a node's cores are unknown. */
 double gt_merge_cpu_efficiency(const gt_merge *m);

@@ -19,7 +19,7 @@
 #define GT_METRIC_METRIC_H
 #include <stddef.h>
 
-#include "metric/slots.h"
+#include "sample_slots.h"
 
 /* How a column's cell comes from its field of gt_sample. */
 typedef enum gt_metric_cell {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The metric table's probes: the /proc/PID files read for its per-process
- * values (metric/slots.h), each with a pure parser, and what the tree
+ * values (sample_slots.h), each with a pure parser, and what the tree
  * makes of the values at a sample.  The sampler's walk reads each probe's
  * file through a descriptor kept across samples, and takes an idle
  * process's values from the last sample (a process that has not run
@@ -9,7 +9,7 @@
 #define GT_METRIC_PROBE_H
 #include <stddef.h>
 
-#include "metric/slots.h"
+#include "sample_slots.h"
 #include "sample.h"
 
 typedef struct gt_probe {

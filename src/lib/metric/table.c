@@ -7,7 +7,7 @@
 #include "sample.h"
 
 #define F(field) offsetof(gt_sample, field)
-/* The tree's figure of a probe's value (metric/slots.h). */
+/* The tree's figure of a probe's value (sample_slots.h). */
 #define TREE(slot) (offsetof(gt_sample, tree) + sizeof(double) * (slot))
 #define SETS(kind, main_, desc_, comb_, f0, f1, f2) \
     {{main_, kind, F(f0), NULL}, {desc_, kind, F(f1), NULL}, {comb_, kind, F(f2), NULL}}

@@ -11,7 +11,7 @@
 
 #include "gpu_tracker.h"
 #include "report/usage_write.h"
-#include "tracker_owner.h"
+#include "tracker/owner.h"
 #include "util/error.h"
 
 gt_status gt_tracker_report(gt_tracker *t, gt_format fmt, char **out, gt_error *err)

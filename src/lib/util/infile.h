@@ -13,4 +13,9 @@
  * ("not a regular file" for a FIFO, a device, a folder); what may be NULL
  * ("cannot read 'path': ..."). */
 gt_status gt_infile_open(const char *path, const char *what, int *fd, gt_error *err);
+
+/* The whole of such a file in *out, NUL-terminated, released with free();
+ * GT_ERR_IO (as gt_infile_open, or "cannot read WHAT 'path': reason") or
+ * GT_ERR_NOMEM otherwise. */
+gt_status gt_infile_read(const char *path, const char *what, char **out, gt_error *err);
 #endif

@@ -3,8 +3,8 @@
  * values each process's probe files give (gt_sample_proc.values), and what
  * the tree makes of them (gt_sample.tree).  Kept apart from metric.h so
  * that sample.h can size its arrays without the table's types. */
-#ifndef GT_METRIC_SLOTS_H
-#define GT_METRIC_SLOTS_H
+#ifndef GT_SAMPLE_SLOTS_H
+#define GT_SAMPLE_SLOTS_H
 
 /* The /proc/PID files the probes read, one descriptor each per process. */
 enum gt_probe_file {
