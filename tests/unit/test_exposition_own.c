@@ -17,19 +17,9 @@
 
 #include "metric/fold.h"
 #include "metrics/exposition.h"
+#include "own_column.h"
 
 static char buf[1 << 16];
-
-/* The own column named name: its index. */
-static int own(const char *name)
-{
-    const gt_metric_column *c;
-    for (int k = 0; (c = gt_metric_own_column(k, NULL)) != NULL; k++)
-        if (!strcmp(c->name, name))
-            return k;
-    fail_msg("no own column %s", name);
-    return -1;
-}
 
 static void format(const double *values, int om)
 {

@@ -14,6 +14,7 @@
 
 #include "metric/fold.h"
 #include "tracker/aggregate.h"
+#include "own_column.h"
 
 static void test_kinds(void **state)
 {
@@ -42,17 +43,6 @@ static void test_kinds(void **state)
     gt_metric_acc_add(&b, -5, 1);
     assert_true(gt_metric_acc_figure(&b, GT_MA_MAX) == -3);
     assert_true(gt_metric_acc_figure(&b, GT_MA_LAST) == -5);
-}
-
-/* The column named name: its index among the own columns. */
-static int own(const char *name)
-{
-    const gt_metric_column *c;
-    for (int k = 0; (c = gt_metric_own_column(k, NULL)) != NULL; k++)
-        if (!strcmp(c->name, name))
-            return k;
-    fail_msg("no own column %s", name);
-    return -1;
 }
 
 static gt_sample disk(double t, double read, double rate)

@@ -17,6 +17,7 @@
 
 #include "gpu_tracker.h"
 #include "report/usage_write.h"
+#include "own_column.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -405,17 +406,6 @@ static void test_top_processes(void **state)
     got = render(&u, GT_FORMAT_JSON);
     assert_non_null(strstr(got, "\"peak_rss_method\": \"kernel high-water mark\""));
     free(got);
-}
-
-/* The own column named name: its index in a gt_metric_run. */
-static int own(const char *name)
-{
-    const gt_metric_column *c;
-    for (int k = 0; (c = gt_metric_own_column(k, NULL)) != NULL; k++)
-        if (!strcmp(c->name, name))
-            return k;
-    fail_msg("no own column %s", name);
-    return -1;
 }
 
 static char *render_own(const gt_usage *u, const gt_metric_run *run, gt_format fmt)
