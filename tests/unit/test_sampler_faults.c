@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +281,63 @@ static void test_idle_incomplete_children(void **state)
     close(hold[0]);
 }
 
+static void put_io(int pid, unsigned long long rb, unsigned long long wb)
+{
+    char rel[64], text[256];
+    snprintf(rel, sizeof rel, "%d/io", pid);
+    snprintf(text, sizeof text, "rchar: 1\nwchar: 2\nsyscr: 3\nsyscw: 4\nread_bytes: %llu\nwrite_bytes: %llu\n"
+             "cancelled_write_bytes: 0\n", rb, wb);
+    put(rel, text);
+}
+
+static double disk_read(const gt_sample *a, int set)
+{
+    return a->tree[GT_TREE_SUM(GT_PV_DISK_READ, set)];
+}
+
+/* Children reaped between their stat and their io file: their disk
+ * counters are their last ones (the parent holds their final ones once
+ * read after the reaping) or, for a process never read before, 0; not
+ * unreadable, which would blank the tree's figure.  A live process without
+ * the file (a kernel built without the counters) is unreadable. */
+static void test_reaped_between_stat_and_io(void **state)
+{
+    (void)state;
+    put_io(1000, 4096, 8192);
+    put_io(2000, 1000000, 2000000);
+    put_children(1000, "2000 3000 ");
+    put_stat(3000, 1000, 5, 0, 600);
+    put_memory(3000, 10);
+    put_children(3000, "");
+    put_io(3000, 50000, 0);
+    gt_sampler *s = new_sampler();
+    gt_sample a;
+    take(s, &a);
+    assert_true(disk_read(&a, 1) == 1050000 && disk_read(&a, 2) == 1054096);
+    /* 2000 ran (its faults moved), then was reaped after its stat was
+     * read: the descriptor kept on its stat reads on, its folder is gone.
+     * PID 3000 is a new process (a later start), reaped the same way. */
+    put_stat_faults(2000, 1000, 1010, 0, 500, 11);
+    vanish("2000/io");
+    fakeproc_drop("2000");
+    put_stat(3000, 1000, 5, 0, 900);
+    vanish("3000/io");
+    fakeproc_drop("3000");
+    take(s, &a);
+    assert_int_equal(a.descendants_n_threads, 2); /* both read, from their stat */
+    assert_true(disk_read(&a, 1) == 1000000 && disk_read(&a, 2) == 1004096);
+    assert_int_equal(a.probe_err[GT_PROBE_IO], 0);
+    /* 4000 lives, without an io file. */
+    put_children(1000, "4000 ");
+    put_stat(4000, 1000, 5, 0, 950);
+    put_memory(4000, 10);
+    put_children(4000, "");
+    take(s, &a);
+    assert_true(disk_read(&a, 0) == 4096 && isnan(disk_read(&a, 1)) && isnan(disk_read(&a, 2)));
+    assert_int_equal(a.probe_err[GT_PROBE_IO], ENOENT);
+    gt_sampler_free(&s);
+}
+
 static void test_main_missing_at_start(void **state)
 {
     (void)state;
@@ -298,6 +357,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vanishing_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_main_missing_at_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reaped_between_stat_and_io, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_incomplete_children, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,23 +28,51 @@ static ssize_t read_file(gt_sampler *s, proc_entry *e, int f, const char **d)
     return gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, d);
 }
 
-void gt_probes_read(gt_sampler *s, proc_entry *e, const proc_entry *idle)
+/* Probe f's values of e: last's (with its error), or 0 where last is NULL. */
+static void stand(proc_entry *e, const proc_entry *last, int f)
+{
+    const gt_probe *pr = &gt_probes[f];
+    for (int v = pr->first; v < pr->first + pr->n; v++)
+        e->values[v] = last ? last->values[v] : 0;
+    e->probe_err[f] = last ? last->probe_err[f] : 0;
+}
+
+/* The process has been reaped: its folder is gone.  A live one without
+ * the file (a kernel built without its counters) is not. */
+static int gone(gt_sampler *s, const proc_entry *e)
+{
+    char rel[32];
+    const char *d;
+    snprintf(rel, sizeof rel, "%d/stat", (int)e->pid);
+    errno = 0;
+    return gt_procfs_read_small(s->fs, gt_procfs_root(s->fs), rel, &d) <= 0 && (errno == ENOENT || errno == ESRCH);
+}
+
+void gt_probes_read(gt_sampler *s, proc_entry *e, const proc_entry *last, int idle)
 {
     for (int f = 0; f < GT_PROBE_COUNT; f++) {
         const gt_probe *pr = &gt_probes[f];
         /* An unreadable file stands too: the process's credentials
          * change only while it runs. */
-        if (idle && pr->idle_stable) {
-            for (int v = pr->first; v < pr->first + pr->n; v++)
-                e->values[v] = idle->values[v];
-            e->probe_err[f] = idle->probe_err[f];
+        if (idle && last && pr->idle_stable) {
+            stand(e, last, f);
             continue;
         }
         const char *d;
         errno = 0;
         ssize_t n = read_file(s, e, f, &d);
         int ok = n > 0 && pr->parse(d, (size_t)n, e->values + pr->first) == 0;
-        e->probe_err[f] = ok ? 0 : n < 0 && errno ? errno : EINVAL;
+        int err = ok ? 0 : n < 0 && errno ? errno : EINVAL;
+        /* Reaped since its stat was read: read as unreadable, one reaped
+         * child would blank the whole tree's figure of that sample.  Its
+         * last values fall short of its final ones, which its parent
+         * holds once read after the reaping, so the tree's total never
+         * falls for it. */
+        if ((err == ENOENT || err == ESRCH) && gone(s, e)) {
+            stand(e, last, f);
+            continue;
+        }
+        e->probe_err[f] = err;
         if (!ok)
             for (int v = pr->first; v < pr->first + pr->n; v++)
                 e->values[v] = NAN;

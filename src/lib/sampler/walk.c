@@ -278,7 +278,7 @@ static int visit(gt_sampler *s, queued q, walk *w)
     }
     int same = p && p->starttime == e->starttime;
     if (!is_root_only)
-        gt_probes_read(s, e, idle ? p : NULL);
+        gt_probes_read(s, e, same ? p : NULL, idle);
     if (same)
         e->prev_i = (size_t)(p - s->prev.v) + 1;
     if (same && !p->matched) {
