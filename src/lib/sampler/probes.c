@@ -63,11 +63,11 @@ void gt_probes_read(gt_sampler *s, proc_entry *e, const proc_entry *last, int id
         ssize_t n = read_file(s, e, f, &d);
         int ok = n > 0 && pr->parse(d, (size_t)n, e->values + pr->first) == 0;
         int err = ok ? 0 : n < 0 && errno ? errno : EINVAL;
-        /* Reaped since its stat was read: read as unreadable, one reaped
-         * child would blank the whole tree's figure of that sample.  Its
-         * last values fall short of its final ones, which its parent
-         * holds once read after the reaping, so the tree's total never
-         * falls for it. */
+        /* Reaped since its stat was read: not unreadable, or one reaped
+         * child would blank the tree's figure of this sample.  Its parent
+         * was read before it, so before the reaping: its last values keep
+         * the tree's total from falling, and fall short of its final ones,
+         * which the parent holds at the next sample. */
         if ((err == ENOENT || err == ESRCH) && gone(s, e)) {
             stand(e, last, f);
             continue;
